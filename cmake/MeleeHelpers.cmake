@@ -20,7 +20,7 @@ endif()
 add_library(melee_warnings INTERFACE)
 target_compile_options(melee_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
-  -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough -Wformat=2)
+  -Woverloaded-virtual -Wimplicit-fallthrough -Wformat=2)
 if(MELEE_WERROR)
   target_compile_options(melee_warnings INTERFACE -Werror)
 endif()

@@ -1,0 +1,82 @@
+// melee: the command line of Melee, built on the client SDK. See README.md.
+//
+// Exit codes: 0 success; 1 the server answered with an Error; 2 usage error (CLI11);
+// 3 could not reach the server (connect, timeout, closed connection).
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <google/protobuf/util/json_util.h>
+
+#include "client-sdk/sync_client.h"
+
+namespace {
+
+constexpr int kExitServerError = 1;
+constexpr int kExitUnreachable = 3;
+
+std::string ToJson(const google::protobuf::Message& message) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+// `melee hello`: connects, says Hello, prints the server's versions and rulesets.
+int RunHello(const std::string& url, bool json) {
+  auto client = melee::client::SyncClient::Connect(url);
+  if (!client) {
+    std::cerr << "melee: " << client.error().message << "\n";
+    return kExitUnreachable;
+  }
+  melee::v1::ClientMessage hello;
+  hello.mutable_hello()->set_protocol_version(1);
+  hello.mutable_hello()->set_client_name("melee-cli");
+  auto reply = (*client)->Call(hello);
+  if (!reply) {
+    std::cerr << "melee: " << reply.error().message << "\n";
+    return kExitUnreachable;
+  }
+  if (reply->has_error()) {
+    std::cerr << "melee: server refused: " << reply->error().message() << "\n";
+    return kExitServerError;
+  }
+  (void)(*client)->Close();
+  if (json) {
+    std::cout << ToJson(reply->hello());
+    return EXIT_SUCCESS;
+  }
+  const melee::v1::HelloReply& info = reply->hello();
+  std::cout << info.server_name() << " " << info.server_version() << ", protocol "
+            << info.protocol_version() << " (serves " << info.min_protocol_version() << ".."
+            << info.max_protocol_version() << ")\n";
+  if (info.rulesets().empty()) {
+    std::cout << "rulesets: none in this build yet\n";
+  }
+  for (const auto& ruleset : info.rulesets()) {
+    std::cout << "ruleset " << ruleset.id() << " " << ruleset.version() << "\n";
+  }
+  return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"melee — play, watch and audit Melee close-combat matches.\n"
+               "Exit codes: 0 ok, 1 the server refused, 2 usage error, 3 server unreachable."};
+  app.require_subcommand(1);
+  std::string url = "ws://127.0.0.1:8080/ws";
+  app.add_option("--server", url, "WebSocket URL of the server")->capture_default_str();
+
+  bool json = false;
+  CLI::App* hello = app.add_subcommand("hello", "Connect and print the server's versions");
+  hello->add_flag("--json", json, "Print the HelloReply as JSON");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*hello) return RunHello(url, json);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,75 @@
+#pragma once
+
+// melee::client — a blocking WebSocket client of the melee.v1 protocol, for scripts, the CLI
+// and tests. Every call takes a timeout; nothing blocks forever. Not thread-safe: one thread
+// uses one SyncClient.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <tl/expected.hpp>
+
+#include "melee/v1/envelope.pb.h"
+#include "proto/codec/frame.h"
+
+namespace melee::client {
+
+// A failure to connect, send or receive, said for a person.
+struct ClientError {
+  std::string message;
+  // Set when the server closed the WebSocket: its close code (e.g. 1009) and reason.
+  std::optional<int> close_code;
+  std::string close_reason;
+};
+
+template <class T>
+using ClientResult = tl::expected<T, ClientError>;
+
+class SyncClient {
+ public:
+  // Default time to wait for a connection or an answer.
+  static constexpr std::chrono::milliseconds kDefaultTimeout{5000};
+
+  // Connects to `url` (ws://host:port/ws) and completes the WebSocket handshake. `kind` picks
+  // binary (protobuf) or text (JSON mapping) frames for everything this client sends.
+  static ClientResult<std::unique_ptr<SyncClient>> Connect(
+      const std::string& url, melee::proto::FrameKind kind = melee::proto::FrameKind::kBinary,
+      std::chrono::milliseconds timeout = kDefaultTimeout);
+
+  ~SyncClient();
+  SyncClient(const SyncClient&) = delete;
+  SyncClient& operator=(const SyncClient&) = delete;
+
+  // Sends `message`, giving it a fresh command_id ("c1", "c2", ...) when it has none, and
+  // returns the first answer that carries that command_id. Pushed events that arrive before
+  // it are kept for Receive().
+  ClientResult<melee::v1::ServerMessage> Call(melee::v1::ClientMessage message,
+                                              std::chrono::milliseconds timeout = kDefaultTimeout);
+
+  // Sends one message without waiting for an answer.
+  ClientResult<void> Send(const melee::v1::ClientMessage& message);
+
+  // Sends raw frame bytes as they are (tests use this for malformed frames).
+  ClientResult<void> SendRaw(const std::string& bytes, bool text);
+
+  // Waits for the next message from the server.
+  ClientResult<melee::v1::ServerMessage> Receive(
+      std::chrono::milliseconds timeout = kDefaultTimeout);
+
+  // Closes the WebSocket politely (1000 normal).
+  ClientResult<void> Close();
+
+  melee::proto::FrameKind frame_kind() const { return kind_; }
+
+ private:
+  struct Impl;
+  SyncClient(std::unique_ptr<Impl> impl, melee::proto::FrameKind kind);
+
+  std::unique_ptr<Impl> impl_;
+  melee::proto::FrameKind kind_;
+  unsigned next_command_ = 1;
+};
+
+}  // namespace melee::client

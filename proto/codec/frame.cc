@@ -1,0 +1,109 @@
+#include "proto/codec/frame.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <google/protobuf/unknown_field_set.h>
+#include <google/protobuf/util/json_util.h>
+
+namespace melee::proto {
+namespace {
+
+namespace pb = google::protobuf;
+
+// Lists the unknown top-level field numbers of a parsed message, e.g. " (unknown fields: 99)".
+std::string DescribeUnknownFields(const pb::Message& message) {
+  const pb::UnknownFieldSet& unknown = message.GetReflection()->GetUnknownFields(message);
+  if (unknown.empty()) return "";
+  std::vector<int> numbers;
+  for (int i = 0; i < unknown.field_count(); ++i) numbers.push_back(unknown.field(i).number());
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  std::string out = " (unknown field numbers:";
+  for (int n : numbers) out += " " + std::to_string(n);
+  return out + ")";
+}
+
+// Parses `frame` into `message`; `what` names the envelope in error messages. `is_empty`
+// tells whether the parsed envelope holds no payload this protocol knows.
+template <class Message, class IsEmpty>
+tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
+                                         std::string_view what, IsEmpty is_empty) {
+  Message message;
+  if (kind == FrameKind::kBinary) {
+    if (!message.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+      return tl::unexpected(FrameError{
+          melee::v1::ERROR_CODE_MALFORMED_FRAME,
+          "binary frame of " + std::to_string(frame.size()) + " bytes is not a valid " +
+              std::string(what) + " (protobuf parse failed)"});
+    }
+    if (is_empty(message)) {
+      return tl::unexpected(FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
+                                       std::string(what) + " carries no message this protocol " +
+                                           "knows" + DescribeUnknownFields(message)});
+    }
+    return message;
+  }
+
+  pb::util::JsonParseOptions strict;
+  const pb::util::Status status = pb::util::JsonStringToMessage(frame, &message, strict);
+  if (status.ok()) {
+    if (is_empty(message)) {
+      return tl::unexpected(FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
+                                       std::string(what) + " carries no message this protocol knows"});
+    }
+    return message;
+  }
+  // Not strictly valid. If it is valid JSON apart from unknown fields and names no known
+  // message, it is a message from a newer protocol: say so rather than "malformed".
+  Message lenient;
+  pb::util::JsonParseOptions ignore_unknown;
+  ignore_unknown.ignore_unknown_fields = true;
+  if (pb::util::JsonStringToMessage(frame, &lenient, ignore_unknown).ok() && is_empty(lenient)) {
+    return tl::unexpected(FrameError{
+        melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
+        std::string(what) + " carries no message this protocol knows: " +
+            std::string(status.message())});
+  }
+  return tl::unexpected(FrameError{
+      melee::v1::ERROR_CODE_MALFORMED_FRAME,
+      "text frame is not a valid " + std::string(what) + " in the protobuf JSON mapping: " +
+          std::string(status.message())});
+}
+
+template <class Message>
+std::string Encode(const Message& message, FrameKind kind) {
+  if (kind == FrameKind::kBinary) return message.SerializeAsString();
+  std::string json;
+  pb::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  // Serializing a well-formed message to JSON cannot fail (no Any with unresolvable types).
+  (void)pb::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+}  // namespace
+
+tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::string_view frame,
+                                                                       FrameKind kind) {
+  return Decode<melee::v1::ClientMessage>(frame, kind, "ClientMessage", [](const auto& m) {
+    return m.command_case() == melee::v1::ClientMessage::COMMAND_NOT_SET;
+  });
+}
+
+tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::string_view frame,
+                                                                       FrameKind kind) {
+  return Decode<melee::v1::ServerMessage>(frame, kind, "ServerMessage", [](const auto& m) {
+    return m.message_case() == melee::v1::ServerMessage::MESSAGE_NOT_SET;
+  });
+}
+
+std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKind kind) {
+  return Encode(message, kind);
+}
+
+std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKind kind) {
+  return Encode(message, kind);
+}
+
+}  // namespace melee::proto

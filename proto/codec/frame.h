@@ -1,0 +1,41 @@
+#pragma once
+
+// Frame codec: WebSocket frame bytes <-> envelope messages.
+//
+// A binary frame carries the protobuf encoding of a message; a text frame carries its protobuf
+// JSON mapping (so a browser or a script needs no protobuf runtime). Decoding never throws and
+// never trusts its input: every failure is a FrameError naming the problem.
+
+#include <string>
+#include <string_view>
+
+#include <tl/expected.hpp>
+
+#include "melee/v1/envelope.pb.h"
+
+namespace melee::proto {
+
+// How a message travels in a WebSocket frame.
+enum class FrameKind { kBinary, kText };
+
+// Why a frame could not be turned into a message.
+struct FrameError {
+  melee::v1::ErrorCode code = melee::v1::ERROR_CODE_MALFORMED_FRAME;
+  std::string message;
+};
+
+// Decodes a frame from a client. An empty envelope (no command this protocol knows, e.g. a
+// newer client's command) is ERROR_CODE_UNKNOWN_MESSAGE; bytes that are not a ClientMessage at
+// all are ERROR_CODE_MALFORMED_FRAME. The caller enforces size limits before calling.
+tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::string_view frame,
+                                                                       FrameKind kind);
+
+// Decodes a frame from the server (used by clients and tests).
+tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::string_view frame,
+                                                                       FrameKind kind);
+
+// Encodes a message for a frame of the given kind (JSON uses proto field names).
+std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKind kind);
+std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKind kind);
+
+}  // namespace melee::proto

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace melee::server {
+
+// Everything melee-server can be told on its command line. Defaults are the embedded,
+// single-node setup: loopback only, SQLite in ./data.
+struct ServerConfig {
+  std::string address = "127.0.0.1";
+  uint16_t port = 8080;  // 0: pick a free port (tests)
+  std::filesystem::path data_dir = "data";
+  int threads = 2;
+  // A WebSocket message above this is answered with ERROR_CODE_MESSAGE_TOO_LARGE and dropped.
+  std::size_t max_message_bytes = 64 * 1024;
+  // A message above this is not even read: the connection is closed with 1009 (too big).
+  std::size_t hard_max_message_bytes = 1024 * 1024;
+  // HTTP request bodies above this are refused with 413.
+  std::size_t max_http_body_bytes = 1024 * 1024;
+  // Token bucket per connection: sustained messages per second and burst size.
+  double messages_per_second = 50.0;
+  double message_burst = 200.0;
+  // A connection that keeps flooding after this many refused messages is closed (policy).
+  int max_rate_limited_before_close = 1000;
+  std::size_t max_connections = 10000;
+  std::size_t max_connections_per_address = 256;
+};
+
+}  // namespace melee::server

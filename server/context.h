@@ -1,0 +1,23 @@
+#pragma once
+
+// What every session of one server shares. Owned by Server; outlives every session.
+
+#include <memory>
+
+#include "persistence/database.h"
+#include "server/config.h"
+#include "server/connections.h"
+#include "server/dispatcher.h"
+#include "server/metrics.h"
+
+namespace melee::server {
+
+struct ServerContext {
+  const ServerConfig& config;
+  Metrics& metrics;
+  Connections& connections;
+  const Dispatcher& dispatcher;
+  persistence::Database& database;
+};
+
+}  // namespace melee::server

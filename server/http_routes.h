@@ -1,0 +1,25 @@
+#pragma once
+
+// The plain HTTP endpoints beside the WebSocket: GET /healthz, GET /metrics.
+// Errors are the JSON mapping of melee.v1.Error, like every other refusal.
+
+#include <boost/beast/http.hpp>
+
+#include "server/context.h"
+
+namespace melee::server {
+
+using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+// The WebSocket endpoint's path.
+inline constexpr const char* kWebSocketPath = "/ws";
+
+// Answers one plain HTTP request (WebSocket upgrades are handled by the session).
+HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& context);
+
+// Builds an error response whose body is a melee.v1.Error in JSON.
+HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,
+                       melee::v1::ErrorCode code, std::string message);
+
+}  // namespace melee::server

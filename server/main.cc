@@ -1,0 +1,73 @@
+// melee-server: the authoritative Melee game server. See README.md.
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "engine/core/registry.h"
+#include "persistence/database.h"
+#include "server/server.h"
+#include "server/version.h"
+
+int main(int argc, char** argv) {
+  melee::server::ServerConfig config;
+  std::string log_level = "info";
+
+  CLI::App app{"melee-server — authoritative game server for wargame close combat.\n"
+               "Serves GET /healthz, GET /metrics and the WebSocket protocol at /ws."};
+  app.set_version_flag("--version", std::string(melee::server::kServerVersion));
+  app.add_option("--listen", config.address, "Address to listen on")->capture_default_str();
+  app.add_option("--port", config.port, "TCP port (0 picks a free one)")->capture_default_str();
+  app.add_option("--data-dir", config.data_dir,
+                 "Data directory; the embedded SQLite store is <data-dir>/melee.db")
+      ->capture_default_str();
+  app.add_option("--threads", config.threads, "I/O threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", config.max_message_bytes,
+                 "Largest WebSocket message accepted; larger ones get an Error")
+      ->capture_default_str();
+  app.add_option("--max-connections", config.max_connections, "Open connections at most")
+      ->capture_default_str();
+  app.add_option("--max-connections-per-address", config.max_connections_per_address,
+                 "Open connections from one IP address at most")
+      ->capture_default_str();
+  app.add_option("--messages-per-second", config.messages_per_second,
+                 "Sustained WebSocket messages per second per connection")
+      ->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  if (config.hard_max_message_bytes < config.max_message_bytes) {
+    config.hard_max_message_bytes = config.max_message_bytes * 2;
+  }
+
+  try {
+    auto database = melee::persistence::Database::OpenDataDirectory(config.data_dir);
+    if (!database) {
+      spdlog::error("{}", database.error().message);
+      return EXIT_FAILURE;
+    }
+    std::shared_ptr<melee::persistence::Database> shared = std::move(*database);
+    melee::server::Server server(config, shared, melee::engine::BuiltinRegistry());
+    auto port = server.Start();
+    if (!port) {
+      spdlog::error("{}", port.error());
+      return EXIT_FAILURE;
+    }
+    server.StopOnSignals();
+    server.Run();
+    spdlog::info("melee-server stopped");
+  } catch (const std::exception& e) {
+    std::cerr << "melee-server: " << e.what() << "\n";
+    return EXIT_FAILURE;
+  }
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,43 @@
+#pragma once
+
+// Server metrics, exposed at GET /metrics in the Prometheus text format (prometheus-cpp).
+// Thread-safe: counters and gauges are atomic; Render() may run on any thread.
+
+#include <memory>
+#include <string>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+namespace melee::server {
+
+class Metrics {
+  // Declared first on purpose: the metric references below are created in it.
+  std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
+
+ public:
+  Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Returns every metric in the Prometheus text exposition format.
+  std::string Render() const;
+
+  // Counts one refused frame or command under its error code label ("MALFORMED_FRAME", ...).
+  void CountError(const std::string& code);
+
+  prometheus::Counter& http_requests;
+  prometheus::Counter& connections_accepted;
+  prometheus::Counter& connections_refused;
+  prometheus::Gauge& websocket_open;
+  prometheus::Counter& messages_received;
+  prometheus::Counter& messages_sent;
+  prometheus::Counter& bytes_received;
+
+ private:
+  prometheus::Family<prometheus::Counter>& errors_;
+};
+
+}  // namespace melee::server

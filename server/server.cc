@@ -1,0 +1,115 @@
+#include "server/server.h"
+
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "server/sessions.h"
+
+namespace melee::server {
+namespace {
+
+// How long Stop() waits for clients to finish their close handshakes.
+constexpr auto kShutdownGrace = std::chrono::seconds(2);
+
+}  // namespace
+
+Server::Server(ServerConfig config, std::shared_ptr<persistence::Database> database,
+               melee::engine::Registry registry)
+    : config_(std::move(config)),
+      database_(std::move(database)),
+      registry_(std::move(registry)),
+      connections_(config_.max_connections, config_.max_connections_per_address),
+      dispatcher_(registry_, config_.max_message_bytes),
+      context_{config_, metrics_, connections_, dispatcher_, *database_},
+      ioc_(config_.threads),
+      acceptor_(asio::make_strand(ioc_)),
+      signals_(ioc_),
+      grace_timer_(ioc_) {}
+
+Server::~Server() = default;
+
+tl::expected<uint16_t, std::string> Server::Start() {
+  error_code ec;
+  const auto address = asio::ip::make_address(config_.address, ec);
+  if (ec) return tl::unexpected("invalid listen address '" + config_.address + "': " + ec.message());
+  const tcp::endpoint endpoint{address, config_.port};
+  const std::string where = config_.address + ":" + std::to_string(config_.port);
+  if (acceptor_.open(endpoint.protocol(), ec); ec) {
+    return tl::unexpected("cannot open a socket for " + where + ": " + ec.message());
+  }
+  if (acceptor_.set_option(asio::socket_base::reuse_address(true), ec); ec) {
+    return tl::unexpected("cannot set SO_REUSEADDR on " + where + ": " + ec.message());
+  }
+  if (acceptor_.bind(endpoint, ec); ec) {
+    return tl::unexpected("cannot listen on " + where + ": " + ec.message());
+  }
+  if (acceptor_.listen(asio::socket_base::max_listen_connections, ec); ec) {
+    return tl::unexpected("cannot listen on " + where + ": " + ec.message());
+  }
+  const uint16_t port = acceptor_.local_endpoint().port();
+  spdlog::info("{} listening on http://{}:{} (WebSocket at /ws), data in {}", "melee-server",
+               config_.address, port, database_->path());
+  DoAccept();
+  return port;
+}
+
+void Server::DoAccept() {
+  acceptor_.async_accept(asio::make_strand(ioc_),
+                         beast::bind_front_handler(&Server::OnAccept, this));
+}
+
+void Server::OnAccept(error_code ec, tcp::socket socket) {
+  if (ec) {
+    if (ec == asio::error::operation_aborted || stopping_) return;
+    spdlog::warn("accept: {}", ec.message());
+  } else {
+    error_code ignored;
+    const std::string address = socket.remote_endpoint(ignored).address().to_string();
+    if (auto slot = connections_.Admit(address)) {
+      metrics_.connections_accepted.Increment();
+      std::make_shared<HttpSession>(std::move(socket), context_, std::move(*slot))->Run();
+    } else {
+      metrics_.connections_refused.Increment();
+      spdlog::warn("refused a connection from {}: connection limit reached", address);
+      socket.close(ignored);
+    }
+  }
+  if (!stopping_) DoAccept();
+}
+
+void Server::Run() {
+  std::vector<std::thread> threads;
+  for (int i = 1; i < config_.threads; ++i) threads.emplace_back([this] { ioc_.run(); });
+  ioc_.run();
+  for (std::thread& thread : threads) thread.join();
+}
+
+void Server::Stop() {
+  if (stopping_.exchange(true)) return;
+  asio::post(acceptor_.get_executor(), [this] {
+    error_code ignored;
+    acceptor_.close(ignored);
+    signals_.cancel(ignored);
+    spdlog::info("melee-server stopping: closing {} connection(s)", connections_.open());
+    grace_timer_.expires_after(kShutdownGrace);
+    grace_timer_.async_wait([this](error_code ec) {
+      if (!ec) ioc_.stop();
+    });
+    connections_.CloseAll([this] {
+      asio::post(ioc_, [this] { grace_timer_.cancel(); });
+    });
+  });
+}
+
+void Server::StopOnSignals() {
+  signals_.add(SIGINT);
+  signals_.add(SIGTERM);
+  signals_.async_wait([this](error_code ec, int signal) {
+    if (ec) return;
+    spdlog::info("received signal {}", signal);
+    Stop();
+  });
+}
+
+}  // namespace melee::server

@@ -1,0 +1,73 @@
+#pragma once
+
+// melee-server: one HTTP + WebSocket listener, its sessions and the shared state behind them.
+//
+// Lifecycle: construct, Start() (binds; returns the port), Run() on the caller's thread (and
+// config.threads - 1 more), Stop() from any thread. Run() returns once every connection has
+// closed or a grace period has passed.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "engine/core/registry.h"
+#include "persistence/database.h"
+#include "server/config.h"
+#include "server/connections.h"
+#include "server/context.h"
+#include "server/dispatcher.h"
+#include "server/metrics.h"
+#include "server/net.h"
+
+namespace melee::server {
+
+class Server {
+ public:
+  // `database` is shared with the caller; `registry` lists the rulesets served.
+  Server(ServerConfig config, std::shared_ptr<persistence::Database> database,
+         melee::engine::Registry registry);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the listening socket and starts accepting. Returns the bound port (useful with
+  // port 0), or a message naming the address that could not be bound.
+  tl::expected<uint16_t, std::string> Start();
+
+  // Runs the server until Stop() completes, on this thread and config.threads - 1 others.
+  void Run();
+
+  // Stops accepting, closes every WebSocket with 1001 "going away", then ends Run().
+  // Thread-safe and idempotent.
+  void Stop();
+
+  // Calls Stop() on SIGINT or SIGTERM. Call before Run().
+  void StopOnSignals();
+
+  const Metrics& metrics() const { return metrics_; }
+
+ private:
+  void DoAccept();
+  void OnAccept(error_code ec, tcp::socket socket);
+
+  ServerConfig config_;
+  std::shared_ptr<persistence::Database> database_;
+  melee::engine::Registry registry_;
+  Metrics metrics_;
+  Connections connections_;
+  Dispatcher dispatcher_;
+  ServerContext context_;
+
+  asio::io_context ioc_;
+  tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer grace_timer_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace melee::server

@@ -1,0 +1,253 @@
+#include "server/sessions.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "proto/codec/errors.h"
+#include "proto/codec/frame.h"
+#include "server/version.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+using melee::proto::FrameKind;
+
+constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
+
+std::string ServerHeader() { return std::string(kServerName) + "/" + kServerVersion; }
+
+}  // namespace
+
+// ---- RateLimiter ------------------------------------------------------------------------------
+
+RateLimiter::RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now)
+    : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
+
+bool RateLimiter::TryTake(std::chrono::steady_clock::time_point now) {
+  if (now < last_) now = last_;
+  const std::chrono::duration<double> elapsed = now - last_;
+  last_ = now;
+  tokens_ = std::min(burst_, tokens_ + elapsed.count() * rate_);
+  if (tokens_ < 1.0) return false;
+  tokens_ -= 1.0;
+  return true;
+}
+
+// ---- HttpSession ------------------------------------------------------------------------------
+
+HttpSession::HttpSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot)
+    : stream_(std::move(socket)), context_(context), slot_(std::move(slot)) {}
+
+void HttpSession::Run() {
+  asio::dispatch(stream_.get_executor(),
+                 beast::bind_front_handler(&HttpSession::DoRead, shared_from_this()));
+}
+
+void HttpSession::DoRead() {
+  parser_.emplace();
+  parser_->body_limit(context_.config.max_http_body_bytes);
+  stream_.expires_after(kHttpReadTimeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
+}
+
+void HttpSession::OnRead(error_code ec, std::size_t) {
+  if (ec == http::error::end_of_stream) return DoClose();
+  if (ec == http::error::body_limit) {
+    HttpRequest request;
+    request.keep_alive(false);
+    return Send(HttpError(request, http::status::payload_too_large,
+                          v1::ERROR_CODE_MESSAGE_TOO_LARGE,
+                          "request body exceeds " +
+                              std::to_string(context_.config.max_http_body_bytes) + " bytes"));
+  }
+  if (ec) {
+    if (ec != beast::error::timeout && ec != asio::error::operation_aborted) {
+      spdlog::debug("http read from {}: {}", slot_->address(), ec.message());
+    }
+    return;
+  }
+  HttpRequest request = parser_->release();
+  if (websocket::is_upgrade(request)) {
+    const std::string_view target = request.target();
+    if (target.substr(0, target.find('?')) != kWebSocketPath) {
+      return Send(HttpError(request, http::status::not_found, v1::ERROR_CODE_NOT_FOUND,
+                            "WebSocket endpoint is " + std::string(kWebSocketPath)));
+    }
+    context_.metrics.http_requests.Increment();
+    stream_.expires_never();
+    auto session = std::make_shared<WebSocketSession>(stream_.release_socket(), context_,
+                                                      std::move(*slot_));
+    slot_.reset();
+    session->Run(std::move(request));
+    return;
+  }
+  Send(HandleHttpRequest(request, context_));
+}
+
+void HttpSession::Send(HttpResponse&& response) {
+  const bool keep_alive = response.keep_alive();
+  response_ = std::make_shared<HttpResponse>(std::move(response));
+  http::async_write(stream_, *response_,
+                    beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this(),
+                                              keep_alive));
+}
+
+void HttpSession::OnWrite(bool keep_alive, error_code ec, std::size_t) {
+  response_.reset();
+  if (ec) {
+    spdlog::debug("http write to {}: {}", slot_->address(), ec.message());
+    return;
+  }
+  if (!keep_alive) return DoClose();
+  DoRead();
+}
+
+void HttpSession::DoClose() {
+  error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+// ---- WebSocketSession -------------------------------------------------------------------------
+
+WebSocketSession::WebSocketSession(tcp::socket&& socket, ServerContext& context,
+                                   Connections::Slot slot)
+    : ws_(std::move(socket)),
+      context_(context),
+      slot_(std::move(slot)),
+      limiter_(context.config.messages_per_second, context.config.message_burst,
+               std::chrono::steady_clock::now()) {}
+
+WebSocketSession::~WebSocketSession() {
+  if (accepted_) context_.metrics.websocket_open.Decrement();
+}
+
+void WebSocketSession::Run(HttpRequest request) {
+  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  ws_.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& response) { response.set(http::field::server, ServerHeader()); }));
+  ws_.read_message_max(context_.config.hard_max_message_bytes);
+  ws_.async_accept(request,
+                   beast::bind_front_handler(&WebSocketSession::OnAccept, shared_from_this()));
+}
+
+void WebSocketSession::OnAccept(error_code ec) {
+  if (ec) return Fail(ec, "accept");
+  accepted_ = true;
+  context_.metrics.websocket_open.Increment();
+  context_.connections.Attach(slot_, weak_from_this());
+  DoRead();
+}
+
+void WebSocketSession::DoRead() {
+  ws_.async_read(buffer_, beast::bind_front_handler(&WebSocketSession::OnRead, shared_from_this()));
+}
+
+void WebSocketSession::OnRead(error_code ec, std::size_t bytes) {
+  if (ec == websocket::error::message_too_big) {
+    // Beast has already started the close with 1009 (message too big).
+    context_.metrics.CountError("MESSAGE_TOO_LARGE");
+    spdlog::info("closing {}: a message exceeded the hard limit of {} bytes", slot_.address(),
+                 context_.config.hard_max_message_bytes);
+    return;
+  }
+  if (ec) return Fail(ec, "read");
+  const std::string frame = beast::buffers_to_string(buffer_.data());
+  buffer_.consume(buffer_.size());
+  context_.metrics.messages_received.Increment();
+  context_.metrics.bytes_received.Increment(static_cast<double>(bytes));
+  HandleFrame(frame, ws_.got_text());
+  if (!closing_) DoRead();
+}
+
+void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
+  reply_as_text_ = text;
+  if (!limiter_.TryTake(std::chrono::steady_clock::now())) {
+    if (++rate_limited_ > context_.config.max_rate_limited_before_close) {
+      context_.metrics.CountError("RATE_LIMITED");
+      return Close(websocket::close_code::policy_error, "message rate limit exceeded");
+    }
+    return SendError(v1::ERROR_CODE_RATE_LIMITED,
+                     "more than " + std::to_string(context_.config.messages_per_second) +
+                         " messages per second; this message was dropped");
+  }
+  if (frame.size() > context_.config.max_message_bytes) {
+    return SendError(v1::ERROR_CODE_MESSAGE_TOO_LARGE,
+                     "message of " + std::to_string(frame.size()) + " bytes exceeds the limit of " +
+                         std::to_string(context_.config.max_message_bytes) +
+                         " bytes; it was dropped");
+  }
+  auto message = melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText
+                                                               : FrameKind::kBinary);
+  if (!message) return SendError(message.error().code, message.error().message);
+  for (v1::ServerMessage& reply : context_.dispatcher.Handle(*message, state_)) {
+    if (reply.has_error()) context_.metrics.CountError(v1::ErrorCode_Name(reply.error().code()));
+    Send(std::move(reply));
+  }
+}
+
+void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
+  context_.metrics.CountError(v1::ErrorCode_Name(code));
+  v1::ServerMessage reply;
+  reply.set_command_id(command_id);
+  *reply.mutable_error() = melee::proto::MakeError(code, std::move(message), command_id);
+  Send(std::move(reply));
+}
+
+void WebSocketSession::Send(v1::ServerMessage message) {
+  asio::dispatch(ws_.get_executor(),
+                 [self = shared_from_this(), message = std::move(message)] {
+                   self->Enqueue(message);
+                 });
+}
+
+void WebSocketSession::Enqueue(const v1::ServerMessage& message) {
+  if (closing_) return;
+  const bool text = reply_as_text_;
+  queue_.push_back(
+      {melee::proto::EncodeServerMessage(message, text ? FrameKind::kText : FrameKind::kBinary),
+       text});
+  if (queue_.size() == 1) DoWrite();
+}
+
+void WebSocketSession::DoWrite() {
+  ws_.text(queue_.front().text);
+  ws_.async_write(asio::buffer(queue_.front().frame),
+                  beast::bind_front_handler(&WebSocketSession::OnWrite, shared_from_this()));
+}
+
+void WebSocketSession::OnWrite(error_code ec, std::size_t) {
+  if (ec) return Fail(ec, "write");
+  context_.metrics.messages_sent.Increment();
+  queue_.pop_front();
+  if (!queue_.empty()) DoWrite();
+}
+
+void WebSocketSession::Shutdown() {
+  asio::dispatch(ws_.get_executor(), [self = shared_from_this()] {
+    self->Close(websocket::close_code::going_away, "server shutting down");
+  });
+}
+
+void WebSocketSession::Close(websocket::close_code code, std::string reason) {
+  if (closing_ || !accepted_) return;
+  closing_ = true;
+  ws_.async_close(websocket::close_reason(code, reason),
+                  [self = shared_from_this()](error_code ec) {
+                    if (ec) self->Fail(ec, "close");
+                  });
+}
+
+void WebSocketSession::Fail(error_code ec, const char* what) {
+  if (ec == websocket::error::closed || ec == asio::error::operation_aborted ||
+      ec == beast::error::timeout || ec == asio::error::eof ||
+      ec == asio::error::connection_reset) {
+    return;
+  }
+  spdlog::debug("websocket {} with {}: {}", what, slot_.address(), ec.message());
+}
+
+}  // namespace melee::server

@@ -1,0 +1,101 @@
+#pragma once
+
+// The two kinds of connection: an HTTP session (plain requests, or the upgrade to WebSocket)
+// and a WebSocket session. After Beast's chat-multi example: every handler of a connection runs
+// on that connection's strand (the socket is created on one), and each WebSocket session has its
+// own write queue.
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "server/connections.h"
+#include "server/context.h"
+#include "server/dispatcher.h"
+#include "server/http_routes.h"
+#include "server/net.h"
+
+namespace melee::server {
+
+// A token bucket: `rate` tokens per second up to `burst`. Not thread-safe (one per session).
+class RateLimiter {
+ public:
+  // Starts full at time `now`.
+  RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now);
+  // Takes one token at time `now`; false when the bucket is empty.
+  bool TryTake(std::chrono::steady_clock::time_point now);
+
+ private:
+  double rate_;
+  double burst_;
+  double tokens_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Reads HTTP requests on one connection; hands an upgrade to a WebSocketSession.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot);
+  void Run();
+
+ private:
+  void DoRead();
+  void OnRead(error_code ec, std::size_t bytes);
+  void Send(HttpResponse&& response);
+  void OnWrite(bool keep_alive, error_code ec, std::size_t bytes);
+  void DoClose();
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  ServerContext& context_;
+  std::optional<Connections::Slot> slot_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::shared_ptr<HttpResponse> response_;  // kept alive while it is written
+};
+
+// One WebSocket connection speaking the melee.v1 protocol.
+class WebSocketSession : public Closable, public std::enable_shared_from_this<WebSocketSession> {
+ public:
+  WebSocketSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot);
+  ~WebSocketSession() override;
+
+  // Accepts the upgrade `request` and starts reading.
+  void Run(HttpRequest request);
+
+  // Queues `message` for this client; may be called from any thread.
+  void Send(melee::v1::ServerMessage message);
+
+  void Shutdown() override;
+
+ private:
+  void OnAccept(error_code ec);
+  void DoRead();
+  void OnRead(error_code ec, std::size_t bytes);
+  void HandleFrame(std::string_view frame, bool text);
+  void SendError(melee::v1::ErrorCode code, std::string message, std::string command_id = {});
+  void Enqueue(const melee::v1::ServerMessage& message);  // on the strand
+  void DoWrite();
+  void OnWrite(error_code ec, std::size_t bytes);
+  void Close(websocket::close_code code, std::string reason);
+  void Fail(error_code ec, const char* what);
+
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  ServerContext& context_;
+  Connections::Slot slot_;
+  ConnectionState state_;
+  RateLimiter limiter_;
+  int rate_limited_ = 0;
+  bool reply_as_text_ = false;  // answer in the frame kind the client used last
+  bool accepted_ = false;
+  bool closing_ = false;
+  struct Outgoing {
+    std::string frame;
+    bool text;
+  };
+  std::deque<Outgoing> queue_;
+};
+
+}  // namespace melee::server

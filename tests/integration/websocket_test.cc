@@ -1,0 +1,167 @@
+// The WebSocket endpoint against real clients on loopback: the C++ SDK's SyncClient.
+
+#include <gtest/gtest.h>
+
+#include "client-sdk/sync_client.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace v1 = melee::v1;
+using client::SyncClient;
+using proto::FrameKind;
+
+std::unique_ptr<SyncClient> Connect(const testing::TestServer& server,
+                                    FrameKind kind = FrameKind::kBinary) {
+  auto client = SyncClient::Connect(server.ws_url(), kind);
+  EXPECT_TRUE(client.has_value()) << client.error().message;
+  return client ? std::move(*client) : nullptr;
+}
+
+v1::ClientMessage Hello() {
+  v1::ClientMessage message;
+  message.mutable_hello()->set_protocol_version(1);
+  message.mutable_hello()->set_client_name("integration-test");
+  return message;
+}
+
+// Sends a ping on `client` and checks the pong: the connection still serves.
+void ExpectServes(SyncClient& client, uint64_t nonce) {
+  v1::ClientMessage ping;
+  ping.mutable_ping()->set_nonce(nonce);
+  auto reply = client.Call(ping);
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  ASSERT_TRUE(reply->has_pong()) << reply->DebugString();
+  EXPECT_EQ(reply->pong().nonce(), nonce);
+}
+
+TEST(WebSocketTest, HelloOverBinaryFrames) {
+  testing::TestServer server;
+  auto client = Connect(server);
+  ASSERT_NE(client, nullptr);
+  auto reply = client->Call(Hello());
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  ASSERT_TRUE(reply->has_hello()) << reply->DebugString();
+  EXPECT_EQ(reply->hello().server_name(), "melee-server");
+  EXPECT_EQ(reply->hello().protocol_version(), 1u);
+  EXPECT_EQ(reply->hello().max_message_bytes(), 64u * 1024u);
+}
+
+TEST(WebSocketTest, HelloOverTextFramesIsAnsweredInJson) {
+  testing::TestServer server;
+  auto client = Connect(server, FrameKind::kText);
+  ASSERT_NE(client, nullptr);
+  // The SDK decodes whichever kind arrives; check the raw frame kind through a JSON request.
+  ASSERT_TRUE(client->SendRaw(R"({"command_id":"j1","hello":{"client_name":"json"}})", true));
+  auto reply = client->Receive();
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  ASSERT_TRUE(reply->has_hello());
+  EXPECT_EQ(reply->command_id(), "j1");
+}
+
+TEST(WebSocketTest, MalformedOversizedAndUnknownFramesGetErrorsAndServiceGoesOn) {
+  testing::TestServer server;
+  auto bad = Connect(server);
+  auto bystander = Connect(server);
+  ASSERT_NE(bad, nullptr);
+  ASSERT_NE(bystander, nullptr);
+
+  // A malformed binary frame.
+  ASSERT_TRUE(bad->SendRaw(std::string("\xff\xff\xff\xff\x0f", 5), false));
+  auto malformed = bad->Receive();
+  ASSERT_TRUE(malformed.has_value()) << malformed.error().message;
+  ASSERT_TRUE(malformed->has_error());
+  EXPECT_EQ(malformed->error().code(), v1::ERROR_CODE_MALFORMED_FRAME);
+  EXPECT_NE(malformed->error().message().find("not a valid ClientMessage"), std::string::npos);
+
+  // A malformed text frame.
+  ASSERT_TRUE(bad->SendRaw("{not json", true));
+  auto bad_json = bad->Receive();
+  ASSERT_TRUE(bad_json.has_value());
+  ASSERT_TRUE(bad_json->has_error());
+  EXPECT_EQ(bad_json->error().code(), v1::ERROR_CODE_MALFORMED_FRAME);
+
+  // An oversized frame (over the 64 KiB message limit, under the hard limit).
+  ASSERT_TRUE(bad->SendRaw(std::string(100 * 1024, 'x'), false));
+  auto oversized = bad->Receive();
+  ASSERT_TRUE(oversized.has_value()) << oversized.error().message;
+  ASSERT_TRUE(oversized->has_error());
+  EXPECT_EQ(oversized->error().code(), v1::ERROR_CODE_MESSAGE_TOO_LARGE);
+  EXPECT_NE(oversized->error().message().find("102400 bytes"), std::string::npos)
+      << oversized->error().message();
+
+  // An unknown message: a command field from a newer protocol.
+  ASSERT_TRUE(bad->SendRaw(std::string("\x0a\x02u1", 4) + std::string("\x98\x06\x01", 3), false));
+  auto unknown = bad->Receive();
+  ASSERT_TRUE(unknown.has_value());
+  ASSERT_TRUE(unknown->has_error());
+  EXPECT_EQ(unknown->error().code(), v1::ERROR_CODE_UNKNOWN_MESSAGE);
+  EXPECT_NE(unknown->error().message().find("99"), std::string::npos);
+
+  // The misbehaving connection and the other one are both still served.
+  ExpectServes(*bad, 1);
+  ExpectServes(*bystander, 2);
+}
+
+TEST(WebSocketTest, FrameOverTheHardLimitClosesWith1009AndOthersGoOn) {
+  testing::TestServer server;
+  auto bad = Connect(server);
+  auto bystander = Connect(server);
+  ASSERT_NE(bad, nullptr);
+  ASSERT_NE(bystander, nullptr);
+  auto sent = bad->SendRaw(std::string(2 * 1024 * 1024, 'x'), false);
+  EXPECT_TRUE(sent.has_value()) << sent.error().message;
+  auto closed = bad->Receive();
+  ASSERT_FALSE(closed.has_value());
+  ASSERT_TRUE(closed.error().close_code.has_value()) << closed.error().message;
+  EXPECT_EQ(*closed.error().close_code, 1009);
+  ExpectServes(*bystander, 3);
+}
+
+TEST(WebSocketTest, FloodIsRateLimitedWithErrors) {
+  server::ServerConfig config;
+  config.messages_per_second = 1;
+  config.message_burst = 5;
+  testing::TestServer server(config);
+  auto client = Connect(server);
+  ASSERT_NE(client, nullptr);
+  v1::ClientMessage ping;
+  ping.set_command_id("flood");
+  ping.mutable_ping();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client->Send(ping));
+  int pongs = 0;
+  int limited = 0;
+  for (int i = 0; i < 20; ++i) {
+    auto reply = client->Receive();
+    ASSERT_TRUE(reply.has_value()) << reply.error().message;
+    if (reply->has_pong()) ++pongs;
+    if (reply->has_error() && reply->error().code() == v1::ERROR_CODE_RATE_LIMITED) ++limited;
+  }
+  EXPECT_GE(pongs, 5);
+  EXPECT_GE(limited, 10);
+  EXPECT_EQ(pongs + limited, 20);
+}
+
+TEST(WebSocketTest, StopClosesClientsWithGoingAway) {
+  testing::TestServer server;
+  auto client = Connect(server);
+  ASSERT_NE(client, nullptr);
+  ExpectServes(*client, 4);
+  server.server().Stop();  // returns at once; the close handshake needs this client's answer
+  auto closed = client->Receive();
+  ASSERT_FALSE(closed.has_value());
+  ASSERT_TRUE(closed.error().close_code.has_value()) << closed.error().message;
+  EXPECT_EQ(*closed.error().close_code, 1001);
+  EXPECT_EQ(closed.error().close_reason, "server shutting down");
+}
+
+TEST(WebSocketTest, WrongPathIsRefused) {
+  testing::TestServer server;
+  auto client = SyncClient::Connect("ws://127.0.0.1:" + std::to_string(server.port()) + "/nope");
+  ASSERT_FALSE(client.has_value());
+  EXPECT_NE(client.error().message.find("handshake"), std::string::npos) << client.error().message;
+}
+
+}  // namespace
+}  // namespace melee

@@ -1,0 +1,56 @@
+#pragma once
+
+// A plain blocking HTTP/1.1 GET for tests (Beast), with a timeout.
+
+#include <chrono>
+#include <string>
+
+#include "server/net.h"
+
+namespace melee::testing {
+
+struct HttpResult {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  std::string error;  // set when the request failed
+};
+
+inline HttpResult HttpGet(uint16_t port, const std::string& target,
+                          http::verb verb = http::verb::get) {
+  HttpResult result;
+  asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  stream.expires_after(std::chrono::seconds(5));
+  beast::flat_buffer buffer;
+  http::request<http::string_body> request{verb, target, 11};
+  request.set(http::field::host, "127.0.0.1");
+  request.keep_alive(false);
+  http::response<http::string_body> response;
+  stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
+                       [&](error_code ec) {
+                         if (ec) {
+                           result.error = "connect: " + ec.message();
+                           return;
+                         }
+                         http::async_write(stream, request, [&](error_code wec, std::size_t) {
+                           if (wec) {
+                             result.error = "write: " + wec.message();
+                             return;
+                           }
+                           http::async_read(stream, buffer, response,
+                                            [&](error_code rec, std::size_t) {
+                                              if (rec) result.error = "read: " + rec.message();
+                                            });
+                         });
+                       });
+  ioc.run();
+  if (result.error.empty()) {
+    result.status = static_cast<int>(response.result_int());
+    result.content_type = std::string(response[http::field::content_type]);
+    result.body = response.body();
+  }
+  return result;
+}
+
+}  // namespace melee::testing

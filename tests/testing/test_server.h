@@ -1,0 +1,57 @@
+#pragma once
+
+// A real melee server on 127.0.0.1:<free port>, running on its own threads for one test, with
+// its SQLite file in a temporary data directory.
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "engine/core/registry.h"
+#include "persistence/database.h"
+#include "server/server.h"
+#include "tests/testing/temp_dir.h"
+
+namespace melee::testing {
+
+class TestServer {
+ public:
+  explicit TestServer(melee::server::ServerConfig config = {}) {
+    config.address = "127.0.0.1";
+    config.port = 0;
+    config.data_dir = dir_.path() / "data";
+    auto database = melee::persistence::Database::OpenDataDirectory(config.data_dir);
+    if (!database) ADD_FAILURE() << database.error().message;
+    database_ = std::move(*database);
+    server_ = std::make_unique<melee::server::Server>(config, database_,
+                                                      melee::engine::BuiltinRegistry());
+    auto port = server_->Start();
+    if (!port) ADD_FAILURE() << port.error();
+    port_ = port.value_or(0);
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+
+  ~TestServer() { Stop(); }
+
+  // Stops the server and waits for Run() to return.
+  void Stop() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+
+  uint16_t port() const { return port_; }
+  std::string ws_url() const { return "ws://127.0.0.1:" + std::to_string(port_) + "/ws"; }
+  melee::server::Server& server() { return *server_; }
+
+ private:
+  TempDir dir_;
+  std::shared_ptr<melee::persistence::Database> database_;
+  std::unique_ptr<melee::server::Server> server_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace melee::testing
