@@ -57,12 +57,12 @@ int main(int argc, char** argv) {
     }
     std::shared_ptr<melee::persistence::Database> shared = std::move(*database);
     melee::server::Server server(config, shared, melee::engine::BuiltinRegistry());
+    server.StopOnSignals();  // before Start(): its "listening" line means signals are handled
     auto port = server.Start();
     if (!port) {
       spdlog::error("{}", port.error());
       return EXIT_FAILURE;
     }
-    server.StopOnSignals();
     server.Run();
     spdlog::info("melee-server stopped");
   } catch (const std::exception& e) {

@@ -25,7 +25,8 @@ class Metrics {
   // Returns every metric in the Prometheus text exposition format.
   std::string Render() const;
 
-  // Counts one refused frame or command under its error code label ("MALFORMED_FRAME", ...).
+  // Counts one refused frame or command under its error code label, e.g.
+  // "ERROR_CODE_MALFORMED_FRAME" (the melee.v1.ErrorCode name).
   void CountError(const std::string& code);
 
   prometheus::Counter& http_requests;

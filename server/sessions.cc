@@ -149,7 +149,7 @@ void WebSocketSession::DoRead() {
 void WebSocketSession::OnRead(error_code ec, std::size_t bytes) {
   if (ec == websocket::error::message_too_big) {
     // Beast has already started the close with 1009 (message too big).
-    context_.metrics.CountError("MESSAGE_TOO_LARGE");
+    context_.metrics.CountError(v1::ErrorCode_Name(v1::ERROR_CODE_MESSAGE_TOO_LARGE));
     spdlog::info("closing {}: a message exceeded the hard limit of {} bytes", slot_.address(),
                  context_.config.hard_max_message_bytes);
     return;
@@ -167,7 +167,7 @@ void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
   reply_as_text_ = text;
   if (!limiter_.TryTake(std::chrono::steady_clock::now())) {
     if (++rate_limited_ > context_.config.max_rate_limited_before_close) {
-      context_.metrics.CountError("RATE_LIMITED");
+      context_.metrics.CountError(v1::ErrorCode_Name(v1::ERROR_CODE_RATE_LIMITED));
       return Close(websocket::close_code::policy_error, "message rate limit exceeded");
     }
     return SendError(v1::ERROR_CODE_RATE_LIMITED,

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -18,10 +17,10 @@ using std::chrono::seconds;
 // Starts melee-server on a free port in `data_dir`; returns the port, or 0.
 uint16_t StartServer(testing::Subprocess& server) {
   if (!server.WaitForOutput("(WebSocket at /ws)", seconds(20))) return 0;
-  std::smatch match;
-  static const std::regex kListening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
-  if (!std::regex_search(server.output(), match, kListening)) return 0;
-  return static_cast<uint16_t>(std::stoi(match[1]));
+  const std::string marker = "listening on http://127.0.0.1:";
+  const std::size_t at = server.output().find(marker);
+  if (at == std::string::npos) return 0;
+  return static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
 }
 
 TEST(ProcessTest, ServerHelpListsItsOptions) {

@@ -50,6 +50,7 @@ class Subprocess {
   Subprocess& operator=(const Subprocess&) = delete;
 
   bool running() const { return pid_ > 0 && !exit_code_; }
+  pid_t pid() const { return pid_; }
 
   // Reads output until it contains `needle` (returns true) or the timeout passes.
   bool WaitForOutput(const std::string& needle, std::chrono::milliseconds timeout) {
