@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include <google/protobuf/util/json_util.h>
 
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/errors.h"
+#include "proto/codec/json.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -14,12 +14,7 @@ namespace {
 namespace http = boost::beast::http;
 
 std::string ToJson(const google::protobuf::Message& message) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  return json + "\n";
+  return melee::proto::ToJson(message, melee::proto::JsonStyle::kReport) + "\n";
 }
 
 HttpResponse MakeResponse(const HttpRequest& request, http::status status,

@@ -8,23 +8,14 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <google/protobuf/util/json_util.h>
 
 #include "client-sdk/sync_client.h"
+#include "proto/codec/json.h"
 
 namespace {
 
 constexpr int kExitServerError = 1;
 constexpr int kExitUnreachable = 3;
-
-std::string ToJson(const google::protobuf::Message& message) {
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  return json;
-}
 
 // `melee hello`: connects, says Hello, prints the server's versions and rulesets.
 int RunHello(const std::string& url, bool json) {
@@ -47,7 +38,7 @@ int RunHello(const std::string& url, bool json) {
   }
   (void)(*client)->Close();
   if (json) {
-    std::cout << ToJson(reply->hello());
+    std::cout << melee::proto::ToJson(reply->hello(), melee::proto::JsonStyle::kPretty);
     return EXIT_SUCCESS;
   }
   const melee::v1::HelloReply& info = reply->hello();

@@ -1,5 +1,7 @@
 #include "proto/codec/frame.h"
 
+#include "proto/codec/json.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -71,15 +73,9 @@ tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
           std::string(status.message())});
 }
 
-template <class Message>
-std::string Encode(const Message& message, FrameKind kind) {
+std::string Encode(const pb::Message& message, FrameKind kind) {
   if (kind == FrameKind::kBinary) return message.SerializeAsString();
-  std::string json;
-  pb::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  // Serializing a well-formed message to JSON cannot fail (no Any with unresolvable types).
-  (void)pb::util::MessageToJsonString(message, &json, options);
-  return json;
+  return ToJson(message, JsonStyle::kCompact);
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
   ASSERT_EQ(hello.Wait(seconds(20)), 0) << hello.output();
   EXPECT_NE(hello.output().find("melee-server 0.1.0, protocol 1"), std::string::npos)
       << hello.output();
+  testing::Subprocess hello_json({MELEE_CLI_BINARY, "--server", url, "hello", "--json"});
+  ASSERT_EQ(hello_json.Wait(seconds(20)), 0) << hello_json.output();
+  EXPECT_NE(hello_json.output().find("\"server_name\": \"melee-server\""), std::string::npos)
+      << hello_json.output();
 
   EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
   EXPECT_NE(server.output().find("melee-server stopped"), std::string::npos) << server.output();
