@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +23,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/frame.h"
@@ -45,14 +44,15 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
       : ws_(ioc), kind_(kind), stop_(stop), latencies_us_(latencies_us) {}
 
   void Start(const tcp::endpoint& endpoint) {
-    beast::get_lowest_layer(ws_).async_connect(endpoint, [self = shared_from_this()](error_code ec) {
-      if (ec) return self->Fail("connect", ec);
-      self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
-        if (hec) return self->Fail("handshake", hec);
-        self->ws_.text(self->kind_ == FrameKind::kText);
-        self->SendPing();
-      });
-    });
+    beast::get_lowest_layer(ws_).async_connect(
+        endpoint, [self = shared_from_this()](error_code ec) {
+          if (ec) return self->Fail("connect", ec);
+          self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
+            if (hec) return self->Fail("handshake", hec);
+            self->ws_.text(self->kind_ == FrameKind::kText);
+            self->SendPing();
+          });
+        });
   }
 
   std::size_t done() const { return done_; }
@@ -144,10 +144,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   testing::TempDir dir;
-  testing::Subprocess server({server_binary, "--port", "0", "--data-dir",
-                              (dir.path() / "data").string(), "--threads", "1",
-                              "--messages-per-second", "1000000",
-                              "--max-connections-per-address", "100000"});
+  testing::Subprocess server(
+      {server_binary, "--port", "0", "--data-dir", (dir.path() / "data").string(), "--threads", "1",
+       "--messages-per-second", "1000000", "--max-connections-per-address", "100000"});
   const std::string marker = "listening on http://127.0.0.1:";
   if (!server.WaitForOutput("(WebSocket at /ws)", std::chrono::seconds(20))) {
     std::cerr << "ws_bench: " << server_binary << " did not start:\n" << server.output();
@@ -157,8 +156,9 @@ int main(int argc, char** argv) {
   const auto port = static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
   const tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
 
-  std::printf("ws_bench: melee-server (1 I/O thread), closed-loop Ping/Pong, %s frames, %.0f s per run\n",
-              text ? "JSON text" : "binary protobuf", seconds);
+  std::printf(
+      "ws_bench: melee-server (1 I/O thread), closed-loop Ping/Pong, %s frames, %.0f s per run\n",
+      text ? "JSON text" : "binary protobuf", seconds);
   std::printf("%6s %12s %10s %10s %10s %12s %12s %10s\n", "conns", "msgs/s", "p50 us", "p95 us",
               "p99 us", "RSS before", "RSS after", "CPU s");
   for (int connections : connection_counts) {
@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
     std::vector<double> latencies;
     latencies.reserve(1 << 20);
     const auto start = Clock::now();
-    const auto stop = start + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(seconds));
+    const auto stop =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     std::vector<std::shared_ptr<PingLoop>> loops;
     for (int i = 0; i < connections; ++i) {
       loops.push_back(std::make_shared<PingLoop>(ioc, text ? FrameKind::kText : FrameKind::kBinary,

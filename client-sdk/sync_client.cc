@@ -1,9 +1,8 @@
 #include "client-sdk/sync_client.h"
 
+#include <boost/url/parse.hpp>
 #include <deque>
 #include <utility>
-
-#include <boost/url/parse.hpp>
 
 #include "server/net.h"
 
@@ -49,8 +48,7 @@ struct SyncClient::Impl {
     if (ec == websocket::error::closed || reason.code != websocket::close_code::none) {
       error.close_code = static_cast<int>(reason.code);
       error.close_reason = std::string(reason.reason.data(), reason.reason.size());
-      error.message = what + ": the server closed the connection (" +
-                      std::to_string(reason.code) +
+      error.message = what + ": the server closed the connection (" + std::to_string(reason.code) +
                       (error.close_reason.empty() ? "" : " " + error.close_reason) + ")";
     }
     return error;
@@ -68,8 +66,8 @@ SyncClient::~SyncClient() {
 }
 
 ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string& url,
-                                                             FrameKind kind,
-                                                             std::chrono::milliseconds timeout) {
+                                                              FrameKind kind,
+                                                              std::chrono::milliseconds timeout) {
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed) return tl::unexpected(ClientError{"not a URL: '" + url + "'", {}, ""});
   if (parsed->scheme() != "ws") {
@@ -86,7 +84,8 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
   tcp::resolver resolver(impl->ioc);
   error_code ec;
   const auto endpoints = resolver.resolve(host, port, ec);
-  if (ec) return tl::unexpected(ClientError{"cannot resolve " + host + ": " + ec.message(), {}, ""});
+  if (ec)
+    return tl::unexpected(ClientError{"cannot resolve " + host + ": " + ec.message(), {}, ""});
 
   bool done = false;
   beast::get_lowest_layer(impl->ws).async_connect(endpoints,
@@ -155,10 +154,8 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
   auto message = melee::proto::DecodeServerMessage(
       frame, impl_->ws.got_text() ? FrameKind::kText : FrameKind::kBinary);
   if (!message) {
-    return tl::unexpected(ClientError{"the server sent an unreadable message: " +
-                                          message.error().message,
-                                      {},
-                                      ""});
+    return tl::unexpected(
+        ClientError{"the server sent an unreadable message: " + message.error().message, {}, ""});
   }
   return *message;
 }

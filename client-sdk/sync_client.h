@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-
 #include <tl/expected.hpp>
 
 #include "melee/v1/envelope.pb.h"

@@ -69,8 +69,8 @@ StoreResult<std::unique_ptr<Database>> Database::Open(const std::string& path) {
                          "COMMIT;");
       !ok) {
     (void)db->Exec("ROLLBACK;");
-    return tl::unexpected(StoreError{"cannot initialise " + path + " as a Melee database: " +
-                                     ok.error().message});
+    return tl::unexpected(
+        StoreError{"cannot initialise " + path + " as a Melee database: " + ok.error().message});
   }
   auto application = db->QueryText("SELECT value FROM meta WHERE key = 'application'");
   if (!application) return tl::unexpected(application.error());

@@ -10,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-
 #include <tl/expected.hpp>
 
 struct sqlite3;

@@ -9,7 +9,8 @@ Connections::Slot::Slot(Connections* owner, std::size_t id, std::string address)
     : owner_(owner), id_(id), address_(std::move(address)) {}
 
 Connections::Slot::Slot(Slot&& other) noexcept
-    : owner_(std::exchange(other.owner_, nullptr)), id_(other.id_),
+    : owner_(std::exchange(other.owner_, nullptr)),
+      id_(other.id_),
       address_(std::move(other.address_)) {}
 
 Connections::Slot::~Slot() {

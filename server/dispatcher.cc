@@ -67,15 +67,14 @@ std::vector<v1::ServerMessage> Dispatcher::Handle(const v1::ClientMessage& messa
 v1::ServerMessage Dispatcher::HandleHello(const v1::ClientMessage& message,
                                           ConnectionState& connection) const {
   const v1::Hello& hello = message.hello();
-  const unsigned wanted = hello.protocol_version() == 0 ? kProtocolVersion
-                                                        : hello.protocol_version();
+  const unsigned wanted =
+      hello.protocol_version() == 0 ? kProtocolVersion : hello.protocol_version();
   if (wanted < kMinProtocolVersion || wanted > kProtocolVersion) {
-    return ErrorReply(v1::ERROR_CODE_PROTOCOL_MISMATCH,
-                      "protocol version " + std::to_string(wanted) +
-                          " is not served; this server speaks " +
-                          std::to_string(kMinProtocolVersion) + ".." +
-                          std::to_string(kProtocolVersion),
-                      message.command_id());
+    return ErrorReply(
+        v1::ERROR_CODE_PROTOCOL_MISMATCH,
+        "protocol version " + std::to_string(wanted) + " is not served; this server speaks " +
+            std::to_string(kMinProtocolVersion) + ".." + std::to_string(kProtocolVersion),
+        message.command_id());
   }
   connection.greeted = true;
   connection.protocol_version = wanted;

@@ -12,7 +12,7 @@ namespace melee::server {
 
 // What the server remembers about one connection between its messages.
 struct ConnectionState {
-  bool greeted = false;        // a Hello was answered
+  bool greeted = false;  // a Hello was answered
   unsigned protocol_version = 0;
 };
 

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
@@ -17,8 +16,8 @@ std::string ToJson(const google::protobuf::Message& message) {
   return melee::proto::ToJson(message, melee::proto::JsonStyle::kReport) + "\n";
 }
 
-HttpResponse MakeResponse(const HttpRequest& request, http::status status,
-                          std::string content_type, std::string body) {
+HttpResponse MakeResponse(const HttpRequest& request, http::status status, std::string content_type,
+                          std::string body) {
   HttpResponse response{status, request.version()};
   response.set(http::field::server, std::string(kServerName) + "/" + kServerVersion);
   response.set(http::field::content_type, content_type);
@@ -43,8 +42,8 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
 
 }  // namespace
 
-HttpResponse HttpError(const HttpRequest& request, http::status status,
-                       melee::v1::ErrorCode code, std::string message) {
+HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
+                       std::string message) {
   return MakeResponse(request, status, "application/json",
                       ToJson(melee::proto::MakeError(code, std::move(message))));
 }
@@ -55,9 +54,9 @@ HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& contex
   const std::string path = target.substr(0, target.find('?'));
   if (path == "/healthz" || path == "/metrics") {
     if (request.method() != http::verb::get) {
-      HttpResponse response = HttpError(request, http::status::method_not_allowed,
-                                        melee::v1::ERROR_CODE_NOT_SUPPORTED,
-                                        path + " answers GET only");
+      HttpResponse response =
+          HttpError(request, http::status::method_not_allowed, melee::v1::ERROR_CODE_NOT_SUPPORTED,
+                    path + " answers GET only");
       response.set(http::field::allow, "GET");
       return response;
     }
@@ -69,9 +68,9 @@ HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& contex
     return HttpError(request, http::status::upgrade_required, melee::v1::ERROR_CODE_MALFORMED_FRAME,
                      std::string(kWebSocketPath) + " is the WebSocket endpoint: send an Upgrade");
   }
-  return HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-                   "no such endpoint: " + path + " (try /healthz, /metrics or " +
-                       kWebSocketPath + ")");
+  return HttpError(
+      request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
+      "no such endpoint: " + path + " (try /healthz, /metrics or " + kWebSocketPath + ")");
 }
 
 }  // namespace melee::server

@@ -1,12 +1,12 @@
 // melee-server: the authoritative Melee game server. See README.md.
 
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include "engine/core/registry.h"
 #include "persistence/database.h"
@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   melee::server::ServerConfig config;
   std::string log_level = "info";
 
-  CLI::App app{"melee-server — authoritative game server for wargame close combat.\n"
-               "Serves GET /healthz, GET /metrics and the WebSocket protocol at /ws."};
+  CLI::App app{
+      "melee-server — authoritative game server for wargame close combat.\n"
+      "Serves GET /healthz, GET /metrics and the WebSocket protocol at /ws."};
   app.set_version_flag("--version", std::string(melee::server::kServerVersion));
   app.add_option("--listen", config.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", config.port, "TCP port (0 picks a free one)")->capture_default_str();

@@ -17,9 +17,9 @@ Metrics::Metrics()
     : http_requests(CounterFamily(*registry_, "melee_http_requests_total",
                                   "HTTP requests served (WebSocket upgrades included)")
                         .Add({})),
-      connections_accepted(CounterFamily(*registry_, "melee_connections_accepted_total",
-                                         "TCP connections accepted")
-                               .Add({})),
+      connections_accepted(
+          CounterFamily(*registry_, "melee_connections_accepted_total", "TCP connections accepted")
+              .Add({})),
       connections_refused(CounterFamily(*registry_, "melee_connections_refused_total",
                                         "TCP connections refused by the connection limits")
                               .Add({})),

@@ -3,13 +3,13 @@
 // Server metrics, exposed at GET /metrics in the Prometheus text format (prometheus-cpp).
 // Thread-safe: counters and gauges are atomic; Render() may run on any thread.
 
-#include <memory>
-#include <string>
-
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
 
 namespace melee::server {
 

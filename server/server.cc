@@ -1,8 +1,8 @@
 #include "server/server.h"
 
-#include <utility>
-
 #include <spdlog/spdlog.h>
+
+#include <utility>
 
 #include "server/sessions.h"
 
@@ -32,7 +32,8 @@ Server::~Server() = default;
 tl::expected<uint16_t, std::string> Server::Start() {
   error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
-  if (ec) return tl::unexpected("invalid listen address '" + config_.address + "': " + ec.message());
+  if (ec)
+    return tl::unexpected("invalid listen address '" + config_.address + "': " + ec.message());
   const tcp::endpoint endpoint{address, config_.port};
   const std::string where = config_.address + ":" + std::to_string(config_.port);
   if (acceptor_.open(endpoint.protocol(), ec); ec) {
@@ -96,9 +97,7 @@ void Server::Stop() {
     grace_timer_.async_wait([this](error_code ec) {
       if (!ec) ioc_.stop();
     });
-    connections_.CloseAll([this] {
-      asio::post(ioc_, [this] { grace_timer_.cancel(); });
-    });
+    connections_.CloseAll([this] { asio::post(ioc_, [this] { grace_timer_.cancel(); }); });
   });
 }
 

@@ -11,9 +11,8 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "engine/core/registry.h"
 #include "persistence/database.h"

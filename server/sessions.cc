@@ -1,9 +1,9 @@
 #include "server/sessions.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <spdlog/spdlog.h>
 
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
@@ -59,10 +59,9 @@ void HttpSession::OnRead(error_code ec, std::size_t) {
   if (ec == http::error::body_limit) {
     HttpRequest request;
     request.keep_alive(false);
-    return Send(HttpError(request, http::status::payload_too_large,
-                          v1::ERROR_CODE_MESSAGE_TOO_LARGE,
-                          "request body exceeds " +
-                              std::to_string(context_.config.max_http_body_bytes) + " bytes"));
+    return Send(HttpError(
+        request, http::status::payload_too_large, v1::ERROR_CODE_MESSAGE_TOO_LARGE,
+        "request body exceeds " + std::to_string(context_.config.max_http_body_bytes) + " bytes"));
   }
   if (ec) {
     if (ec != beast::error::timeout && ec != asio::error::operation_aborted) {
@@ -79,8 +78,8 @@ void HttpSession::OnRead(error_code ec, std::size_t) {
     }
     context_.metrics.http_requests.Increment();
     stream_.expires_never();
-    auto session = std::make_shared<WebSocketSession>(stream_.release_socket(), context_,
-                                                      std::move(*slot_));
+    auto session =
+        std::make_shared<WebSocketSession>(stream_.release_socket(), context_, std::move(*slot_));
     slot_.reset();
     session->Run(std::move(request));
     return;
@@ -91,9 +90,9 @@ void HttpSession::OnRead(error_code ec, std::size_t) {
 void HttpSession::Send(HttpResponse&& response) {
   const bool keep_alive = response.keep_alive();
   response_ = std::make_shared<HttpResponse>(std::move(response));
-  http::async_write(stream_, *response_,
-                    beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this(),
-                                              keep_alive));
+  http::async_write(
+      stream_, *response_,
+      beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this(), keep_alive));
 }
 
 void HttpSession::OnWrite(bool keep_alive, error_code ec, std::size_t) {
@@ -127,8 +126,9 @@ WebSocketSession::~WebSocketSession() {
 
 void WebSocketSession::Run(HttpRequest request) {
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-  ws_.set_option(websocket::stream_base::decorator(
-      [](websocket::response_type& response) { response.set(http::field::server, ServerHeader()); }));
+  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+    response.set(http::field::server, ServerHeader());
+  }));
   ws_.read_message_max(context_.config.hard_max_message_bytes);
   ws_.async_accept(request,
                    beast::bind_front_handler(&WebSocketSession::OnAccept, shared_from_this()));
@@ -180,8 +180,8 @@ void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
                          std::to_string(context_.config.max_message_bytes) +
                          " bytes; it was dropped");
   }
-  auto message = melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText
-                                                               : FrameKind::kBinary);
+  auto message =
+      melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText : FrameKind::kBinary);
   if (!message) return SendError(message.error().code, message.error().message);
   for (v1::ServerMessage& reply : context_.dispatcher.Handle(*message, state_)) {
     if (reply.has_error()) context_.metrics.CountError(v1::ErrorCode_Name(reply.error().code()));
@@ -198,10 +198,9 @@ void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::s
 }
 
 void WebSocketSession::Send(v1::ServerMessage message) {
-  asio::dispatch(ws_.get_executor(),
-                 [self = shared_from_this(), message = std::move(message)] {
-                   self->Enqueue(message);
-                 });
+  asio::dispatch(ws_.get_executor(), [self = shared_from_this(), message = std::move(message)] {
+    self->Enqueue(message);
+  });
 }
 
 void WebSocketSession::Enqueue(const v1::ServerMessage& message) {

@@ -3,11 +3,10 @@
 // Exit codes: 0 success; 1 the server answered with an Error; 2 usage error (CLI11);
 // 3 could not reach the server (connect, timeout, closed connection).
 
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "client-sdk/sync_client.h"
 #include "proto/codec/json.h"
@@ -57,8 +56,9 @@ int RunHello(const std::string& url, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"melee — play, watch and audit Melee close-combat matches.\n"
-               "Exit codes: 0 ok, 1 the server refused, 2 usage error, 3 server unreachable."};
+  CLI::App app{
+      "melee — play, watch and audit Melee close-combat matches.\n"
+      "Exit codes: 0 ok, 1 the server refused, 2 usage error, 3 server unreachable."};
   app.require_subcommand(1);
   std::string url = "ws://127.0.0.1:8080/ws";
   app.add_option("--server", url, "WebSocket URL of the server")->capture_default_str();

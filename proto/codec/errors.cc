@@ -16,9 +16,9 @@ melee::v1::Error MakeError(melee::v1::ErrorCode code, std::string message, std::
 
 melee::v1::Error ToWireError(const melee::engine::RuleError& error, std::string command_id) {
   const bool unsupported = error.message.rfind("not supported", 0) == 0;
-  return MakeError(unsupported ? melee::v1::ERROR_CODE_NOT_SUPPORTED
-                               : melee::v1::ERROR_CODE_RULE_VIOLATION,
-                   error.message, std::move(command_id), error.rule_ref);
+  return MakeError(
+      unsupported ? melee::v1::ERROR_CODE_NOT_SUPPORTED : melee::v1::ERROR_CODE_RULE_VIOLATION,
+      error.message, std::move(command_id), error.rule_ref);
 }
 
 melee::v1::Error ToWireError(const FrameError& error, std::string command_id) {

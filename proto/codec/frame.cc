@@ -1,12 +1,12 @@
 #include "proto/codec/frame.h"
 
-#include "proto/codec/json.h"
+#include <google/protobuf/unknown_field_set.h>
+#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <vector>
 
-#include <google/protobuf/unknown_field_set.h>
-#include <google/protobuf/util/json_util.h>
+#include "proto/codec/json.h"
 
 namespace melee::proto {
 namespace {
@@ -34,10 +34,10 @@ tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
   Message message;
   if (kind == FrameKind::kBinary) {
     if (!message.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
-      return tl::unexpected(FrameError{
-          melee::v1::ERROR_CODE_MALFORMED_FRAME,
-          "binary frame of " + std::to_string(frame.size()) + " bytes is not a valid " +
-              std::string(what) + " (protobuf parse failed)"});
+      return tl::unexpected(FrameError{melee::v1::ERROR_CODE_MALFORMED_FRAME,
+                                       "binary frame of " + std::to_string(frame.size()) +
+                                           " bytes is not a valid " + std::string(what) +
+                                           " (protobuf parse failed)"});
     }
     if (is_empty(message)) {
       return tl::unexpected(FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
@@ -51,8 +51,9 @@ tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
   const pb::util::Status status = pb::util::JsonStringToMessage(frame, &message, strict);
   if (status.ok()) {
     if (is_empty(message)) {
-      return tl::unexpected(FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
-                                       std::string(what) + " carries no message this protocol knows"});
+      return tl::unexpected(
+          FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
+                     std::string(what) + " carries no message this protocol knows"});
     }
     return message;
   }
@@ -64,13 +65,13 @@ tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
   if (pb::util::JsonStringToMessage(frame, &lenient, ignore_unknown).ok() && is_empty(lenient)) {
     return tl::unexpected(FrameError{
         melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
-        std::string(what) + " carries no message this protocol knows: " +
-            std::string(status.message())});
+        std::string(what) +
+            " carries no message this protocol knows: " + std::string(status.message())});
   }
-  return tl::unexpected(FrameError{
-      melee::v1::ERROR_CODE_MALFORMED_FRAME,
-      "text frame is not a valid " + std::string(what) + " in the protobuf JSON mapping: " +
-          std::string(status.message())});
+  return tl::unexpected(
+      FrameError{melee::v1::ERROR_CODE_MALFORMED_FRAME,
+                 "text frame is not a valid " + std::string(what) +
+                     " in the protobuf JSON mapping: " + std::string(status.message())});
 }
 
 std::string Encode(const pb::Message& message, FrameKind kind) {

@@ -8,7 +8,6 @@
 
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "melee/v1/envelope.pb.h"

@@ -3,9 +3,9 @@
 // The protobuf JSON mapping as Melee prints it everywhere: proto field names (`command_id`),
 // one place so HTTP bodies, the CLI and text frames agree.
 
-#include <string>
-
 #include <google/protobuf/message.h>
+
+#include <string>
 
 namespace melee::proto {
 

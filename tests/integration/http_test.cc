@@ -31,8 +31,7 @@ TEST(HttpTest, MetricsAreInPrometheusTextFormat) {
   ASSERT_TRUE(result.error.empty()) << result.error;
   EXPECT_EQ(result.status, 200);
   EXPECT_NE(result.content_type.find("text/plain"), std::string::npos);
-  EXPECT_NE(result.body.find("# TYPE melee_ws_messages_received_total counter"),
-            std::string::npos)
+  EXPECT_NE(result.body.find("# TYPE melee_ws_messages_received_total counter"), std::string::npos)
       << result.body;
   EXPECT_NE(result.body.find("melee_errors_total{code=\"ERROR_CODE_MALFORMED_FRAME\"} 1"),
             std::string::npos)

@@ -1,9 +1,9 @@
 // The real executables, started as a user would start them.
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "tests/testing/http_get.h"
 #include "tests/testing/subprocess.h"
@@ -26,7 +26,8 @@ uint16_t StartServer(testing::Subprocess& server) {
 TEST(ProcessTest, ServerHelpListsItsOptions) {
   testing::Subprocess help({MELEE_SERVER_BINARY, "--help"});
   ASSERT_EQ(help.Wait(seconds(20)), 0) << help.output();
-  for (const char* option : {"--listen", "--port", "--data-dir", "--threads", "--max-message-bytes"}) {
+  for (const char* option :
+       {"--listen", "--port", "--data-dir", "--threads", "--max-message-bytes"}) {
     EXPECT_NE(help.output().find(option), std::string::npos) << option << "\n" << help.output();
   }
 }
@@ -83,8 +84,8 @@ TEST(ProcessTest, CliReportsAnUnreachableServerWithExitCode3) {
 TEST(ProcessTest, ServerRefusesAnUnusableDataDirectory) {
   testing::TempDir dir;
   std::ofstream(dir.path() / "file") << "x";
-  testing::Subprocess server({MELEE_SERVER_BINARY, "--port", "0", "--data-dir",
-                              (dir.path() / "file" / "data").string()});
+  testing::Subprocess server(
+      {MELEE_SERVER_BINARY, "--port", "0", "--data-dir", (dir.path() / "file" / "data").string()});
   EXPECT_EQ(server.Wait(seconds(20)), 1) << server.output();
   EXPECT_NE(server.output().find("cannot create data directory"), std::string::npos)
       << server.output();

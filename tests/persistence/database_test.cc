@@ -1,11 +1,10 @@
 #include "persistence/database.h"
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "tests/testing/temp_dir.h"
 
@@ -67,14 +66,13 @@ TEST(DatabaseTest, NewerFormatVersionIsRefused) {
   { ASSERT_TRUE(Database::Open(path).has_value()); }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '99' WHERE key = 'format_version';",
-                         nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '99' WHERE key = 'format_version';", nullptr,
+                         nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
   auto db = Database::Open(path);
   ASSERT_FALSE(db.has_value());
-  EXPECT_NE(db.error().message.find("format version 99"), std::string::npos)
-      << db.error().message;
+  EXPECT_NE(db.error().message.find("format version 99"), std::string::npos) << db.error().message;
 }
 
 TEST(DatabaseTest, DataDirectoryUnderAFileIsAClearError) {

@@ -32,8 +32,7 @@ TEST_F(DispatcherTest, HelloAnswersVersionsAndLimits) {
   EXPECT_EQ(replies[0].hello().server_version(), kServerVersion);
   EXPECT_EQ(replies[0].hello().protocol_version(), kProtocolVersion);
   EXPECT_EQ(replies[0].hello().max_message_bytes(), 4096u);
-  EXPECT_EQ(static_cast<std::size_t>(replies[0].hello().rulesets_size()),
-            registry_.Ids().size());
+  EXPECT_EQ(static_cast<std::size_t>(replies[0].hello().rulesets_size()), registry_.Ids().size());
   EXPECT_TRUE(connection_.greeted);
 }
 

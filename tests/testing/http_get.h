@@ -27,23 +27,22 @@ inline HttpResult HttpGet(uint16_t port, const std::string& target,
   request.set(http::field::host, "127.0.0.1");
   request.keep_alive(false);
   http::response<http::string_body> response;
-  stream.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                       [&](error_code ec) {
-                         if (ec) {
-                           result.error = "connect: " + ec.message();
-                           return;
-                         }
-                         http::async_write(stream, request, [&](error_code wec, std::size_t) {
-                           if (wec) {
-                             result.error = "write: " + wec.message();
-                             return;
-                           }
-                           http::async_read(stream, buffer, response,
-                                            [&](error_code rec, std::size_t) {
-                                              if (rec) result.error = "read: " + rec.message();
-                                            });
-                         });
-                       });
+  stream.async_connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), [&](error_code ec) {
+        if (ec) {
+          result.error = "connect: " + ec.message();
+          return;
+        }
+        http::async_write(stream, request, [&](error_code wec, std::size_t) {
+          if (wec) {
+            result.error = "write: " + wec.message();
+            return;
+          }
+          http::async_read(stream, buffer, response, [&](error_code rec, std::size_t) {
+            if (rec) result.error = "read: " + rec.message();
+          });
+        });
+      });
   ioc.run();
   if (result.error.empty()) {
     result.status = static_cast<int>(response.result_int());

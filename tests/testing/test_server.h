@@ -3,11 +3,11 @@
 // A real melee server on 127.0.0.1:<free port>, running on its own threads for one test, with
 // its SQLite file in a temporary data directory.
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "engine/core/registry.h"
 #include "persistence/database.h"

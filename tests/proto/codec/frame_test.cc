@@ -32,8 +32,8 @@ TEST(FrameTest, JsonRoundTripUsesProtoFieldNames) {
 }
 
 TEST(FrameTest, JsonAcceptsLowerCamelCaseToo) {
-  auto decoded = DecodeClientMessage(R"({"commandId":"x","hello":{"clientName":"py"}})",
-                                     FrameKind::kText);
+  auto decoded =
+      DecodeClientMessage(R"({"commandId":"x","hello":{"clientName":"py"}})", FrameKind::kText);
   ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
   EXPECT_EQ(decoded->hello().client_name(), "py");
 }
