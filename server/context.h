@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "persistence/database.h"
+#include "persistence/event_store.h"
 #include "server/config.h"
 #include "server/connections.h"
 #include "server/dispatcher.h"
@@ -17,7 +17,7 @@ struct ServerContext {
   Metrics& metrics;
   Connections& connections;
   const Dispatcher& dispatcher;
-  persistence::Database& database;
+  persistence::EventStore& store;
 };
 
 }  // namespace melee::server

@@ -33,7 +33,7 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
   report.set_server_name(kServerName);
   report.set_server_version(kServerVersion);
   report.set_open_connections(context.connections.open());
-  auto ping = context.database.Ping();
+  auto ping = context.store.Ping();
   report.set_store(ping ? "ok" : ping.error().message);
   report.set_status(ping ? "ok" : "degraded");
   return MakeResponse(request, ping ? http::status::ok : http::status::service_unavailable,

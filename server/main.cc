@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "engine/core/registry.h"
-#include "persistence/database.h"
+#include "persistence/sqlite_event_store.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -51,12 +51,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    auto database = melee::persistence::Database::OpenDataDirectory(config.data_dir);
-    if (!database) {
-      spdlog::error("{}", database.error().message);
+    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
+    if (!store) {
+      spdlog::error("{}", store.error().message);
       return EXIT_FAILURE;
     }
-    std::shared_ptr<melee::persistence::Database> shared = std::move(*database);
+    std::shared_ptr<melee::persistence::EventStore> shared = std::move(*store);
     melee::server::Server server(config, shared, melee::engine::BuiltinRegistry());
     server.StopOnSignals();  // before Start(): its "listening" line means signals are handled
     auto port = server.Start();

@@ -14,14 +14,14 @@ constexpr auto kShutdownGrace = std::chrono::seconds(2);
 
 }  // namespace
 
-Server::Server(ServerConfig config, std::shared_ptr<persistence::Database> database,
+Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
                melee::engine::Registry registry)
     : config_(std::move(config)),
-      database_(std::move(database)),
+      store_(std::move(store)),
       registry_(std::move(registry)),
       connections_(config_.max_connections, config_.max_connections_per_address),
       dispatcher_(registry_, config_.max_message_bytes),
-      context_{config_, metrics_, connections_, dispatcher_, *database_},
+      context_{config_, metrics_, connections_, dispatcher_, *store_},
       ioc_(config_.threads),
       acceptor_(asio::make_strand(ioc_)),
       signals_(ioc_),
@@ -50,7 +50,7 @@ tl::expected<uint16_t, std::string> Server::Start() {
   }
   const uint16_t port = acceptor_.local_endpoint().port();
   spdlog::info("{} listening on http://{}:{} (WebSocket at /ws), data in {}", "melee-server",
-               config_.address, port, database_->path());
+               config_.address, port, config_.data_dir.string());
   DoAccept();
   return port;
 }

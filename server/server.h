@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/core/registry.h"
-#include "persistence/database.h"
+#include "persistence/event_store.h"
 #include "server/config.h"
 #include "server/connections.h"
 #include "server/context.h"
@@ -27,8 +27,8 @@ namespace melee::server {
 
 class Server {
  public:
-  // `database` is shared with the caller; `registry` lists the rulesets served.
-  Server(ServerConfig config, std::shared_ptr<persistence::Database> database,
+  // `store` is shared with the caller; `registry` lists the rulesets served.
+  Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
          melee::engine::Registry registry);
   ~Server();
   Server(const Server&) = delete;
@@ -55,7 +55,7 @@ class Server {
   void OnAccept(error_code ec, tcp::socket socket);
 
   ServerConfig config_;
-  std::shared_ptr<persistence::Database> database_;
+  std::shared_ptr<persistence::EventStore> store_;
   melee::engine::Registry registry_;
   Metrics metrics_;
   Connections connections_;

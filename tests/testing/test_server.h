@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "engine/core/registry.h"
-#include "persistence/database.h"
+#include "persistence/sqlite_event_store.h"
 #include "server/server.h"
 #include "tests/testing/temp_dir.h"
 
@@ -22,10 +22,10 @@ class TestServer {
     config.address = "127.0.0.1";
     config.port = 0;
     config.data_dir = dir_.path() / "data";
-    auto database = melee::persistence::Database::OpenDataDirectory(config.data_dir);
-    if (!database) ADD_FAILURE() << database.error().message;
-    database_ = std::move(*database);
-    server_ = std::make_unique<melee::server::Server>(config, database_,
+    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
+    if (!store) ADD_FAILURE() << store.error().message;
+    store_ = std::move(*store);
+    server_ = std::make_unique<melee::server::Server>(config, store_,
                                                       melee::engine::BuiltinRegistry());
     auto port = server_->Start();
     if (!port) ADD_FAILURE() << port.error();
@@ -48,7 +48,7 @@ class TestServer {
 
  private:
   TempDir dir_;
-  std::shared_ptr<melee::persistence::Database> database_;
+  std::shared_ptr<melee::persistence::EventStore> store_;
   std::unique_ptr<melee::server::Server> server_;
   uint16_t port_ = 0;
   std::thread thread_;

@@ -1,0 +1,89 @@
+#include "persistence/event_store.h"
+
+#include <openssl/evp.h>
+
+#include <future>
+#include <utility>
+
+namespace melee::persistence {
+namespace {
+
+// Hashes the concatenation of `parts` with SHA-256 (OpenSSL EVP).
+Hash Sha256(std::initializer_list<std::string_view> parts) {
+  Hash out{};
+  EVP_MD_CTX* context = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
+  for (std::string_view part : parts) EVP_DigestUpdate(context, part.data(), part.size());
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(context, out.data(), &length);
+  EVP_MD_CTX_free(context);
+  return out;
+}
+
+std::string_view AsBytes(const Hash& hash) {
+  return {reinterpret_cast<const char*>(hash.data()), hash.size()};
+}
+
+}  // namespace
+
+std::string ToHex(const Hash& hash) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(hash.size() * 2);
+  for (unsigned char byte : hash) {
+    hex.push_back(kDigits[byte >> 4]);
+    hex.push_back(kDigits[byte & 0x0f]);
+  }
+  return hex;
+}
+
+Hash Genesis(std::string_view match_id) { return Sha256({"melee/v1/genesis", match_id}); }
+
+Hash ChainHash(const Hash& prev_hash, std::string_view payload) {
+  return Sha256({AsBytes(prev_hash), payload});
+}
+
+std::string_view Name(StoreErrorCode code) {
+  switch (code) {
+    case StoreErrorCode::kConflict:
+      return "conflict";
+    case StoreErrorCode::kNotFound:
+      return "not_found";
+    case StoreErrorCode::kCorrupt:
+      return "corrupt";
+    case StoreErrorCode::kUnavailable:
+      return "unavailable";
+    case StoreErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case StoreErrorCode::kClosed:
+      return "closed";
+  }
+  return "unknown";
+}
+
+StoreResult<Appended> EventStore::AppendAndWait(AppendBatch batch) {
+  std::promise<StoreResult<Appended>> promise;
+  auto future = promise.get_future();
+  Append(std::move(batch),
+         [&promise](StoreResult<Appended> result) { promise.set_value(std::move(result)); });
+  return future.get();
+}
+
+StoreResult<bool> AuditSnapshot(EventStore& store, std::string_view match_id,
+                                const FoldFunction& fold) {
+  auto loaded = store.Load(match_id);
+  if (!loaded) return tl::unexpected(loaded.error());
+  if (!loaded->snapshot) return false;
+  const Snapshot& snapshot = *loaded->snapshot;
+  auto events = store.Read(match_id, 0, snapshot.seq);
+  if (!events) return tl::unexpected(events.error());
+  if (fold(*events) == snapshot.state) return true;
+  auto discarded = store.DiscardSnapshot(match_id, snapshot.seq,
+                                         "snapshot at seq " + std::to_string(snapshot.seq) +
+                                             " disagrees with the fold of events 1.." +
+                                             std::to_string(snapshot.seq));
+  if (!discarded) return tl::unexpected(discarded.error());
+  return false;
+}
+
+}  // namespace melee::persistence

@@ -1,0 +1,166 @@
+#pragma once
+
+// The event log: the product's source of truth (replay, play-by-email, tournament audits).
+//
+// A match is an append-only sequence of opaque event payloads (serialized
+// melee.storage.v1.StoredEvent; the store never parses them) numbered seq = 1, 2, 3 ... without
+// gaps. Each event is hash-chained to the one before it:
+//
+//   hash(seq) = SHA-256(prev_hash || payload),  prev_hash(1) = Genesis(match_id)
+//
+// and reads verify the chain, reporting the first bad event rather than returning altered data.
+// See persistence/FORMAT.md for the on-disk format.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tl/expected.hpp>
+#include <vector>
+
+namespace melee::persistence {
+
+// A SHA-256 digest.
+using Hash = std::array<unsigned char, 32>;
+
+// Returns `hash` as 64 lowercase hex digits.
+std::string ToHex(const Hash& hash);
+
+// Returns the prev_hash of a match's first event: SHA-256("melee/v1/genesis" || match_id), so a
+// chain cannot be moved to another match.
+Hash Genesis(std::string_view match_id);
+
+// Returns SHA-256(prev_hash || payload).
+Hash ChainHash(const Hash& prev_hash, std::string_view payload);
+
+enum class StoreErrorCode {
+  kConflict,         // expected_seq is not the match's last seq (optimistic concurrency)
+  kNotFound,         // no such match or snapshot
+  kCorrupt,          // the log fails verification, or SQLite reports a corrupt file
+  kUnavailable,      // I/O error, disk full, read-only file, database locked: nothing was written
+  kInvalidArgument,  // a request that can never succeed (empty batch, empty match id)
+  kClosed,           // the store is shutting down
+};
+
+// Returns "conflict", "not_found", "corrupt", "unavailable", "invalid_argument" or "closed".
+std::string_view Name(StoreErrorCode code);
+
+// A storage failure, said so that a person running the server understands it.
+struct StoreError {
+  StoreErrorCode code = StoreErrorCode::kUnavailable;
+  std::string message;
+  uint64_t seq = 0;  // kCorrupt: the first bad event's seq (0 when not about one event)
+};
+
+template <class T>
+using StoreResult = tl::expected<T, StoreError>;
+
+// One stored event.
+struct Event {
+  std::string match_id;
+  uint64_t seq = 0;
+  std::string payload;
+  Hash prev_hash{};
+  Hash hash{};
+  int64_t recorded_unix_ms = 0;  // from the appender's clock; not part of the hash
+};
+
+// Events to append to one match, atomically: all of them or none.
+struct AppendBatch {
+  std::string match_id;
+  uint64_t expected_seq = 0;          // the match's last seq as the caller knows it (0: new match)
+  std::vector<std::string> payloads;  // at least one
+  int64_t recorded_unix_ms = 0;       // the caller's (injected) clock
+};
+
+// Where an appended batch landed.
+struct Appended {
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  Hash head{};  // hash of the last event: the chain head to sign
+};
+
+// Called once per Append, after the transaction holding the batch committed durably (or failed).
+// Runs on the store's writer thread: it must not block, and must not call AppendAndWait.
+using AppendCallback = std::function<void(StoreResult<Appended>)>;
+
+// The last event of one match.
+struct MatchSummary {
+  std::string match_id;
+  uint64_t last_seq = 0;
+  Hash head{};
+  int64_t last_recorded_unix_ms = 0;
+};
+
+// A folded state of a match after event `seq`, to load a long match without folding everything.
+// The events stay the truth: a snapshot that disagrees with them is discarded.
+struct Snapshot {
+  uint64_t seq = 0;
+  std::string state;  // opaque bytes (the caller's encoding of its folded state)
+  Hash chain_hash{};  // hash of event `seq` when the snapshot was taken
+};
+
+// What a caller needs to rebuild a match: the newest valid snapshot (if any) and every event
+// after it, verified.
+struct LoadedMatch {
+  std::optional<Snapshot> snapshot;
+  std::vector<Event> events;                     // after snapshot->seq, or all of them
+  std::vector<std::string> discarded_snapshots;  // why snapshots were discarded on the way
+};
+
+// Thread-safe: every method may be called from any thread.
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Queues `batch`; `done` runs after it committed durably, or with the reason it did not:
+  // kConflict when expected_seq is stale (nothing written), kUnavailable on an I/O failure
+  // (nothing written, nothing acknowledged). Batches of many matches commit together.
+  virtual void Append(AppendBatch batch, AppendCallback done) = 0;
+
+  // Appends and blocks until the batch committed or failed. Not from an AppendCallback.
+  StoreResult<Appended> AppendAndWait(AppendBatch batch);
+
+  // Returns the events of `match_id` with seq > after_seq (at most `limit`), verified: each
+  // one's hash and its link to the event before it. kCorrupt names the first bad event.
+  // kNotFound when the match has no events.
+  virtual StoreResult<std::vector<Event>> Read(std::string_view match_id, uint64_t after_seq = 0,
+                                               uint64_t limit = UINT64_MAX) = 0;
+
+  // Returns every match with its head, sorted by match id.
+  virtual StoreResult<std::vector<MatchSummary>> ListMatches() = 0;
+
+  // Stores a snapshot of `match_id` after event `seq` (which must exist).
+  virtual StoreResult<void> SaveSnapshot(std::string_view match_id, uint64_t seq,
+                                         std::string state) = 0;
+
+  // Returns the newest snapshot that still agrees with the log (its chain hash and its own
+  // checksum) and the verified events after it. Snapshots that do not agree are discarded and
+  // reported in LoadedMatch::discarded_snapshots.
+  virtual StoreResult<LoadedMatch> Load(std::string_view match_id) = 0;
+
+  // Discards the snapshot of `match_id` at `seq`, recording `reason` (a caller whose fold of the
+  // events disagrees with the snapshot calls this; see AuditSnapshot).
+  virtual StoreResult<void> DiscardSnapshot(std::string_view match_id, uint64_t seq,
+                                            std::string reason) = 0;
+
+  // Returns the recorded snapshot discards of `match_id` (seq and reason), oldest first.
+  virtual StoreResult<std::vector<std::pair<uint64_t, std::string>>> SnapshotDiscards(
+      std::string_view match_id) = 0;
+
+  // Returns success when the store answers a trivial query (GET /healthz).
+  virtual StoreResult<void> Ping() = 0;
+};
+
+// Folds events (from an optional starting state) into a state's bytes. The engine's fold,
+// seen from persistence: used to audit snapshots against the events.
+using FoldFunction = std::function<std::string(const std::vector<Event>& events)>;
+
+// Checks the newest snapshot of `match_id` against `fold` of every event up to its seq; when they
+// differ, discards it with a reason. Returns true when a snapshot was present and agreed.
+StoreResult<bool> AuditSnapshot(EventStore& store, std::string_view match_id,
+                                const FoldFunction& fold);
+
+}  // namespace melee::persistence
