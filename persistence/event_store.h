@@ -39,7 +39,7 @@ enum class StoreErrorCode {
   kConflict,         // expected_seq is not the match's last seq (optimistic concurrency)
   kNotFound,         // no such match or snapshot
   kCorrupt,          // the log fails verification, or SQLite reports a corrupt file
-  kUnavailable,      // I/O error, disk full, read-only file, database locked: nothing was written
+  kUnavailable,      // I/O error, disk full, read-only file, locked: nothing was acknowledged
   kInvalidArgument,  // a request that can never succeed (empty batch, empty match id)
   kClosed,           // the store is shutting down
 };
@@ -117,7 +117,8 @@ class EventStore {
 
   // Queues `batch`; `done` runs after it committed durably, or with the reason it did not:
   // kConflict when expected_seq is stale (nothing written), kUnavailable on an I/O failure
-  // (nothing written, nothing acknowledged). Batches of many matches commit together.
+  // (nothing acknowledged; after a failed fsync the whole batch, never a part of it, may still
+  // reappear when the file is reopened after a crash). Batches of many matches commit together.
   virtual void Append(AppendBatch batch, AppendCallback done) = 0;
 
   // Appends and blocks until the batch committed or failed. Not from an AppendCallback.
