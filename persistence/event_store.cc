@@ -11,8 +11,10 @@ namespace {
 // Hashes the concatenation of `parts` with SHA-256 (OpenSSL EVP).
 Hash Sha256(std::initializer_list<std::string_view> parts) {
   Hash out{};
+  // Fetched once: EVP_sha256() would look the algorithm up again on every hash.
+  static const EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
   EVP_MD_CTX* context = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(context, EVP_sha256(), nullptr);
+  EVP_DigestInit_ex(context, kSha256, nullptr);
   for (std::string_view part : parts) EVP_DigestUpdate(context, part.data(), part.size());
   unsigned int length = 0;
   EVP_DigestFinal_ex(context, out.data(), &length);

@@ -92,9 +92,12 @@ class SqliteEventStore final : public EventStore {
     AppendCallback done;
   };
   struct Head {
+    int64_t match_no = 0;  // 0: the match has no row in `matches` yet
     uint64_t seq = 0;
     Hash hash{};
+    int64_t event_id = 0;  // rowid of the last event; 0 when there is none
   };
+  struct WriterStatements;
 
   SqliteEventStore(std::string path, Options options);
 
@@ -110,6 +113,7 @@ class SqliteEventStore final : public EventStore {
   const std::string path_;
   const Options options_;
   sqlite3* writer_ = nullptr;  // owned; used only by the writer thread (and Open)
+  std::unique_ptr<WriterStatements> statements_;  // prepared on writer_
   sqlite3* reader_ = nullptr;  // owned; guarded by reader_mutex_; == writer_ for :memory:
   bool shared_connection_ = false;
   std::mutex reader_mutex_;

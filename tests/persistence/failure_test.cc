@@ -331,9 +331,11 @@ TEST_F(CorruptPageTest, PageOfEventsInTheMiddleFailsReadsClearly) {
   auto read = (*store)->Read("m1");
   ASSERT_FALSE(read.has_value());
   ExpectCorrupt(read.error());
+  // The match heads live in their own table, so listing still answers (and names the match
+  // whose events cannot be read).
   auto listed = (*store)->ListMatches();
-  ASSERT_FALSE(listed.has_value());
-  ExpectCorrupt(listed.error());
+  ASSERT_TRUE(listed.has_value()) << listed.error().message;
+  EXPECT_EQ(listed->size(), 1u);
   EXPECT_TRUE((*store)->Ping().has_value());
 
   // The original file is intact: nothing acknowledged was lost there.

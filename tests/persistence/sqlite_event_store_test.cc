@@ -330,7 +330,8 @@ TEST_F(TamperTest, ReorderedRowsBreakTheLinks) {
   const StoreError error = ReadError();
   EXPECT_EQ(error.code, StoreErrorCode::kCorrupt);
   EXPECT_EQ(error.seq, 2u);
-  EXPECT_NE(error.message.find("does not link to seq 1"), std::string::npos) << error.message;
+  EXPECT_NE(error.message.find("found seq 3 where this event should be"), std::string::npos)
+      << error.message;
 }
 
 TEST_F(TamperTest, RewrittenPayloadWithRecomputedHashStillBreaksTheNextLink) {
