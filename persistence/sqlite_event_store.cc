@@ -312,6 +312,18 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(const std:
     if (!reader) return tl::unexpected(reader.error());
     store->reader_ = *reader;
   }
+  if (!memory) {
+    // Checkpoints run on their own connection and thread, never inside a commit.
+    if (auto ok = ExecOrError(store->writer_, "PRAGMA wal_autocheckpoint=0", "cannot open " + path);
+        !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto checkpointer = OpenConnection(path, options, SQLITE_OPEN_READWRITE);
+    if (!checkpointer) return tl::unexpected(checkpointer.error());
+    store->checkpointer_ = *checkpointer;
+    sqlite3_wal_hook(store->writer_, &SqliteEventStore::OnWalCommit, store.get());
+    store->checkpoint_thread_ = std::thread([raw = store.get()] { raw->CheckpointLoop(); });
+  }
   store->writer_thread_ = std::thread([raw = store.get()] { raw->WriterLoop(); });
   return store;
 }
@@ -335,9 +347,44 @@ SqliteEventStore::~SqliteEventStore() {
   }
   queue_cv_.notify_all();
   if (writer_thread_.joinable()) writer_thread_.join();
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    checkpoint_stopping_ = true;
+  }
+  checkpoint_cv_.notify_all();
+  if (checkpoint_thread_.joinable()) checkpoint_thread_.join();
+  sqlite3_close_v2(checkpointer_);
   statements_.reset();
   if (!shared_connection_) sqlite3_close_v2(reader_);
   sqlite3_close_v2(writer_);
+}
+
+// ---- checkpoints: off the writer's path ------------------------------------------------------
+
+int SqliteEventStore::OnWalCommit(void* self, sqlite3*, const char*, int pages) {
+  if (pages >= kCheckpointPages) {
+    auto* store = static_cast<SqliteEventStore*>(self);
+    {
+      std::lock_guard lock(store->checkpoint_mutex_);
+      store->checkpoint_wanted_ = true;
+    }
+    store->checkpoint_cv_.notify_one();
+  }
+  return SQLITE_OK;
+}
+
+void SqliteEventStore::CheckpointLoop() {
+  std::unique_lock lock(checkpoint_mutex_);
+  while (true) {
+    checkpoint_cv_.wait(lock, [this] { return checkpoint_stopping_ || checkpoint_wanted_; });
+    if (checkpoint_stopping_) return;
+    checkpoint_wanted_ = false;
+    lock.unlock();
+    // PASSIVE: copies what it can without blocking the writer or the readers. A failure is
+    // retried at the next trigger; the WAL keeps every committed frame meanwhile.
+    sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    lock.lock();
+  }
 }
 
 // ---- appending: one writer thread, group commit -----------------------------------------------
@@ -386,11 +433,10 @@ StoreResult<SqliteEventStore::Head> SqliteEventStore::HeadOf(const std::string& 
     head.event_id = select.Int(2);
     if (head.seq > 0) {
       Hash recorded{}, prev{}, hash{};
-      const bool verified =
-          select.HashColumn(3, recorded) && select.HashColumn(7, prev) &&
-          select.HashColumn(8, hash) && select.Int(4) == head.match_no &&
-          static_cast<uint64_t>(select.Int(5)) == head.seq && hash == recorded &&
-          ChainHash(prev, select.Blob(6)) == hash;
+      const bool verified = select.HashColumn(3, recorded) && select.HashColumn(7, prev) &&
+                            select.HashColumn(8, hash) && select.Int(4) == head.match_no &&
+                            static_cast<uint64_t>(select.Int(5)) == head.seq && hash == recorded &&
+                            ChainHash(prev, select.Blob(6)) == hash;
       sqlite3_reset(select.get());
       if (!verified) {
         return tl::unexpected(
@@ -429,11 +475,11 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
     for (std::size_t i = 0; i < work.size() && !aborted; ++i) {
       const AppendBatch& batch = work[i].batch;
       if (batch.match_id.empty() || batch.payloads.empty()) {
-        results[i] = tl::unexpected(StoreError{StoreErrorCode::kInvalidArgument,
-                                               batch.match_id.empty()
-                                                   ? "an append needs a match id"
-                                                   : "an append needs at least one event",
-                                               0});
+        results[i] =
+            tl::unexpected(StoreError{StoreErrorCode::kInvalidArgument,
+                                      batch.match_id.empty() ? "an append needs a match id"
+                                                             : "an append needs at least one event",
+                                      0});
         continue;
       }
       Head head;
@@ -446,11 +492,11 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         continue;
       }
       if (batch.expected_seq != head.seq) {
-        results[i] = tl::unexpected(StoreError{
-            StoreErrorCode::kConflict,
-            "match " + batch.match_id + " is at seq " + std::to_string(head.seq) +
-                ", not at the expected seq " + std::to_string(batch.expected_seq),
-            0});
+        results[i] = tl::unexpected(
+            StoreError{StoreErrorCode::kConflict,
+                       "match " + batch.match_id + " is at seq " + std::to_string(head.seq) +
+                           ", not at the expected seq " + std::to_string(batch.expected_seq),
+                       0});
         continue;
       }
 
@@ -570,8 +616,8 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       ~EndRead() { Exec(db, "COMMIT"); }
     } end_read{db};
 
-    Statement head(db,
-                   "SELECT match_no, last_seq, head_id, head_hash FROM matches WHERE match_id = ?1");
+    Statement head(
+        db, "SELECT match_no, last_seq, head_id, head_hash FROM matches WHERE match_id = ?1");
     if (!head.ok()) return tl::unexpected(SqliteError(db, head.rc(), "cannot read"));
     head.Bind(1, match_id);
     int rc = head.Step();
@@ -609,8 +655,8 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       rc = select.Step();
       if (rc == SQLITE_DONE) {
         const uint64_t missing = chain.empty() ? last_seq : chain.back().seq - 1;
-        return tl::unexpected(Corrupt(match_id, missing,
-                                      "the event is missing (removed from the log)"));
+        return tl::unexpected(
+            Corrupt(match_id, missing, "the event is missing (removed from the log)"));
       }
       if (rc != SQLITE_ROW) {
         return tl::unexpected(SqliteError(db, rc, "cannot read match " + std::string(match_id)));

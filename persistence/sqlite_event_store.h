@@ -5,7 +5,9 @@
 // Appends from every match wait in one queue; the writer thread takes everything waiting (up to
 // Options::max_batch_events events), writes it in one transaction (each match's batch inside its
 // own SAVEPOINT, so one stale batch does not sink the others), commits, and only then runs the
-// callbacks. Reads use a second connection (WAL readers do not block the writer).
+// callbacks. Reads use a second connection (WAL readers do not block the writer), and a third,
+// on its own thread, checkpoints the WAL into the database file once it passes
+// kCheckpointPages, so that no commit waits for a checkpoint.
 //
 // Thread-safe. The destructor drains the queue: every queued append is committed or failed
 // with kClosed before it returns.
@@ -45,6 +47,9 @@ struct SqliteStoreOptions {
 class SqliteEventStore final : public EventStore {
  public:
   using Options = SqliteStoreOptions;
+
+  // WAL size (pages) after which the checkpoint thread copies the WAL into the database.
+  static constexpr int kCheckpointPages = 1000;
 
   // Opens the store at `path` (":memory:" for a private in-memory store), creating the file and
   // its schema if needed, and starts the writer thread. Fails with a clear message on a file
@@ -102,6 +107,9 @@ class SqliteEventStore final : public EventStore {
   SqliteEventStore(std::string path, Options options);
 
   void WriterLoop();
+  void CheckpointLoop();
+  // sqlite3_wal_hook: runs inside COMMIT on the writer thread; wakes the checkpoint thread.
+  static int OnWalCommit(void* self, sqlite3* db, const char* name, int pages);
   // Writes `work` in one transaction and runs every callback; on the writer thread.
   void Commit(std::deque<Pending>& work);
   // Returns the head of `match_id` from the cache or the database; on the writer thread.
@@ -127,6 +135,13 @@ class SqliteEventStore final : public EventStore {
 
   std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
   std::thread writer_thread_;
+
+  sqlite3* checkpointer_ = nullptr;  // owned; used only by the checkpoint thread; null in memory
+  std::mutex checkpoint_mutex_;
+  std::condition_variable checkpoint_cv_;
+  bool checkpoint_wanted_ = false;  // guarded by checkpoint_mutex_
+  bool checkpoint_stopping_ = false;
+  std::thread checkpoint_thread_;
 };
 
 }  // namespace melee::persistence
