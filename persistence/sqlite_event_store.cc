@@ -18,7 +18,7 @@ const sqlite3_destructor_type kStatic = nullptr;
 // Owns one prepared statement.
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
+  Statement(sqlite3* db, const char* sql) {
     rc_ = sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr);
   }
   ~Statement() { sqlite3_finalize(statement_); }
@@ -65,7 +65,6 @@ class Statement {
   int64_t Int(int column) { return sqlite3_column_int64(statement_, column); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* statement_ = nullptr;
   int rc_;
 };
@@ -884,14 +883,8 @@ StoreResult<LoadedMatch> SqliteEventStore::Load(std::string_view match_id) {
     loaded.discarded_snapshots.push_back(std::move(reason));
   }
   const uint64_t from = loaded.snapshot ? loaded.snapshot->seq : 0;
-  auto events = Read(match_id, from, UINT64_MAX);
-  if (!events) {
-    // A snapshot at the head leaves nothing after it; that is not an error.
-    if (loaded.snapshot && events.error().code == StoreErrorCode::kInvalidArgument) {
-      return loaded;
-    }
-    return tl::unexpected(events.error());
-  }
+  auto events = Read(match_id, from, UINT64_MAX);  // empty when the snapshot is at the head
+  if (!events) return tl::unexpected(events.error());
   loaded.events = std::move(*events);
   return loaded;
 }

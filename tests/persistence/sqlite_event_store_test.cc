@@ -376,6 +376,16 @@ TEST(SnapshotTest, LoadStartsFromTheNewestSnapshot) {
   EXPECT_TRUE(loaded->discarded_snapshots.empty());
 }
 
+TEST(SnapshotTest, SnapshotAtTheHeadLeavesNoEventsToFold) {
+  auto store = OpenOrDie(":memory:");
+  ASSERT_TRUE(store->AppendAndWait(Batch("m", 0, {"a", "b"})).has_value());
+  ASSERT_TRUE(store->SaveSnapshot("m", 2, "ab").has_value());
+  auto loaded = store->Load("m");
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->snapshot->seq, 2u);
+  EXPECT_TRUE(loaded->events.empty());
+}
+
 TEST(SnapshotTest, LoadWithoutSnapshotReturnsEveryEvent) {
   auto store = OpenOrDie(":memory:");
   ASSERT_TRUE(store->AppendAndWait(Batch("m", 0, {"a", "b"})).has_value());
