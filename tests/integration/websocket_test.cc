@@ -60,6 +60,17 @@ TEST(WebSocketTest, HelloOverTextFramesIsAnsweredInJson) {
   EXPECT_EQ(reply->command_id(), "j1");
 }
 
+// Sends `frame` raw on `client` and returns the Error it is answered with (empty on failure).
+v1::Error ExpectError(SyncClient& client, const std::string& frame, bool text, v1::ErrorCode code) {
+  EXPECT_TRUE(client.SendRaw(frame, text).has_value());
+  auto reply = client.Receive();
+  EXPECT_TRUE(reply.has_value()) << (reply ? "" : reply.error().message);
+  if (!reply) return {};
+  EXPECT_TRUE(reply->has_error()) << reply->DebugString();
+  EXPECT_EQ(reply->error().code(), code) << reply->error().message();
+  return reply->error();
+}
+
 TEST(WebSocketTest, MalformedOversizedAndUnknownFramesGetErrorsAndServiceGoesOn) {
   testing::TestServer server;
   auto bad = Connect(server);
@@ -67,37 +78,22 @@ TEST(WebSocketTest, MalformedOversizedAndUnknownFramesGetErrorsAndServiceGoesOn)
   ASSERT_NE(bad, nullptr);
   ASSERT_NE(bystander, nullptr);
 
-  // A malformed binary frame.
-  ASSERT_TRUE(bad->SendRaw(std::string("\xff\xff\xff\xff\x0f", 5), false));
-  auto malformed = bad->Receive();
-  ASSERT_TRUE(malformed.has_value()) << malformed.error().message;
-  ASSERT_TRUE(malformed->has_error());
-  EXPECT_EQ(malformed->error().code(), v1::ERROR_CODE_MALFORMED_FRAME);
-  EXPECT_NE(malformed->error().message().find("not a valid ClientMessage"), std::string::npos);
+  const v1::Error malformed = ExpectError(*bad, std::string("\xff\xff\xff\xff\x0f", 5), false,
+                                          v1::ERROR_CODE_MALFORMED_FRAME);
+  EXPECT_NE(malformed.message().find("not a valid ClientMessage"), std::string::npos);
 
-  // A malformed text frame.
-  ASSERT_TRUE(bad->SendRaw("{not json", true));
-  auto bad_json = bad->Receive();
-  ASSERT_TRUE(bad_json.has_value());
-  ASSERT_TRUE(bad_json->has_error());
-  EXPECT_EQ(bad_json->error().code(), v1::ERROR_CODE_MALFORMED_FRAME);
+  ExpectError(*bad, "{not json", true, v1::ERROR_CODE_MALFORMED_FRAME);
 
-  // An oversized frame (over the 64 KiB message limit, under the hard limit).
-  ASSERT_TRUE(bad->SendRaw(std::string(100 * 1024, 'x'), false));
-  auto oversized = bad->Receive();
-  ASSERT_TRUE(oversized.has_value()) << oversized.error().message;
-  ASSERT_TRUE(oversized->has_error());
-  EXPECT_EQ(oversized->error().code(), v1::ERROR_CODE_MESSAGE_TOO_LARGE);
-  EXPECT_NE(oversized->error().message().find("102400 bytes"), std::string::npos)
-      << oversized->error().message();
+  // Over the 64 KiB message limit, under the hard limit.
+  const v1::Error oversized =
+      ExpectError(*bad, std::string(100 * 1024, 'x'), false, v1::ERROR_CODE_MESSAGE_TOO_LARGE);
+  EXPECT_NE(oversized.message().find("102400 bytes"), std::string::npos) << oversized.message();
 
-  // An unknown message: a command field from a newer protocol.
-  ASSERT_TRUE(bad->SendRaw(std::string("\x0a\x02u1", 4) + std::string("\x98\x06\x01", 3), false));
-  auto unknown = bad->Receive();
-  ASSERT_TRUE(unknown.has_value());
-  ASSERT_TRUE(unknown->has_error());
-  EXPECT_EQ(unknown->error().code(), v1::ERROR_CODE_UNKNOWN_MESSAGE);
-  EXPECT_NE(unknown->error().message().find("99"), std::string::npos);
+  // A command field from a newer protocol (field 99).
+  const v1::Error unknown =
+      ExpectError(*bad, std::string("\x0a\x02u1", 4) + std::string("\x98\x06\x01", 3), false,
+                  v1::ERROR_CODE_UNKNOWN_MESSAGE);
+  EXPECT_NE(unknown.message().find("99"), std::string::npos);
 
   // The misbehaving connection and the other one are both still served.
   ExpectServes(*bad, 1);
