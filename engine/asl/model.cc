@@ -1,0 +1,255 @@
+#include "engine/asl/model.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+namespace melee::engine::asl {
+namespace {
+
+constexpr size_t kMaxUnits = 64;
+constexpr size_t kMaxIdBytes = 32;
+constexpr int kMaxFirepower = 99;
+
+// Parses one named option value from `values` into `out` via `table`; unknown values fail.
+template <class T>
+Result<void> ParseChoice(const std::map<std::string, std::string>& values, const std::string& key,
+                         std::initializer_list<std::pair<std::string_view, T>> table, T& out) {
+  auto it = values.find(key);
+  if (it == values.end()) return {};
+  std::string allowed;
+  for (const auto& [name, value] : table) {
+    if (it->second == name) {
+      out = value;
+      return {};
+    }
+    allowed += allowed.empty() ? "" : " | ";
+    allowed += name;
+  }
+  return Reject("",
+                "option " + key + ": '" + it->second.substr(0, 32) + "' is not one of " + allowed);
+}
+
+}  // namespace
+
+bool IsMmc(UnitKind kind) {
+  switch (kind) {
+    case UnitKind::kSquad:
+    case UnitKind::kHalfSquad:
+    case UnitKind::kCrew:
+      return true;
+    case UnitKind::kLeader:
+    case UnitKind::kHero:
+    case UnitKind::kOtherSmc:
+    case UnitKind::kDummy:
+      return false;
+  }
+  return false;
+}
+
+bool IsSmc(UnitKind kind) {
+  switch (kind) {
+    case UnitKind::kLeader:
+    case UnitKind::kHero:
+    case UnitKind::kOtherSmc:
+      return true;
+    case UnitKind::kSquad:
+    case UnitKind::kHalfSquad:
+    case UnitKind::kCrew:
+    case UnitKind::kDummy:
+      return false;
+  }
+  return false;
+}
+
+std::string_view Name(UnitKind kind) {
+  switch (kind) {
+    case UnitKind::kSquad:
+      return "squad";
+    case UnitKind::kHalfSquad:
+      return "half_squad";
+    case UnitKind::kCrew:
+      return "crew";
+    case UnitKind::kLeader:
+      return "leader";
+    case UnitKind::kHero:
+      return "hero";
+    case UnitKind::kOtherSmc:
+      return "other_smc";
+    case UnitKind::kDummy:
+      return "dummy";
+  }
+  return "?";
+}
+
+std::string_view Name(Nationality nationality) {
+  switch (nationality) {
+    case Nationality::kOther:
+      return "other";
+    case Nationality::kGerman:
+      return "german";
+    case Nationality::kAmerican:
+      return "american";
+    case Nationality::kBritish:
+      return "british";
+    case Nationality::kRussian:
+      return "russian";
+    case Nationality::kItalian:
+      return "italian";
+    case Nationality::kFinnish:
+      return "finnish";
+    case Nationality::kJapanese:
+      return "japanese";
+    case Nationality::kChinese:
+      return "chinese";
+  }
+  return "?";
+}
+
+int CcStrength(const Unit& unit) {
+  // A11.14: a SMC has an inherent CC FP of one; A11.16: a broken MMC defends with its full FP.
+  return IsSmc(unit.kind) ? 1 : unit.firepower;
+}
+
+bool IsStealthy(const Unit& unit) {
+  // A11.17: Gurkhas, Finns, Heroes, Commandos and Partisans are always Stealthy.
+  return unit.stealthy || unit.gurkha || unit.commando || unit.partisan ||
+         unit.kind == UnitKind::kHero || unit.nationality == Nationality::kFinnish;
+}
+
+bool IsLax(const Unit& unit) {
+  // A11.18: all Inexperienced Personnel are Lax.
+  return unit.lax || unit.inexperienced;
+}
+
+Result<Options> ParseOptions(const MatchOptions& match_options) {
+  Options options;
+  const auto& values = match_options.values;
+  if (match_options.variant == "deluxe") options.optional_hth = OptionalHth::kDeluxe;
+  if (auto r = ParseChoice<DeclarationOrder>(values, "declaration_order",
+                                             {{"sealed", DeclarationOrder::kSealed},
+                                              {"attacker_first", DeclarationOrder::kAttackerFirst}},
+                                             options.declaration_order);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = ParseChoice<OptionalHth>(values, "optional_hth",
+                                        {{"none", OptionalHth::kNone},
+                                         {"deluxe", OptionalHth::kDeluxe},
+                                         {"red_barricades", OptionalHth::kRedBarricades}},
+                                        options.optional_hth);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = ParseChoice<bool>(values, "sw_destruction", {{"le", true}, {"lt", false}},
+                                 options.sw_destruction_inclusive);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r =
+          ParseChoice<bool>(values, "above_ten_to_one", {{"column", true}, {"ten_to_one", false}},
+                            options.above_ten_to_one_column);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = ParseChoice<bool>(values, "leader_creation_finns_japanese",
+                                 {{"excluded", true}, {"included", false}},
+                                 options.leader_creation_excludes_finns_japanese);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = ParseChoice<int>(
+          values, "dare_death_non_hth_drm",
+          {{"-3", -3}, {"-2", -2}, {"-1", -1}, {"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}},
+          options.dare_death_non_hth_drm);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  static const std::set<std::string, std::less<>> kKnown = {"declaration_order",
+                                                            "optional_hth",
+                                                            "sw_destruction",
+                                                            "above_ten_to_one",
+                                                            "leader_creation_finns_japanese",
+                                                            "dare_death_non_hth_drm"};
+  for (const auto& [key, value] : values) {
+    if (!kKnown.contains(key)) {
+      return Reject("", "unknown asl option '" + key.substr(0, 32) +
+                            "' (known: declaration_order, optional_hth, sw_destruction, "
+                            "above_ten_to_one, leader_creation_finns_japanese, "
+                            "dare_death_non_hth_drm)");
+    }
+  }
+  return options;
+}
+
+Result<void> ValidateSituation(const Situation& situation) {
+  if (situation.units.size() > kMaxUnits) {
+    return Reject("", "a Location holds at most " + std::to_string(kMaxUnits) + " units");
+  }
+  std::map<std::string_view, const Unit*> by_id;
+  std::array<bool, 2> side_present = {false, false};
+  for (const Unit& unit : situation.units) {
+    if (unit.id.empty() || unit.id.size() > kMaxIdBytes) {
+      return Reject("", "unit ids must be 1.." + std::to_string(kMaxIdBytes) + " bytes");
+    }
+    if (!by_id.emplace(unit.id, &unit).second) {
+      return Reject("", "unit id " + unit.id + " is used twice");
+    }
+    if (unit.firepower < 0 || unit.firepower > kMaxFirepower || unit.reduced_firepower < -1 ||
+        unit.reduced_firepower > kMaxFirepower) {
+      return Reject("",
+                    "unit " + unit.id + ": firepower must be 0.." + std::to_string(kMaxFirepower));
+    }
+    if (unit.morale < 1 || unit.morale > 12) {
+      return Reject("", "unit " + unit.id + ": morale must be 1..12");
+    }
+    if (unit.leadership < -5 || unit.leadership > 3) {
+      return Reject("", "unit " + unit.id + ": leadership must be -5..3");
+    }
+    if (unit.wounds < 0 || unit.wounds > 1) {
+      return Reject("A17.11", "unit " + unit.id + ": a SMC carries at most one wound");
+    }
+    if (unit.bpv < 0 || unit.bpv > 999) {
+      return Reject("", "unit " + unit.id + ": bpv must be 0..999");
+    }
+    if (unit.support_weapons.size() > 8) {
+      return Reject("", "unit " + unit.id + ": at most 8 support weapons");
+    }
+    if (unit.presence != Presence::kPresent) {
+      return Reject("", "unit " + unit.id + ": only units present in the Location take part");
+    }
+    if (unit.kind != UnitKind::kLeader && unit.leadership != 0) {
+      return Reject("A11.141", "unit " + unit.id + ": only a leader has a leadership DRM");
+    }
+    if (IsMmc(unit.kind) && unit.firepower == 0) {
+      return Reject("", "unit " + unit.id + ": an MMC needs its printed firepower");
+    }
+    if (unit.kind != UnitKind::kDummy) side_present[unit.owner == Seat::kSideA ? 0 : 1] = true;
+  }
+  for (const Unit& unit : situation.units) {
+    if (unit.stacked_on.empty()) continue;
+    if (!IsSmc(unit.kind)) {
+      return Reject("A11.14", "unit " + unit.id + ": only a SMC is stacked on an MMC");
+    }
+    auto it = by_id.find(unit.stacked_on);
+    if (it == by_id.end() || !IsMmc(it->second->kind) || it->second->owner != unit.owner) {
+      return Reject("A11.14", "SMC " + unit.id + " is stacked on " + unit.stacked_on +
+                                  ", which is not a friendly MMC in the Location");
+    }
+    // A11.14: a Known SMC never defends with a concealed unit, or vice versa.
+    if (unit.concealed != it->second->concealed) {
+      return Reject("A11.14", "SMC " + unit.id + " and " + unit.stacked_on +
+                                  " defend together, so both or neither must be concealed");
+    }
+  }
+  if (!side_present[0] || !side_present[1]) {
+    return Reject("A11.1", "CC needs real units of both sides in the Location");
+  }
+  for (int excess : situation.location.excess_squads) {
+    if (excess < 0 || excess > 9) return Reject("A5.131", "excess squads must be 0..9");
+  }
+  return {};
+}
+
+}  // namespace melee::engine::asl

@@ -1,0 +1,300 @@
+// AslRules: NewState, Apply (folding events into the state) and MakeView. Decide lives in
+// resolver.cc; DescribeEvent in describe.cc.
+
+#include "engine/asl/rules.h"
+
+#include <algorithm>
+
+#include "engine/core/check.h"
+
+namespace melee::engine::asl {
+namespace {
+
+size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
+
+// Grows the per-unit vectors of `state` to its unit count.
+void SizePerUnit(State& state) {
+  const size_t n = state.units.size();
+  state.declared_strength.resize(n, 0);
+  state.withdrawing.resize(n, false);
+  state.cannot_withdraw.resize(n, false);
+  state.solo.resize(n, false);
+  state.has_attacked.resize(n, false);
+  state.is_attacked.resize(n, false);
+  state.captors.resize(n);
+}
+
+void ApplyEffect(State& state, const Effect& effect) {
+  if (effect.kind == EffectKind::kLeaderCreated || effect.kind == EffectKind::kHalfSquadCreated) {
+    MELEE_CHECK(effect.created.has_value() && effect.unit == state.units.size());
+    state.units.push_back(*effect.created);
+    SizePerUnit(state);
+    Unit& created = state.units.back();
+    state.declared_strength[effect.unit] = CcStrength(created);
+    if (effect.kind == EffectKind::kLeaderCreated) {
+      // A18.12: the new leader defends with his MMC in every attack not yet resolved against it.
+      for (size_t q = state.next_attack + 1; q < state.queue.size(); ++q) {
+        auto& targets = state.queue[q].targets;
+        const bool hits_mmc = std::any_of(targets.begin(), targets.end(), [&](uint16_t t) {
+          return state.units[t].id == created.stacked_on;
+        });
+        if (hits_mmc) targets.push_back(effect.unit);
+      }
+    }
+    return;
+  }
+  MELEE_CHECK(effect.unit < state.units.size());
+  Unit& unit = state.units[effect.unit];
+  switch (effect.kind) {
+    case EffectKind::kEliminated:
+      unit.presence = Presence::kEliminated;
+      unit.concealed = false;
+      return;
+    case EffectKind::kReduced:
+      // A7.302: a squad is Reduced to a HS of the same type.
+      unit.kind = UnitKind::kHalfSquad;
+      unit.firepower = effect.value;
+      unit.reduced_firepower = -1;
+      unit.concealed = false;
+      return;
+    case EffectKind::kWounded:
+      // A17.11: a wounded leader loses one ML and his modifier worsens by one, once only.
+      if (unit.wounds == 0 && unit.kind == UnitKind::kLeader) {
+        unit.morale -= 1;
+        unit.leadership += 1;
+      }
+      unit.wounds = effect.value;
+      unit.concealed = false;
+      return;
+    case EffectKind::kCaptured:
+      unit.presence = Presence::kCaptured;
+      state.captors[effect.unit] = effect.by;
+      unit.concealed = false;
+      return;
+    case EffectKind::kCaptureVoided:
+      unit.presence = Presence::kPresent;
+      return;
+    case EffectKind::kConcealmentLost:
+      unit.concealed = false;
+      return;
+    case EffectKind::kWithdrawn:
+      unit.presence = Presence::kWithdrawn;
+      return;
+    case EffectKind::kSupportWeaponLost:
+    case EffectKind::kSupportWeaponDropped: {
+      auto& weapons = unit.support_weapons;
+      auto it = std::find(weapons.begin(), weapons.end(), effect.text);
+      if (it != weapons.end()) weapons.erase(it);
+      return;
+    }
+    case EffectKind::kLeaderCreated:
+    case EffectKind::kHalfSquadCreated:
+      return;  // Handled above.
+  }
+}
+
+}  // namespace
+
+std::vector<std::string_view> AslRules::Variants() const { return {"standard", "deluxe"}; }
+
+Result<State> AslRules::NewState(const MatchOptions& options) const {
+  if (!options.variant.empty() && options.variant != "standard" && options.variant != "deluxe") {
+    return Reject("", "unknown asl variant '" + options.variant.substr(0, 32) +
+                          "' (known: standard, deluxe)");
+  }
+  Result<Options> parsed = ParseOptions(options);
+  if (!parsed) return tl::unexpected(parsed.error());
+  State state;
+  state.options = *parsed;
+  return state;
+}
+
+void AslRules::Apply(State& state, const Event& event) const {
+  switch (event.kind) {
+    case EventKind::kSetUp: {
+      MELEE_CHECK(event.situation.has_value());
+      state.location = event.situation->location;
+      state.attacker = event.situation->attacker;
+      state.units = event.situation->units;
+      SizePerUnit(state);
+      for (size_t i = 0; i < state.units.size(); ++i) {
+        state.declared_strength[i] = CcStrength(state.units[i]);
+      }
+      state.ambusher = state.location.ambusher;
+      state.hth = state.location.hth;
+      state.melee = state.location.melee;
+      state.to_act = state.attacker;
+      state.phase = Phase::kAnnounce;
+      break;
+    }
+    case EventKind::kAnnounced: {
+      MELEE_CHECK(event.announce.has_value());
+      state.announced[SeatIndex(event.seat)] = event.announce;
+      for (size_t i = 0; i < state.units.size(); ++i) {
+        const std::string& id = state.units[i].id;
+        auto named = [&](const std::vector<std::string>& ids) {
+          return std::find(ids.begin(), ids.end(), id) != ids.end();
+        };
+        if (state.units[i].owner != event.seat) continue;
+        if (named(event.announce->withdraw)) state.withdrawing[i] = true;
+        if (named(event.announce->cannot_withdraw)) state.cannot_withdraw[i] = true;
+        if (named(event.announce->solo)) state.solo[i] = true;
+      }
+      state.to_act = Opponent(event.seat);
+      if (state.announced[0] && state.announced[1]) {
+        state.phase = Phase::kDeclare;
+        state.to_act = state.attacker;
+        // A11.32: an Ambush from earlier this Player Turn keeps CC sequential.
+        state.sequential = state.ambusher.has_value();
+        if (state.ambusher) state.to_act = *state.ambusher;
+      }
+      break;
+    }
+    case EventKind::kAmbushChecked:
+      MELEE_CHECK(event.ambush.has_value());
+      if (event.ambush->ambusher) {
+        state.ambusher = event.ambush->ambusher;
+        state.sequential = true;  // A11.32
+        state.to_act = *state.ambusher;
+      }
+      break;
+    case EventKind::kHthDeclared:
+      state.hth = true;
+      break;
+    case EventKind::kDeclarationSealed: {
+      MELEE_CHECK(event.seal.has_value());
+      state.sealed[SeatIndex(event.seat)] = event.seal;
+      if (state.sequential) {
+        // Sequential CC: the attacks of this turn are queued and resolved at once.
+        for (const AttackOrder& order : event.seal->attacks) {
+          QueuedAttack queued{event.seat, order, {}, {}};
+          for (const std::string& id : order.attackers) {
+            for (size_t i = 0; i < state.units.size(); ++i) {
+              if (state.units[i].id == id) queued.attackers.push_back(static_cast<uint16_t>(i));
+            }
+          }
+          for (const std::string& id : order.targets) {
+            for (size_t i = 0; i < state.units.size(); ++i) {
+              if (state.units[i].id == id) queued.targets.push_back(static_cast<uint16_t>(i));
+            }
+          }
+          for (uint16_t i : queued.attackers) {
+            state.declared_strength[i] = CcStrength(state.units[i]);
+          }
+          for (uint16_t i : queued.targets) state.is_attacked[i] = true;
+          state.queue.push_back(std::move(queued));
+        }
+      } else if (state.options.declaration_order == DeclarationOrder::kAttackerFirst) {
+        state.to_act = Opponent(event.seat);
+      }
+      break;
+    }
+    case EventKind::kDeclarationsRevealed: {
+      // A11.12: the ATTACKER's attacks are resolved first, then the DEFENDER's.
+      for (Seat side : {state.attacker, Opponent(state.attacker)}) {
+        const auto& seal = state.sealed[SeatIndex(side)];
+        MELEE_CHECK(seal.has_value());
+        for (const AttackOrder& order : seal->attacks) {
+          QueuedAttack queued{side, order, {}, {}};
+          for (size_t i = 0; i < state.units.size(); ++i) {
+            const std::string& id = state.units[i].id;
+            if (std::find(order.attackers.begin(), order.attackers.end(), id) !=
+                order.attackers.end()) {
+              queued.attackers.push_back(static_cast<uint16_t>(i));
+            }
+            if (std::find(order.targets.begin(), order.targets.end(), id) != order.targets.end()) {
+              queued.targets.push_back(static_cast<uint16_t>(i));
+              state.is_attacked[i] = true;
+            }
+          }
+          state.queue.push_back(std::move(queued));
+        }
+      }
+      for (size_t i = 0; i < state.units.size(); ++i) {
+        state.declared_strength[i] = CcStrength(state.units[i]);
+      }
+      break;
+    }
+    case EventKind::kAttackResolved:
+    case EventKind::kAttackVoid: {
+      MELEE_CHECK(state.next_attack < state.queue.size());
+      for (uint16_t i : state.queue[state.next_attack].attackers) state.has_attacked[i] = true;
+      if (event.attack) state.resolved.push_back(*event.attack);
+      break;
+    }
+    case EventKind::kChoiceRequested:
+      MELEE_CHECK(event.choice.has_value());
+      if (state.pending) {
+        state.later_choices.push_back(*event.choice);
+      } else {
+        state.pending = event.choice;
+        state.phase = Phase::kChoice;
+      }
+      state.next_choice_id = event.choice->id + 1;
+      if (event.choice->kind == ChoiceKind::kAmbushWithdrawal) state.end_choices_offered = true;
+      break;
+    case EventKind::kChoiceMade:
+      state.pending.reset();
+      state.phase = Phase::kDeclare;
+      if (!state.later_choices.empty()) {
+        state.pending = state.later_choices.front();
+        state.later_choices.erase(state.later_choices.begin());
+        state.phase = Phase::kChoice;
+      }
+      break;
+    case EventKind::kPassed:
+      state.passed[SeatIndex(event.seat)] = true;
+      state.to_act = Opponent(event.seat);
+      break;
+    case EventKind::kPhaseEnded:
+      state.phase = Phase::kEnded;
+      state.melee = event.melee;
+      break;
+    case EventKind::kDummiesRemoved:
+      break;
+  }
+  for (const Effect& effect : event.effects) ApplyEffect(state, effect);
+  if (event.kind == EventKind::kAttackResolved || event.kind == EventKind::kAttackVoid) {
+    ++state.next_attack;
+  }
+}
+
+View AslRules::MakeView(const State& state, Viewer viewer) const {
+  View view;
+  view.phase = state.phase;
+  view.location = state.location;
+  view.attacker = state.attacker;
+  view.units = state.units;
+  view.to_act = state.to_act;
+  view.ambusher = state.ambusher;
+  view.sequential = state.sequential;
+  view.hth = state.hth;
+  view.melee = state.melee;
+  // Declarations are public once revealed: at once in sequential CC and for the ATTACKER's in
+  // attacker_first order, for both when the queue is built in sealed order.
+  const bool revealed = !state.queue.empty() || state.phase == Phase::kEnded;
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    const size_t i = SeatIndex(seat);
+    view.has_sealed[i] = state.sealed[i].has_value();
+    const bool public_now = revealed || state.sequential ||
+                            (state.options.declaration_order == DeclarationOrder::kAttackerFirst &&
+                             seat == state.attacker);
+    const bool entitled = viewer == Viewer::kDirector || viewer == ViewerOf(seat) || public_now;
+    if (entitled) view.declarations[i] = state.sealed[i];
+  }
+  if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {
+    view.pending = state.pending;
+  }
+  return view;
+}
+
+std::unique_ptr<const Ruleset> MakeAslRuleset() {
+  return std::make_unique<TypedRuleset<AslRules>>();
+}
+
+std::string_view UnitId(const State& state, size_t index) {
+  static constexpr std::string_view kUnknown = "?";
+  return index < state.units.size() ? std::string_view(state.units[index].id) : kUnknown;
+}
+
+}  // namespace melee::engine::asl

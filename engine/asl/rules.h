@@ -1,0 +1,51 @@
+#pragma once
+
+// The asl ruleset: ASL chapter A11 Close Combat between Infantry (part 1), event-sourced.
+// Adapted to the engine's Ruleset by TypedRuleset<AslRules>; see protocol.h for the flow.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/asl/protocol.h"
+#include "engine/core/dice.h"
+#include "engine/core/result.h"
+#include "engine/core/ruleset.h"
+
+namespace melee::engine::asl {
+
+// Stateless and pure; thread-safe to share.
+struct AslRules {
+  using State = asl::State;
+  using Command = asl::Command;
+  using Event = asl::Event;
+  using View = asl::View;
+
+  static constexpr std::string_view kId = "asl";
+  static constexpr std::string_view kVersion = "a11-infantry-1";
+
+  // "standard" (the ASL rulebook), "deluxe" (DASL: optional HtH by the ATTACKER, J2.31).
+  std::vector<std::string_view> Variants() const;
+  Result<State> NewState(const MatchOptions& options) const;
+  Result<std::vector<Event>> Decide(const State& state, Seat seat, const Command& command,
+                                    Dice& dice) const;
+  void Apply(State& state, const Event& event) const;
+  View MakeView(const State& state, Viewer viewer) const;
+};
+
+// Returns the RuleError `seal` from `seat` would meet in `state` (A11.12, A11.14, A11.16, A11.2,
+// A20.2, A11.41), or nothing when it is legal there. Rolls no dice.
+Result<void> ValidateDeclaration(const State& state, Seat seat, const Seal& seal);
+
+// Returns the asl ruleset for the registry.
+std::unique_ptr<const Ruleset> MakeAslRuleset();
+
+// Returns a readable account of `event` in `state` (the state before the event), one or more
+// lines, e.g. "A11.11 side_a attacks R1, R2 with G1, L1: 5:8 -> 1-2, Kill # 4 ...".
+std::string DescribeEvent(const State& state, const Event& event);
+
+// Returns the id of the unit at `index` in `state`, or "?" when out of range.
+std::string_view UnitId(const State& state, size_t index);
+
+}  // namespace melee::engine::asl
