@@ -849,6 +849,7 @@ void Play::ResolveNext() {
   for (size_t e = 0; e < result_effects; ++e) {
     const Effect effect = effects[e];
     if (effect.kind != EffectKind::kEliminated && effect.kind != EffectKind::kCaptured) continue;
+    if (effect.unit >= units.size()) continue;  // A HS created by this attack carries no SW.
     for (const std::string& weapon : units[effect.unit].support_weapons) {
       bool destroyed = false;
       if (effect.kind == EffectKind::kEliminated && dr.colored == 1) {
