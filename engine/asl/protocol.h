@@ -42,12 +42,14 @@ struct Announce {
   std::vector<std::string> cannot_withdraw;  // A11.16: broken units unable to withdraw.
   std::vector<std::string> solo;             // A11.14: SMC attacking (and defending) alone.
   bool declare_hth = false;                  // J2.31 optional HtH (ATTACKER, DASL/RB only).
+  friend bool operator==(const Announce&, const Announce&) = default;
 };
 
 // A side's CC attacks in the Location (A11.12), or in sequential CC the attacks of one turn.
 struct Seal {
   std::vector<AttackOrder> attacks;
   std::vector<std::string> ambush_withdraw;  // A11.41: the ambusher declines CC and withdraws.
+  friend bool operator==(const Seal&, const Seal&) = default;
 };
 
 // The answer to a ChoiceRequested event.
@@ -237,6 +239,7 @@ struct State {
   uint32_t next_choice_id = 1;
   bool end_choices_offered = false;
   bool melee = false;
+  friend bool operator==(const State&, const State&) = default;
 };
 
 // What one viewer sees. A sealed declaration is shown only to its own seat (and the director)

@@ -33,12 +33,22 @@ class Player {
     while (played_.final_state.phase == Phase::kChoice) {
       const PendingChoice choice = *played_.final_state.pending;
       Choose answer{.choice_id = choice.id, .selected = {}};
+      // The next scripted answer of this kind that names any of the offered units; only the
+      // offered units of it are selected (a standing order: "withdraw G1 if it may").
       auto& cursor = cursors_[static_cast<size_t>(choice.kind)];
-      while (cursor < script_.choices.size() && script_.choices[cursor].kind != choice.kind) {
-        ++cursor;
+      std::vector<std::string> offered;
+      for (size_t c = cursor; c < script_.choices.size() && offered.empty(); ++c) {
+        if (script_.choices[c].kind != choice.kind) continue;
+        for (const std::string& id : script_.choices[c].selected) {
+          for (uint16_t option : choice.options) {
+            if (UnitId(played_.final_state, option) == id) offered.push_back(id);
+          }
+        }
+        if (!offered.empty()) cursor = c + 1;
       }
-      if (cursor < script_.choices.size()) {
-        answer.selected = script_.choices[cursor++].selected;
+      if (choice.kind == ChoiceKind::kCaptureSelection && offered.size() > 1) offered.resize(1);
+      if (!offered.empty()) {
+        answer.selected = std::move(offered);
       } else if (choice.kind == ChoiceKind::kCaptureSelection) {
         answer.selected = {std::string(UnitId(played_.final_state, choice.options.front()))};
         played_.defaults.push_back("choice " + std::to_string(choice.id) +
@@ -70,6 +80,32 @@ class Player {
   Played& played_;
   std::array<size_t, 3> cursors_ = {0, 0, 0};
 };
+
+// A11.3: in sequential CC a unit eliminated (or gone) before it attacks forfeits its attack, and
+// a target that is gone cannot be attacked: a script declared in advance loses those parts.
+void ForfeitLostAttacks(const State& state, const std::string& what, Seal& seal,
+                        std::vector<std::string>& defaults) {
+  auto present = [&](const std::string& id) {
+    for (const Unit& unit : state.units) {
+      if (unit.id == id) return IsPresent(unit);
+    }
+    return true;  // Unknown ids are left for the rules to refuse.
+  };
+  std::vector<AttackOrder> kept;
+  for (size_t k = 0; k < seal.attacks.size(); ++k) {
+    AttackOrder order = seal.attacks[k];
+    const bool attackers_here =
+        std::all_of(order.attackers.begin(), order.attackers.end(), present);
+    std::erase_if(order.targets, [&](const std::string& id) { return !present(id); });
+    if (!attackers_here || order.targets.empty()) {
+      defaults.push_back(what + ", attack " + std::to_string(k + 1) + ": forfeited [A11.3] (" +
+                         (attackers_here ? "every target is gone" : "an attacker is gone") + ")");
+      continue;
+    }
+    kept.push_back(std::move(order));
+  }
+  seal.attacks = std::move(kept);
+}
 
 }  // namespace
 
@@ -103,8 +139,19 @@ Result<Played> Play(const AslRules& rules, const Script& script, Dice& dice) {
       if (!listed) declarations.push_back({seat, Seal{}});
     }
   }
+  if (state.sequential && state.to_act != attacker) {
+    // A11.32: the ambusher resolves all its attacks first.
+    std::stable_sort(declarations.begin(), declarations.end(), [&](const auto& a, const auto& b) {
+      return a.first == state.to_act && b.first != state.to_act;
+    });
+  } else if (state.sequential) {
+    std::stable_sort(declarations.begin(), declarations.end(), [&](const auto& a, const auto& b) {
+      return a.first == attacker && b.first != attacker;
+    });
+  }
   for (size_t d = 0; d < declarations.size(); ++d) {
-    const auto& [seat, seal] = declarations[d];
+    const Seat seat = declarations[d].first;
+    Seal seal = declarations[d].second;
     const std::string what =
         "declaration " + std::to_string(d + 1) + " (" + std::string(Name(seat)) + ")";
     // Sequential CC: the side to act passes until it is this declaration's side's turn.
@@ -113,9 +160,16 @@ Result<Played> Play(const AslRules& rules, const Script& script, Dice& dice) {
         return tl::unexpected(r.error());
       }
     }
+    if (state.phase == Phase::kEnded && state.sequential) {
+      // A11.3: nothing of this side can attack any more (eliminated or without targets).
+      played.defaults.push_back(what + ": forfeited [A11.3] (the CC is over)");
+      continue;
+    }
     if (state.phase == Phase::kEnded) {
       return Reject("A11.3", what + ": the CCPh in this Location is already over");
     }
+    if (state.sequential) ForfeitLostAttacks(state, what, seal, played.defaults);
+    if (state.sequential && seal.attacks.empty() && seal.ambush_withdraw.empty()) continue;
     if (auto r = player.Run(seat, seal, what); !r) return tl::unexpected(r.error());
   }
   while (state.phase == Phase::kDeclare) {

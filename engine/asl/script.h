@@ -16,7 +16,8 @@
 
 namespace melee::engine::asl {
 
-// A scripted answer to the next choice of `kind` (answers are used in order per kind).
+// A scripted answer to a choice of `kind`: a standing order used, in order, by the first choice
+// of that kind that offers any of the `selected` units (only the offered ones are selected).
 struct ScriptedChoice {
   ChoiceKind kind = ChoiceKind::kInfiltration;
   std::vector<std::string> selected;

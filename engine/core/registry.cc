@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "engine/asl/rules.h"
 #include "engine/core/check.h"
 
 namespace melee::engine {
@@ -67,7 +68,8 @@ std::vector<std::string_view> Registry::Ids() const {
 Registry BuiltinRegistry() {
   Registry registry;
   // Each ruleset compiled into this build adds one Add line here, in id order, passing a
-  // std::make_unique of its TypedRuleset (the asl, coc and vv issues do so).
+  // std::make_unique of its TypedRuleset (the coc and vv issues add theirs).
+  registry.Add(asl::MakeAslRuleset());
   return registry;
 }
 

@@ -76,11 +76,13 @@ TEST(RegistryTest, BuiltinRegistryReportsMissingKnownRulesets) {
   }
 }
 
-TEST(RegistryTest, BuiltinRegistryDoesNotHaveAslYet) {
-  // Changes on purpose when the asl ruleset lands.
-  EXPECT_EQ(BuiltinRegistry().Find("asl").error().message,
-            "not supported: ruleset 'asl' is not implemented in this build");
-  EXPECT_TRUE(BuiltinRegistry().Ids().empty());
+TEST(RegistryTest, BuiltinRegistryHasAsl) {
+  // Changes on purpose when the coc and vv rulesets land.
+  const Registry registry = BuiltinRegistry();
+  ASSERT_TRUE(registry.Find("asl").has_value());
+  EXPECT_EQ((*registry.Find("asl"))->id(), "asl");
+  EXPECT_EQ((*registry.Find("asl"))->version(), "a11-infantry-1");
+  EXPECT_THAT(registry.Ids(), ElementsAre("asl"));
 }
 
 TEST(RegistryDeathTest, DuplicateIdIsABug) {
