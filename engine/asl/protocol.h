@@ -155,6 +155,7 @@ struct PendingChoice {
   std::vector<uint16_t> options;
   int min_selected = 0;
   int max_selected = 0;
+  std::vector<uint16_t> captors;  // kCaptureSelection: the units that capture (A20.22).
   friend bool operator==(const PendingChoice&, const PendingChoice&) = default;
 };
 
@@ -201,10 +202,10 @@ struct Event {
 
 // ---- state ----------------------------------------------------------------------------------
 
-// One declared attack waiting for resolution, with what was fixed when it was declared.
+// One declared attack waiting for resolution (queue[0, next_attack) are resolved).
 struct QueuedAttack {
   Seat side = Seat::kSideA;
-  AttackOrder order;
+  AttackOrder order;  // Its flags; the ids are resolved into `attackers` and `targets`.
   std::vector<uint16_t> attackers;
   std::vector<uint16_t> targets;
   friend bool operator==(const QueuedAttack&, const QueuedAttack&) = default;
@@ -233,7 +234,6 @@ struct State {
   std::vector<std::vector<uint16_t>> captors;  // A20.22: who captured each unit (provisional).
   std::vector<QueuedAttack> queue;             // Simultaneous: ATTACKER's first, then DEFENDER's.
   size_t next_attack = 0;
-  std::vector<AttackReport> resolved;  // Reports so far (A18.12 re-figuring reads them).
   std::optional<PendingChoice> pending;
   std::vector<PendingChoice> later_choices;  // Asked after `pending` is answered, in order.
   uint32_t next_choice_id = 1;

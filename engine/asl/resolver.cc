@@ -57,7 +57,9 @@ bool Contains(const std::vector<uint16_t>& list, uint16_t value) {
 class Play {
  public:
   Play(const AslRules& rules, const State& state, Dice& dice)
-      : rules_(rules), work_(state), dice_(dice) {}
+      : rules_(rules), work_(state), dice_(dice) {
+    events_.reserve(16);
+  }
 
   std::vector<Event> TakeEvents() { return std::move(events_); }
 
@@ -91,7 +93,8 @@ class Play {
   void CasualtyReduction(uint16_t unit, std::vector<Effect>& effects);
   void CaptureOne(uint16_t unit, const std::vector<uint16_t>& captors,
                   std::vector<Effect>& effects) const;
-  void RequestChoice(Seat seat, ChoiceKind kind, std::vector<uint16_t> options, int min, int max);
+  void RequestChoice(Seat seat, ChoiceKind kind, std::vector<uint16_t> options, int min, int max,
+                     std::vector<uint16_t> captors = {});
   bool CanStillAttack(Seat seat) const;
   void EndPhase();
 
@@ -380,9 +383,9 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
   };
   for (size_t k = 0; k < seal.attacks.size(); ++k) {
     const AttackOrder& order = seal.attacks[k];
-    const std::string which = "attack " + std::to_string(k + 1);
-    if (order.attackers.empty()) return Reject("A11.12", which + " names no attacking unit");
-    if (order.targets.empty()) return Reject("A11.12", which + " names no target");
+    auto which = [k] { return "attack " + std::to_string(k + 1); };
+    if (order.attackers.empty()) return Reject("A11.12", which() + " names no attacking unit");
+    if (order.targets.empty()) return Reject("A11.12", which() + " names no target");
     auto attackers = Units(order.attackers, seat, "attack");
     if (!attackers) {
       // Sequential CC: a unit eliminated before it attacks forfeits its attack (A11.3).
@@ -440,7 +443,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
       if (!director || !Contains(*attackers, *director) ||
           work_.units[*director].kind != UnitKind::kLeader) {
         return Reject("A11.141", "director " + order.director.substr(0, 32) +
-                                     " is not a leader taking part in " + which);
+                                     " is not a leader taking part in " + which());
       }
     }
     for (uint16_t i : *targets) {
@@ -473,7 +476,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     }
   }
   if (!seal.ambush_withdraw.empty()) {
-    if (!work_.sequential || work_.ambusher != seat || !work_.resolved.empty()) {
+    if (!work_.sequential || work_.ambusher != seat || work_.next_attack > 0) {
       return Reject("A11.41", "only the side that Ambushed may withdraw, before CC is resolved");
     }
     auto leaving = Units(seal.ambush_withdraw, seat, "withdraw");
@@ -583,14 +586,7 @@ Result<void> Play::Choose(Seat seat, const asl::Choose& command) {
                                            0));
         break;
       case ChoiceKind::kCaptureSelection: {
-        std::vector<uint16_t> captors;
-        for (auto it = work_.resolved.rbegin(); it != work_.resolved.rend(); ++it) {
-          if (it->capture) {
-            captors = it->attackers;
-            break;
-          }
-        }
-        CaptureOne(i, captors, event.effects);
+        CaptureOne(i, choice.captors, event.effects);
         break;
       }
     }
@@ -601,7 +597,7 @@ Result<void> Play::Choose(Seat seat, const asl::Choose& command) {
 }
 
 void Play::RequestChoice(Seat seat, ChoiceKind kind, std::vector<uint16_t> options, int min,
-                         int max) {
+                         int max, std::vector<uint16_t> captors) {
   const uint32_t id = work_.next_choice_id;
   Event event = MakeEvent(EventKind::kChoiceRequested, seat);
   event.choice = PendingChoice{.id = id,
@@ -609,7 +605,8 @@ void Play::RequestChoice(Seat seat, ChoiceKind kind, std::vector<uint16_t> optio
                                .kind = kind,
                                .options = std::move(options),
                                .min_selected = min,
-                               .max_selected = max};
+                               .max_selected = max,
+                               .captors = std::move(captors)};
   Emit(std::move(event));
 }
 
@@ -771,8 +768,8 @@ void Play::ResolveNext() {
         }
         units = with_leader;
         attackers = std::move(refigured);
-        for (size_t r = 0; r < work_.resolved.size(); ++r) {
-          if (work_.resolved[r].side != side && Contains(work_.resolved[r].targets, host)) {
+        for (size_t r = 0; r < work_.next_attack; ++r) {
+          if (work_.queue[r].side != side && Contains(work_.queue[r].targets, host)) {
             report.notes.push_back("A18.12 placeholder: the attack already resolved against " +
                                    work_.units[host].id + " is not re-figured with the new leader");
           }
@@ -879,7 +876,7 @@ void Play::ResolveNext() {
   Emit(std::move(event));
 
   if (capture_choice) {
-    RequestChoice(Opponent(side), ChoiceKind::kCaptureSelection, *capture_choice, 1, 1);
+    RequestChoice(Opponent(side), ChoiceKind::kCaptureSelection, *capture_choice, 1, 1, attackers);
   }
   // A11.22 Infiltration: after an Original 2 the attacking units, after an Original 12 the
   // attacked units, if still there and unpinned, may withdraw at once.
@@ -982,18 +979,17 @@ void Play::EndPhase() {
   }
   // A11.15: Infantry of both sides still in the Location are locked in Melee; a unit that kept
   // its concealment is not held and holds nobody.
-  State after = work_;
+  std::vector<bool> stays(work_.units.size(), false);
+  for (size_t i = 0; i < work_.units.size(); ++i) stays[i] = IsPresent(work_.units[i]);
   for (const Effect& effect : event.effects) {
     if (effect.kind == EffectKind::kWithdrawn || effect.kind == EffectKind::kEliminated) {
-      after.units[effect.unit].presence = Presence::kEliminated;
+      stays[effect.unit] = false;
     }
-    if (effect.kind == EffectKind::kCaptureVoided) {
-      after.units[effect.unit].presence = Presence::kPresent;
-    }
+    if (effect.kind == EffectKind::kCaptureVoided) stays[effect.unit] = true;
   }
   std::array<bool, 2> in_melee = {false, false};
-  for (const Unit& unit : after.units) {
-    if (IsPresent(unit) && !unit.concealed) in_melee[SeatIndex(unit.owner)] = true;
+  for (size_t i = 0; i < work_.units.size(); ++i) {
+    if (stays[i] && !work_.units[i].concealed) in_melee[SeatIndex(work_.units[i].owner)] = true;
   }
   event.melee = in_melee[0] && in_melee[1];
   Emit(std::move(event));

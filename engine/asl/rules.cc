@@ -182,6 +182,8 @@ void AslRules::Apply(State& state, const Event& event) const {
             state.declared_strength[i] = CcStrength(state.units[i]);
           }
           for (uint16_t i : queued.targets) state.is_attacked[i] = true;
+          queued.order.attackers.clear();
+          queued.order.targets.clear();
           state.queue.push_back(std::move(queued));
         }
       } else if (state.options.declaration_order == DeclarationOrder::kAttackerFirst) {
@@ -207,6 +209,8 @@ void AslRules::Apply(State& state, const Event& event) const {
               state.is_attacked[i] = true;
             }
           }
+          queued.order.attackers.clear();
+          queued.order.targets.clear();
           state.queue.push_back(std::move(queued));
         }
       }
@@ -219,7 +223,6 @@ void AslRules::Apply(State& state, const Event& event) const {
     case EventKind::kAttackVoid: {
       MELEE_CHECK(state.next_attack < state.queue.size());
       for (uint16_t i : state.queue[state.next_attack].attackers) state.has_attacked[i] = true;
-      if (event.attack) state.resolved.push_back(*event.attack);
       break;
     }
     case EventKind::kChoiceRequested:

@@ -128,8 +128,12 @@ TEST(AslFlow, A1114SoloSmcAttacksAndDefendsAlone) {
   EXPECT_EQ(ErrorOf(Step(solo, kA, Declare({Attack({"G1", "L1"}, {"R1"})}))),
             "A11.14: leader L1 announced a solo attack and cannot combine with an MMC");
   ASSERT_TRUE(Step(solo, kB, Declare({Attack({"R1"}, {"L1"}), Attack({"R2"}, {"G1"})})));
-  ASSERT_TRUE(Step(solo, kA, Declare({Attack({"L1"}, {"R1"})}), {3, 3, 5, 6, 6, 5}));
-  const auto resolved = solo.resolved;
+  const auto events = Step(solo, kA, Declare({Attack({"L1"}, {"R1"})}), {3, 3, 5, 6, 6, 5});
+  ASSERT_TRUE(events);
+  std::vector<AttackReport> resolved;
+  for (const Event& event : *events) {
+    if (event.attack) resolved.push_back(*event.attack);
+  }
   ASSERT_EQ(resolved.size(), 3u);
   EXPECT_EQ(resolved[0].column, Column::kOneToFour);  // 1:4
   EXPECT_TRUE(resolved[0].drms.empty());              // no leadership DRM alone

@@ -1,0 +1,97 @@
+// Micro-benchmarks of the asl ruleset (issue 3 targets: resolve <= 2 us, preview <= 50 us).
+// Run: build/bench/engine_bench --benchmark_filter=Asl --benchmark_min_time=0.5
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/asl/preview.h"
+#include "engine/asl/rules.h"
+
+namespace melee::engine::asl {
+namespace {
+
+Unit Counter(std::string id, Seat owner, UnitKind kind, int firepower, std::string stacked_on) {
+  Unit unit;
+  unit.id = std::move(id);
+  unit.owner = owner;
+  unit.kind = kind;
+  unit.firepower = firepower;
+  unit.morale = kind == UnitKind::kLeader ? 8 : 7;
+  unit.leadership = kind == UnitKind::kLeader ? -1 : 0;
+  unit.stacked_on = std::move(stacked_on);
+  return unit;
+}
+
+AttackOrder Order(std::vector<std::string> attackers, std::vector<std::string> targets) {
+  AttackOrder order;
+  order.attackers = std::move(attackers);
+  order.targets = std::move(targets);
+  return order;
+}
+
+// A typical Location: three squads and a leader a side, first round of CC.
+State TypicalLocation() {
+  Situation situation;
+  situation.units = {
+      Counter("G1", Seat::kSideA, UnitKind::kSquad, 4, ""),
+      Counter("G2", Seat::kSideA, UnitKind::kSquad, 4, ""),
+      Counter("G3", Seat::kSideA, UnitKind::kSquad, 6, ""),
+      Counter("GL", Seat::kSideA, UnitKind::kLeader, 0, "G1"),
+      Counter("R1", Seat::kSideB, UnitKind::kSquad, 4, ""),
+      Counter("R2", Seat::kSideB, UnitKind::kSquad, 4, ""),
+      Counter("R3", Seat::kSideB, UnitKind::kSquad, 5, ""),
+      Counter("RL", Seat::kSideB, UnitKind::kLeader, 0, "R1"),
+  };
+  const AslRules rules;
+  State state = *rules.NewState({});
+  ScriptedDice none({});
+  for (const auto& [seat, command] : std::vector<std::pair<Seat, Command>>{
+           {Seat::kSideA, SetUp{situation}},
+           {Seat::kSideA, Announce{}},
+           {Seat::kSideB, Announce{}},
+       }) {
+    const auto events = rules.Decide(state, seat, command, none);
+    for (const Event& event : *events) rules.Apply(state, event);
+  }
+  Seal attacker;
+  attacker.attacks = {Order({"G1", "GL"}, {"R1", "RL"}), Order({"G2"}, {"R2"}),
+                      Order({"G3"}, {"R3"})};
+  const auto sealed = rules.Decide(state, Seat::kSideA, attacker, none);
+  for (const Event& event : *sealed) rules.Apply(state, event);
+  return state;
+}
+
+// The DEFENDER's seal resolves the whole Location: 3 ATTACKER attacks and 2 DEFENDER attacks,
+// every die drawn from SplitMix64 through FairD6, every event built.
+void BM_AslResolveTypicalLocation(benchmark::State& bench) {
+  const AslRules rules;
+  const State state = TypicalLocation();
+  Seal defender;
+  defender.attacks = {Order({"R1", "RL", "R2"}, {"G1", "GL"}), Order({"R3"}, {"G2", "G3"})};
+  SplitMix64 source(1);
+  for (auto _ : bench) {
+    SourceDice dice(source);
+    auto events = rules.Decide(state, Seat::kSideB, defender, dice);
+    benchmark::DoNotOptimize(events);
+  }
+  bench.SetItemsProcessed(bench.iterations());
+}
+BENCHMARK(BM_AslResolveTypicalLocation);
+
+// The outcome table of the ATTACKER's main attack (squad + leader vs squad + leader).
+void BM_AslPreview(benchmark::State& bench) {
+  const State state = TypicalLocation();
+  State open = state;
+  open.sealed[0].reset();  // Preview before sealing.
+  const AttackOrder order = Order({"G1", "GL", "G2"}, {"R1", "RL", "R2"});
+  for (auto _ : bench) {
+    auto table = Preview(open, Seat::kSideA, order);
+    benchmark::DoNotOptimize(table);
+  }
+}
+BENCHMARK(BM_AslPreview);
+
+}  // namespace
+}  // namespace melee::engine::asl
