@@ -225,6 +225,9 @@ Result<void> ValidateSituation(const Situation& situation) {
     if (IsMmc(unit.kind) && unit.firepower == 0) {
       return Reject("", "unit " + unit.id + ": an MMC needs its printed firepower");
     }
+    if (unit.kind == UnitKind::kDummy && !unit.concealed) {
+      return Reject("A11.19", "unit " + unit.id + ": a Dummy is always under a \"?\"");
+    }
     if (unit.kind != UnitKind::kDummy) side_present[unit.owner == Seat::kSideA ? 0 : 1] = true;
   }
   for (const Unit& unit : situation.units) {

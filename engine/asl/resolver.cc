@@ -324,13 +324,9 @@ void Play::CheckHth() {
   if (reason.empty() && attacker_announce && attacker_announce->declare_hth) {
     const bool ambushed = work_.ambusher && *work_.ambusher != work_.attacker;
     if (ambushed) {
-      Event void_event = MakeEvent(EventKind::kHthDeclared, work_.attacker);
-      void_event.notes.push_back(
-          "J2.31: an ambushed ATTACKER cannot declare HtH; CC stays "
-          "normal");
-      // Recorded as a note only: kHthDeclared with no effect would set HtH, so use a kPassed-free
-      // path: report through the ambush event's notes instead.
-      events_.back().notes.push_back(void_event.notes.front());
+      // A note on the Ambush event (notes change no state); a kHthDeclared would set HtH.
+      events_.back().notes.push_back(
+          "J2.31: an ambushed ATTACKER cannot declare HtH; the CC stays normal");
       return;
     }
     reason = "J2.31: the ATTACKER declared HtH CC";
@@ -720,63 +716,61 @@ void Play::ResolveNext() {
     check = LeaderCreationCheck(work_.units, attackers, plan.column, work_.options);
   }
   if (check) {
-    {
-      const Unit& mmc = work_.units[check->base];
-      LeaderCreation creation;
-      creation.drms = check->drms;
-      creation.dr = dice_.RollDie("A18.2 leader dr");
-      creation.final_dr = creation.dr + Total(creation.drms);
-      creation.leader = std::string(CreatedLeader(creation.final_dr));
-      if (!creation.leader.empty()) {
-        // If several MMC made the attack, Random Selection picks the one he stacks on.
-        uint16_t host = check->base;
-        std::vector<uint16_t> mmcs;
-        for (uint16_t i : attackers) {
-          if (IsMmc(work_.units[i].kind)) mmcs.push_back(i);
-        }
-        if (mmcs.size() > 1) {
-          std::vector<int> drs;
-          for (size_t m = 0; m < mmcs.size(); ++m) drs.push_back(dice_.RollDie("A.9 RS dr"));
-          host = mmcs[HighestRolls(drs).front()];
-        }
-        const Unit leader = CreatedLeaderUnit(work_.units, mmc, work_.units[host], creation.leader);
-        const auto index = static_cast<uint16_t>(work_.units.size());
-        effects.push_back(WithCreated(
-            MakeEffect(EffectKind::kLeaderCreated, index, creation.leader, leader.leadership),
-            leader));
-        // Re-figure the attack as if he had been present all along; his modifier must be added
-        // to the Original 2 unless another leader already directs it.
-        with_leader = work_.units;
-        with_leader.push_back(leader);
-        strength_with_leader = work_.declared_strength;
-        strength_with_leader.push_back(1);
-        std::vector<uint16_t> refigured = attackers;
-        refigured.push_back(index);
-        AttackOrder order = queued.order;
-        if (plan.director) {
-          order.director = work_.units[*plan.director].id;
-        } else {
-          order.director = leader.id;
-          order.decline_leadership = false;
-        }
-        context.strength = strength_with_leader;
-        plan = PlanAttack(with_leader, refigured, targets, order, context);
-        if (plan.director == index) {
-          for (Drm& drm : plan.common) {
-            if (drm.cause == DrmCause::kLeadership) drm.cause = DrmCause::kLeaderCreated;
-          }
-        }
-        units = with_leader;
-        attackers = std::move(refigured);
-        for (size_t r = 0; r < work_.next_attack; ++r) {
-          if (work_.queue[r].side != side && Contains(work_.queue[r].targets, host)) {
-            report.notes.push_back("A18.12 placeholder: the attack already resolved against " +
-                                   work_.units[host].id + " is not re-figured with the new leader");
-          }
+    const Unit& mmc = work_.units[check->base];
+    LeaderCreation creation;
+    creation.drms = check->drms;
+    creation.dr = dice_.RollDie("A18.2 leader dr");
+    creation.final_dr = creation.dr + Total(creation.drms);
+    creation.leader = std::string(CreatedLeader(creation.final_dr));
+    if (!creation.leader.empty()) {
+      // If several MMC made the attack, Random Selection picks the one he stacks on.
+      uint16_t host = check->base;
+      std::vector<uint16_t> mmcs;
+      for (uint16_t i : attackers) {
+        if (IsMmc(work_.units[i].kind)) mmcs.push_back(i);
+      }
+      if (mmcs.size() > 1) {
+        std::vector<int> drs;
+        for (size_t m = 0; m < mmcs.size(); ++m) drs.push_back(dice_.RollDie("A.9 RS dr"));
+        host = mmcs[HighestRolls(drs).front()];
+      }
+      const Unit leader = CreatedLeaderUnit(work_.units, mmc, work_.units[host], creation.leader);
+      const auto index = static_cast<uint16_t>(work_.units.size());
+      effects.push_back(WithCreated(
+          MakeEffect(EffectKind::kLeaderCreated, index, creation.leader, leader.leadership),
+          leader));
+      // Re-figure the attack as if he had been present all along; his modifier must be added
+      // to the Original 2 unless another leader already directs it.
+      with_leader = work_.units;
+      with_leader.push_back(leader);
+      strength_with_leader = work_.declared_strength;
+      strength_with_leader.push_back(1);
+      std::vector<uint16_t> refigured = attackers;
+      refigured.push_back(index);
+      AttackOrder order = queued.order;
+      if (plan.director) {
+        order.director = work_.units[*plan.director].id;
+      } else {
+        order.director = leader.id;
+        order.decline_leadership = false;
+      }
+      context.strength = strength_with_leader;
+      plan = PlanAttack(with_leader, refigured, targets, order, context);
+      if (plan.director == index) {
+        for (Drm& drm : plan.common) {
+          if (drm.cause == DrmCause::kLeadership) drm.cause = DrmCause::kLeaderCreated;
         }
       }
-      report.leader_creation = std::move(creation);
+      units = with_leader;
+      attackers = std::move(refigured);
+      for (size_t r = 0; r < work_.next_attack; ++r) {
+        if (work_.queue[r].side != side && Contains(work_.queue[r].targets, host)) {
+          report.notes.push_back("A18.12 placeholder: the attack already resolved against " +
+                                 work_.units[host].id + " is not re-figured with the new leader");
+        }
+      }
     }
+    report.leader_creation = std::move(creation);
   }
 
   report.attackers = attackers;

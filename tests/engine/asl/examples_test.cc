@@ -103,6 +103,24 @@ TEST(AslExamples, A11141RussianSixWoundsTheLeader) {
   EXPECT_EQ(UnitOf(kill.final_state, "L1").presence, Presence::kEliminated);
 }
 
+// A18.12: a DEFENDER MMC's Original 2 creates a leader (Russian +1, dr 1: 8-0) who joins its
+// attack (9:5, still 3-2); the German attack already resolved against that MMC is not re-figured
+// and the report says so. Random Selection (drs 4, 2) stacks him on R1.
+TEST(AslExamples, A1812DefenderFieldPromotionIsLabelledWhereNotRefigured) {
+  const Played played = MustPlay(LeaderDirects(), {3, 3, 1, 1, 1, 4, 2});
+  const auto attacks = Attacks(played);
+  ASSERT_EQ(attacks.size(), 2u);
+  ASSERT_TRUE(attacks[1].leader_creation);
+  EXPECT_EQ(attacks[1].leader_creation->final_dr, 2);
+  EXPECT_EQ(attacks[1].leader_creation->leader, "8-0");
+  EXPECT_EQ(attacks[1].attack_strength, Rational(9));
+  EXPECT_EQ(attacks[1].column, Column::kThreeToTwo);
+  ASSERT_FALSE(attacks[1].notes.empty());
+  EXPECT_NE(attacks[1].notes.back().find("A18.12 placeholder"), std::string::npos);
+  EXPECT_EQ(UnitOf(played.final_state, "R1-ldr").stacked_on, "R1");
+  EXPECT_EQ(UnitOf(played.final_state, "G1").presence, Presence::kEliminated);
+}
+
 // 11.4 EX: a German 6-5-8 advances onto a concealed Russian 4-4-7.
 Script ConcealedSquad(bool russian_attacks) {
   Script script;
