@@ -133,17 +133,19 @@ std::string_view Name(Column column) {
 
 Column OddsColumn(const Rational& attack, const Rational& defence, bool above_ten_column) {
   MELEE_CHECK_MSG(defence > 0, "OddsColumn needs a positive defence strength");
-  const Rational ratio = attack / defence;
+  // attack/defence >= a/d  <=>  attack.num * defence.den * d >= defence.num * attack.den * a
+  // (both denominators positive); values are small (FP <= 99 halved a few times), no overflow.
+  const int64_t lhs = attack.num() * defence.den();
+  const int64_t rhs = defence.num() * attack.den();
   // ASL-AMB-1: strictly above 10:1 is the >10-1 column (or 10-1 when the option says so).
-  if (ratio > 10) return above_ten_column ? Column::kAboveTenToOne : Column::kTenToOne;
+  if (lhs > rhs * 10) return above_ten_column ? Column::kAboveTenToOne : Column::kTenToOne;
   // A11.11: rounded down to the nearest printed ratio.
-  Column column = Column::kBelowOneToEight;
-  for (size_t i = 0; i < kPrintedOdds.size(); ++i) {
-    if (ratio >= Rational(kPrintedOdds[i].attack, kPrintedOdds[i].defence)) {
-      column = static_cast<Column>(i + 1);
+  for (size_t i = kPrintedOdds.size(); i > 0; --i) {
+    if (lhs * kPrintedOdds[i - 1].defence >= rhs * kPrintedOdds[i - 1].attack) {
+      return static_cast<Column>(i);
     }
   }
-  return column;
+  return Column::kBelowOneToEight;
 }
 
 int KillNumber(Column column, bool hth) {
