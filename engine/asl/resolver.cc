@@ -670,7 +670,9 @@ void Play::CasualtyReduction(uint16_t index, std::vector<Effect>& effects) {
 }
 
 void Play::ResolveNext() {
-  const QueuedAttack queued = work_.queue[work_.next_attack];
+  // A reference: the queue is not resized while this attack is resolved, and nothing reads it
+  // after the attack's event is folded in.
+  const QueuedAttack& queued = work_.queue[work_.next_attack];
   const Seat side = queued.side;
   // A11.22 / ASL-AMB-5: units that withdrew before this attack are out of it; it is
   // recalculated without them, and void if nobody is left on one side.
@@ -779,10 +781,10 @@ void Play::ResolveNext() {
   report.hth = plan.hth;
   report.attack_strength = plan.attack_strength;
   report.defence_strength = plan.defence_strength;
-  report.halvings = plan.halvings;
+  report.halvings = std::move(plan.halvings);
   report.column = plan.column;
   report.kill_number = plan.kill_number;
-  report.drms = plan.common;
+  report.drms = plan.common;  // Kept in `plan` too: read below.
   report.dr = dr;
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
 
@@ -794,7 +796,7 @@ void Play::ResolveNext() {
   for (size_t t = 0; t < targets.size(); ++t) {
     TargetResult result;
     result.unit = targets[t];
-    result.drms = plan.per_target[t];
+    result.drms = std::move(plan.per_target[t]);
     result.final_dr = dr.Total() + common + Total(result.drms);
     if (result.final_dr < plan.kill_number) {
       result.outcome = queued.order.capture ? Outcome::kCaptured : Outcome::kEliminated;

@@ -12,6 +12,15 @@ namespace {
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 
+// Returns `order` without its unit ids (the queue keeps them as indices).
+AttackOrder FlagsOf(const AttackOrder& order) {
+  AttackOrder flags;
+  flags.capture = order.capture;
+  flags.director = order.director;
+  flags.decline_leadership = order.decline_leadership;
+  return flags;
+}
+
 // Grows the per-unit vectors of `state` to its unit count.
 void SizePerUnit(State& state) {
   const size_t n = state.units.size();
@@ -167,7 +176,7 @@ void AslRules::Apply(State& state, const Event& event) const {
       if (state.sequential) {
         // Sequential CC: the attacks of this turn are queued and resolved at once.
         for (const AttackOrder& order : event.seal->attacks) {
-          QueuedAttack queued{event.seat, order, {}, {}};
+          QueuedAttack queued{event.seat, FlagsOf(order), {}, {}};
           for (const std::string& id : order.attackers) {
             for (size_t i = 0; i < state.units.size(); ++i) {
               if (state.units[i].id == id) queued.attackers.push_back(static_cast<uint16_t>(i));
@@ -182,8 +191,6 @@ void AslRules::Apply(State& state, const Event& event) const {
             state.declared_strength[i] = CcStrength(state.units[i]);
           }
           for (uint16_t i : queued.targets) state.is_attacked[i] = true;
-          queued.order.attackers.clear();
-          queued.order.targets.clear();
           state.queue.push_back(std::move(queued));
         }
       } else if (state.options.declaration_order == DeclarationOrder::kAttackerFirst) {
@@ -197,7 +204,7 @@ void AslRules::Apply(State& state, const Event& event) const {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
         for (const AttackOrder& order : seal->attacks) {
-          QueuedAttack queued{side, order, {}, {}};
+          QueuedAttack queued{side, FlagsOf(order), {}, {}};
           for (size_t i = 0; i < state.units.size(); ++i) {
             const std::string& id = state.units[i].id;
             if (std::find(order.attackers.begin(), order.attackers.end(), id) !=
@@ -209,8 +216,6 @@ void AslRules::Apply(State& state, const Event& event) const {
               state.is_attacked[i] = true;
             }
           }
-          queued.order.attackers.clear();
-          queued.order.targets.clear();
           state.queue.push_back(std::move(queued));
         }
       }
