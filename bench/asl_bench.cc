@@ -80,6 +80,26 @@ void BM_AslResolveTypicalLocation(benchmark::State& bench) {
 }
 BENCHMARK(BM_AslResolveTypicalLocation);
 
+// The arithmetic of one attack alone (strengths, odds column, Kill #, every DRM): the part of a
+// resolution that is rules, without the events that record it.
+void BM_AslPlanAttack(benchmark::State& bench) {
+  const State state = TypicalLocation();
+  const std::vector<uint16_t> attackers = {0, 3, 1};
+  const std::vector<uint16_t> targets = {4, 7, 5};
+  const AttackOrder order = Order({"G1", "GL", "G2"}, {"R1", "RL", "R2"});
+  const AttackContext context{.hth = false,
+                              .ambusher = std::nullopt,
+                              .excess_squads = {0, 0},
+                              .options = &state.options,
+                              .withdrawing = &state.withdrawing,
+                              .strength = {}};
+  for (auto _ : bench) {
+    auto plan = PlanAttack(state.units, attackers, targets, order, context);
+    benchmark::DoNotOptimize(plan);
+  }
+}
+BENCHMARK(BM_AslPlanAttack);
+
 // The outcome table of the ATTACKER's main attack (squad + leader vs squad + leader).
 void BM_AslPreview(benchmark::State& bench) {
   const State state = TypicalLocation();
