@@ -73,7 +73,9 @@ class Play {
   // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
   void Emit(Event event) {
     std::vector<DieRoll> rolls = dice_.TakeRolls();
-    if (!rolls.empty()) {
+    if (event.rolls.empty()) {
+      event.rolls = std::move(rolls);
+    } else {
       event.rolls.insert(event.rolls.end(), std::make_move_iterator(rolls.begin()),
                          std::make_move_iterator(rolls.end()));
     }
@@ -793,6 +795,7 @@ void Play::ResolveNext() {
   std::vector<uint16_t> partial;
   std::vector<uint16_t> eliminated;
   bool all_removed = true;
+  report.results.reserve(targets.size());
   for (size_t t = 0; t < targets.size(); ++t) {
     TargetResult result;
     result.unit = targets[t];
