@@ -296,6 +296,55 @@ TEST(AslFlow, BadSituationsAndOptions) {
   EXPECT_FALSE(ruleset->Decide(*state, kA, AnyCommand(42), dice));
 }
 
+// A11.22 / choices: an Original 2 offers its (surviving, unpinned) attackers an immediate
+// withdrawal; only the owner answers, with the pending choice's id and offered units.
+TEST(AslFlow, A1122InfiltrationChoiceIsTheOwnersAndChecked) {
+  State state = AtDeclaration(TwoOnTwo());
+  ASSERT_TRUE(Step(state, kB, Declare({Attack({"R1"}, {"G2"})})));
+  // German 3-2 DR 9: no effect; Russian 1-2 Original 2 (1, 1): G2 eliminated (Final 2 < 4);
+  // Leader Creation dr 6 -1 (odds below 1-1; no nationality drm) = 5: a 7-0 on R1.
+  ASSERT_TRUE(Step(state, kA, Declare({Attack({"G2"}, {"R1"})}), {4, 5, 1, 1, 6}));
+  ASSERT_EQ(state.phase, Phase::kChoice);
+  const PendingChoice choice = *state.pending;
+  EXPECT_EQ(choice.seat, kB);
+  EXPECT_EQ(choice.kind, ChoiceKind::kInfiltration);
+  EXPECT_EQ(UnitOf(state, "R1-ldr").name, "7-0");
+  EXPECT_FALSE(AslRules{}.MakeView(state, Viewer::kSideA).pending);
+  EXPECT_TRUE(AslRules{}.MakeView(state, Viewer::kSideB).pending);
+  EXPECT_EQ(ErrorOf(Step(state, kA, Choose{choice.id, {"G1"}})), "this choice belongs to side_b");
+  EXPECT_EQ(ErrorOf(Step(state, kB, Choose{choice.id + 1, {"R1"}})),
+            "choice " + std::to_string(choice.id + 1) + " is not the pending one (" +
+                std::to_string(choice.id) + ")");
+  EXPECT_EQ(ErrorOf(Step(state, kB, Choose{choice.id, {"R2"}})), "'R2' is not one of the options");
+  EXPECT_EQ(ErrorOf(Step(state, kB, Declare({}))),
+            "a choice is pending: side_b must answer it first");
+  ASSERT_TRUE(Step(state, kB, Choose{choice.id, {"R1", "R1-ldr"}}));
+  EXPECT_EQ(UnitOf(state, "R1").presence, Presence::kWithdrawn);
+  EXPECT_EQ(state.phase, Phase::kEnded);
+}
+
+// A11.3: in sequential CC a unit eliminated before it attacks forfeits its attack.
+TEST(AslFlow, A113EliminatedUnitForfeitsItsSequentialAttack) {
+  Situation situation;
+  situation.location.woods_or_building = true;
+  Unit german = Mmc("G1", kA, 6, 8);
+  german.advanced = true;
+  situation.units = {german, Mmc("R1", kB, 4, 7), Mmc("R2", kB, 4, 7)};
+  // Ambush drs 1 and 6: the German ambushes and attacks first, at 3-2 with -1; Original 3.
+  State state = AtDeclaration(situation, {1, 6});
+  ASSERT_TRUE(state.sequential);
+  EXPECT_EQ(ErrorOf(Step(state, kB, Declare({Attack({"R1"}, {"G1"})}))),
+            "A11.3: side_a designates now (sequential CC)");
+  ASSERT_TRUE(Step(state, kA, Declare({Attack({"G1"}, {"R1"})}), {1, 2}));
+  EXPECT_EQ(UnitOf(state, "R1").presence, Presence::kEliminated);
+  EXPECT_EQ(state.to_act, kB);  // G1 has attacked: the German passed.
+  EXPECT_EQ(ErrorOf(Step(state, kB, Declare({Attack({"R1"}, {"G1"})}))),
+            "A11.3: unit R1 is no longer in the Location and cannot attack");
+  ASSERT_TRUE(Step(state, kB, Declare({Attack({"R2"}, {"G1"})}), {6, 6}));
+  // R2's 12 lets the German, attacked by it, Infiltrate.
+  EXPECT_EQ(state.phase, Phase::kChoice);
+}
+
 // The state is always the fold of the events: replaying a match's log gives the same state.
 TEST(AslFlow, ReplayFoldsToTheSameState) {
   Script script;
