@@ -336,6 +336,9 @@ void Play::CheckHth() {
   if (reason.empty()) return;
   Event event = MakeEvent(EventKind::kHthDeclared, work_.attacker);
   event.notes.push_back(std::move(reason));
+  event.notes.push_back(
+      "placeholder: J2.31 as summarised in the player aid (red Kill #, mandatory and optional "
+      "cases)");
   Emit(std::move(event));
 }
 
@@ -650,7 +653,11 @@ void Play::CasualtyReduction(uint16_t index, std::vector<Effect>& effects) {
     case UnitKind::kHalfSquad:
     case UnitKind::kCrew:
     case UnitKind::kDummy:
-      effects.push_back(MakeEffect(EffectKind::kEliminated, index, "Casualty Reduction", 0));
+      effects.push_back(MakeEffect(
+          EffectKind::kEliminated, index,
+          "Casualty Reduction; placeholder: A7.302 as summarised, a HS/crew is eliminated "
+          "(ASL-AMB-10)",
+          0));
       return;
     case UnitKind::kLeader:
     case UnitKind::kHero:
