@@ -1,13 +1,15 @@
 // melee: the command line of Melee, built on the client SDK. See README.md.
 //
-// Exit codes: 0 success; 1 the server answered with an Error; 2 usage error (CLI11);
-// 3 could not reach the server (connect, timeout, closed connection).
+// Exit codes: 0 success; 1 the server answered with an Error, or the rules refused a situation
+// or declaration (`melee rules`); 2 usage error (bad arguments, an unreadable or malformed
+// situation file); 3 could not reach the server (connect, timeout, closed connection).
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 
+#include "client-sdk/cli/rules_command.h"
 #include "client-sdk/sync_client.h"
 #include "proto/codec/json.h"
 
@@ -58,7 +60,8 @@ int RunHello(const std::string& url, bool json) {
 int main(int argc, char** argv) {
   CLI::App app{
       "melee — play, watch and audit Melee close-combat matches.\n"
-      "Exit codes: 0 ok, 1 the server refused, 2 usage error, 3 server unreachable."};
+      "Exit codes: 0 ok, 1 the server or the rules refused, 2 usage error, 3 server "
+      "unreachable."};
   app.require_subcommand(1);
   std::string url = "ws://127.0.0.1:8080/ws";
   app.add_option("--server", url, "WebSocket URL of the server")->capture_default_str();
@@ -67,7 +70,16 @@ int main(int argc, char** argv) {
   CLI::App* hello = app.add_subcommand("hello", "Connect and print the server's versions");
   hello->add_flag("--json", json, "Print the HelloReply as JSON");
 
-  CLI11_PARSE(app, argc, argv);
+  melee::cli::RulesArgs rules_args;
+  const melee::cli::RulesCommand rules(app, rules_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help and --version exit 0; every other parse error is a usage error.
+    return app.exit(error) == 0 ? EXIT_SUCCESS : melee::cli::kExitUsage;
+  }
   if (*hello) return RunHello(url, json);
+  if (rules.chosen()) return rules.Run(std::cout, std::cerr);
   return EXIT_SUCCESS;
 }

@@ -21,13 +21,8 @@ std::string Drms(const std::vector<Drm>& drms) {
   return out.empty() ? "none" : out;
 }
 
-// Returns the id of unit `index`, looking into the effects of `event` for units it creates.
 std::string Id(const State& state, const Event& event, size_t index) {
-  if (index < state.units.size()) return state.units[index].id;
-  for (const Effect& effect : event.effects) {
-    if (effect.created && effect.unit == index) return effect.created->id;
-  }
-  return "?";
+  return std::string(UnitId(state, event, index));
 }
 
 std::string Ids(const State& state, const Event& event, const std::vector<uint16_t>& units) {
@@ -103,6 +98,14 @@ std::string_view ChoiceText(ChoiceKind kind) {
 }
 
 }  // namespace
+
+std::string_view UnitId(const State& before, const Event& event, size_t index) {
+  if (index < before.units.size()) return before.units[index].id;
+  for (const Effect& effect : event.effects) {
+    if (effect.created && effect.unit == index) return effect.created->id;
+  }
+  return "?";
+}
 
 std::string DescribeEvent(const State& state, const Event& event) {
   std::string text;

@@ -7,6 +7,8 @@
 namespace melee::engine::asl {
 namespace {
 
+constexpr size_t kMaxPreviewTargets = 12;
+
 // Accumulates one attack's exact outcome probabilities.
 class Tally {
  public:
@@ -98,6 +100,12 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
   if (state.phase != Phase::kDeclare) {
     return Reject("", "a preview needs the Location at designation (after both announcements)");
   }
+  // Exact odds of a Random Selection among n units need 6^n in 64 bits.
+  if (order.targets.size() > kMaxPreviewTargets) {
+    return Reject("", "not supported: a preview of an attack on more than " +
+                          std::to_string(kMaxPreviewTargets) +
+                          " units (its exact odds do not fit in 64 bits); declare it to play it");
+  }
   Seal seal;
   seal.attacks.push_back(order);
   if (Result<void> legal = ValidateDeclaration(state, seat, seal); !legal) {
@@ -128,6 +136,8 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
   table.column = plan.column;
   table.kill_number = plan.kill_number;
   table.drms = plan.common;
+  table.halvings = plan.halvings;
+  if (plan.director) table.director = state.units[*plan.director].id;
   for (size_t t = 0; t < targets.size(); ++t) {
     TargetOdds odds;
     odds.unit = state.units[targets[t]].id;

@@ -32,6 +32,8 @@ struct OutcomeTable {
   Column column = Column::kOneToOne;
   int kill_number = 0;
   std::vector<Drm> drms;
+  std::vector<Halving> halvings;  // A11.19 vs concealed, pinned/guarding attackers.
+  std::string director;           // A11.141: the leader who directs ("" for none).
   std::vector<TargetOdds> targets;
   Rational original_two;     // A11.22 Infiltration / A18.2 Leader Creation check.
   Rational original_twelve;  // A11.22 Infiltration for the targets.
@@ -41,7 +43,8 @@ struct OutcomeTable {
 };
 
 // Returns the outcome table of `order` declared by `seat` in `state`, or the RuleError a
-// declaration of it would meet (the same checks as Seal).
+// declaration of it would meet (the same checks as Seal). At most 12 targets (exact odds of a
+// Random Selection among more would not fit in 64 bits).
 Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& order);
 
 }  // namespace melee::engine::asl

@@ -48,4 +48,8 @@ std::string DescribeEvent(const State& state, const Event& event);
 // Returns the id of the unit at `index` in `state`, or "?" when out of range.
 std::string_view UnitId(const State& state, size_t index);
 
+// Returns the id of the unit at `index` as `event` names it: a unit of `before` (the state the
+// event is applied to) or one the event itself creates (a created leader, a split HS); "?" else.
+std::string_view UnitId(const State& before, const Event& event, size_t index);
+
 }  // namespace melee::engine::asl

@@ -1,0 +1,440 @@
+#include "client-sdk/cli/rules_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "engine/asl/preview.h"
+#include "engine/asl/rules.h"
+#include "engine/asl/script.h"
+#include "engine/core/dice.h"
+#include "engine/core/registry.h"
+#include "proto/codec/asl.h"
+#include "proto/codec/json.h"
+
+namespace melee::cli {
+namespace {
+
+namespace asl = engine::asl;
+namespace v1 = melee::asl::v1;
+
+// Why a command stops early, and the exit code it stops with.
+struct Failure {
+  int code = kExitUsage;
+  std::string message;
+};
+
+template <class T>
+using Checked = tl::expected<T, Failure>;
+
+tl::unexpected<Failure> Fail(int code, std::string message) {
+  return tl::unexpected(Failure{code, std::move(message)});
+}
+
+// Dice that return the --dice values in order. Running out is the user's mistake, not a bug (as
+// ScriptedDice treats it): each missing die reads 1 and is counted, and the command refuses a
+// result that needed one. Not thread-safe.
+class ListedDice final : public engine::Dice {
+ public:
+  explicit ListedDice(std::vector<int> values) : values_(std::move(values)) {}
+
+  size_t size() const { return values_.size(); }
+  size_t missing() const { return missing_; }
+  size_t unused() const { return values_.size() - next_; }
+
+ protected:
+  int NextD6() override {
+    if (next_ < values_.size()) return values_[next_++];
+    ++missing_;
+    return 1;
+  }
+
+ private:
+  std::vector<int> values_;
+  size_t next_ = 0;
+  size_t missing_ = 0;
+};
+
+// The dice of one command: the --dice list, or fair dice from SplitMix64(--seed).
+class CommandDice {
+ public:
+  // Returns the dice `args` ask for; `listed` tells whether --dice was given.
+  static Checked<std::unique_ptr<CommandDice>> Make(const RulesArgs& args, bool listed) {
+    auto dice = std::unique_ptr<CommandDice>(new CommandDice(args.seed));
+    if (!listed) {
+      dice->fair_.emplace(dice->source_);
+      return dice;
+    }
+    std::vector<int> values;
+    std::string_view rest = args.dice;
+    while (true) {
+      const size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      if (item.size() != 1 || item[0] < '1' || item[0] > '6') {
+        return Fail(kExitUsage, "--dice: '" + std::string(item.substr(0, 8)) +
+                                    "' is not a die; give values 1..6 separated by commas, "
+                                    "e.g. --dice 2,2,3,3");
+      }
+      values.push_back(item[0] - '0');
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    dice->listed_.emplace(std::move(values));
+    return dice;
+  }
+
+  engine::Dice& dice() {
+    if (listed_) return *listed_;
+    return *fair_;
+  }
+  bool listed() const { return listed_.has_value(); }
+
+  // Returns the failure of a command that needed more dice than --dice lists.
+  std::optional<Failure> Shortage() const {
+    if (!listed_ || listed_->missing() == 0) return std::nullopt;
+    return Failure{kExitUsage, "--dice: the script needs more than " +
+                                   std::to_string(listed_->size()) + " dice"};
+  }
+
+  // Returns a note on --dice values left over, or "".
+  std::string UnusedNote() const {
+    if (!listed_ || listed_->unused() == 0) return "";
+    return "note: the last " + std::to_string(listed_->unused()) + " of the " +
+           std::to_string(listed_->size()) + " --dice values were not needed";
+  }
+
+ private:
+  explicit CommandDice(uint64_t seed) : source_(seed) {}
+
+  engine::SplitMix64 source_;
+  std::optional<engine::SourceDice> fair_;
+  std::optional<ListedDice> listed_;
+};
+
+// Returns nothing when `id` is a ruleset these commands play, else why not.
+std::optional<Failure> CheckRuleset(const std::string& id) {
+  if (id == asl::AslRules::kId) return std::nullopt;
+  const std::string shown = id.substr(0, 32);
+  for (std::string_view known : engine::KnownRulesetIds()) {
+    if (known == id) {
+      return Failure{kExitUsage, "not supported yet: ruleset " + shown + " (melee rules plays: " +
+                                     std::string(asl::AslRules::kId) + ")"};
+    }
+  }
+  std::string known_ids;
+  for (std::string_view known : engine::KnownRulesetIds()) {
+    known_ids += (known_ids.empty() ? "" : ", ") + std::string(known);
+  }
+  return Failure{kExitUsage, "unknown ruleset '" + shown + "' (known: " + known_ids + ")"};
+}
+
+// A situation file, read and checked.
+struct Loaded {
+  v1::CloseCombat message;
+  asl::Script script;
+};
+
+Checked<Loaded> Load(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return Fail(kExitUsage, "--situation: " + path + " is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(kExitUsage, "--situation: cannot open " + path);
+  std::string json(proto::kAslMaxJsonBytes + 1, '\0');
+  in.read(json.data(), static_cast<std::streamsize>(json.size()));
+  if (in.bad()) return Fail(kExitUsage, "--situation: cannot read " + path);
+  json.resize(static_cast<size_t>(in.gcount()));
+  auto message = proto::CloseCombatFromJson(json);
+  if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
+  auto script = proto::ScriptFromProto(*message);
+  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  return Loaded{std::move(*message), std::move(*script)};
+}
+
+std::string Join(std::span<const std::string> values, std::string_view separator = ", ") {
+  std::string out;
+  for (const std::string& value : values) {
+    if (!out.empty()) out += separator;
+    out += value;
+  }
+  return out;
+}
+
+// "G1 4-6-7 (side_a)": the unit's id, label (or kind) and side.
+std::string Label(const asl::Unit& unit) {
+  return unit.id + " " + (unit.name.empty() ? std::string(asl::Name(unit.kind)) : unit.name) +
+         " (" + std::string(engine::Name(unit.owner)) + ")";
+}
+
+// What the CCPh did to `unit`, which started as `initial` (null: created during it).
+std::string Fate(const asl::Unit* initial, const asl::Unit& unit) {
+  switch (unit.presence) {
+    case asl::Presence::kEliminated:
+      return "eliminated";
+    case asl::Presence::kCaptured:
+      return "captured";
+    case asl::Presence::kPresent:
+    case asl::Presence::kWithdrawn:
+      break;
+  }
+  std::vector<std::string> parts;
+  if (initial == nullptr) parts.push_back("created during the CCPh");
+  if (initial != nullptr && initial->kind != unit.kind && unit.kind == asl::UnitKind::kHalfSquad) {
+    parts.push_back("Reduced to a HS of " + std::to_string(unit.firepower) + " FP");
+  }
+  if (initial != nullptr && unit.wounds > initial->wounds) parts.push_back("wounded");
+  if (initial != nullptr && initial->concealed && !unit.concealed) {
+    parts.push_back("lost concealment");
+  }
+  if (unit.presence == asl::Presence::kWithdrawn) parts.push_back("withdrawn from the Location");
+  return parts.empty() ? "unharmed" : Join(parts);
+}
+
+const asl::Unit* FindUnit(const std::vector<asl::Unit>& units, const std::string& id) {
+  for (const asl::Unit& unit : units) {
+    if (unit.id == id) return &unit;
+  }
+  return nullptr;
+}
+
+std::string DiceSource(const CommandDice& dice, const RulesArgs& args) {
+  return dice.listed() ? "dice: --dice " + args.dice
+                       : "dice: SplitMix64 seed " + std::to_string(args.seed) +
+                             " (--seed; give --dice to script them)";
+}
+
+int Report(std::ostream& err, const Failure& failure) {
+  err << "melee: " << failure.message << "\n";
+  return failure.code;
+}
+
+// `melee rules resolve`: plays the whole CCPh of the file.
+int RunResolve(const RulesArgs& args, bool listed, std::ostream& out, std::ostream& err) {
+  auto loaded = Load(args.situation);
+  if (!loaded) return Report(err, loaded.error());
+  auto dice = CommandDice::Make(args, listed);
+  if (!dice) return Report(err, dice.error());
+  const asl::AslRules rules;
+  auto played = asl::Play(rules, loaded->script, (*dice)->dice());
+  if (auto shortage = (*dice)->Shortage()) return Report(err, *shortage);
+  if (!played) {
+    return Report(err, Failure{kExitRuleError, engine::Describe(played.error())});
+  }
+  if (const std::string note = (*dice)->UnusedNote(); !note.empty()) {
+    err << "melee: " << note << "\n";
+  }
+
+  const std::vector<asl::Unit>& initial = loaded->script.situation.units;
+  if (args.json) {
+    v1::Resolution resolution;
+    resolution.set_ruleset(std::string(asl::AslRules::kId));
+    resolution.set_ruleset_version(std::string(asl::AslRules::kVersion));
+    if (!listed) resolution.set_seed(args.seed);
+    for (size_t i = 0; i < played->events.size(); ++i) {
+      *resolution.add_events() = proto::EventToProto(played->states[i], played->events[i]);
+    }
+    for (const asl::Unit& unit : played->final_state.units) {
+      v1::UnitFate* fate = resolution.add_units();
+      *fate->mutable_unit() = proto::UnitToProto(unit);
+      fate->set_presence(proto::PresenceToProto(unit.presence));
+      fate->set_summary(Fate(FindUnit(initial, unit.id), unit));
+    }
+    resolution.set_melee(played->final_state.melee);
+    for (const std::string& note : played->defaults) resolution.add_defaults(note);
+    out << proto::ToJson(resolution, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << asl::AslRules::kId << " " << asl::AslRules::kVersion << ", " << DiceSource(**dice, args)
+      << "\n";
+  for (size_t i = 0; i < played->events.size(); ++i) {
+    out << asl::DescribeEvent(played->states[i], played->events[i]) << "\n";
+  }
+  for (const std::string& note : played->defaults) out << "default: " << note << "\n";
+  out << "result:\n";
+  for (const asl::Unit& unit : played->final_state.units) {
+    out << "  " << Label(unit) << ": " << Fate(FindUnit(initial, unit.id), unit) << "\n";
+  }
+  out << "  Melee: " << (played->final_state.melee ? "yes [A11.15]" : "no") << "\n";
+  return 0;
+}
+
+// Returns `p` as "8.33% (1/12)", or right-aligned as " 8.33%  (1/12)" for a table column.
+std::string Percent(const v1::Probability& p, bool aligned = false) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, aligned ? "%6.2f%%  " : "%.2f%% ", p.percent());
+  return std::string(buffer) + "(" + p.exact() + ")";
+}
+
+std::string Drms(const google::protobuf::RepeatedPtrField<v1::Drm>& drms) {
+  std::string out;
+  for (const v1::Drm& drm : drms) {
+    if (!out.empty()) out += ", ";
+    out += (drm.value() > 0 ? "+" : "") + std::to_string(drm.value()) + " " + drm.cause() + " [" +
+           drm.rule() + "]";
+  }
+  return out.empty() ? "none" : out;
+}
+
+void PrintTable(const v1::OutcomeTable& table, std::ostream& out) {
+  const v1::AttackOrder& attack = table.attack();
+  out << "preview: "
+      << engine::Name(table.seat() == melee::v1::SEAT_SIDE_A ? engine::Seat::kSideA
+                                                             : engine::Seat::kSideB)
+      << " attacks "
+      << Join(std::vector<std::string>(attack.targets().begin(), attack.targets().end()))
+      << " with "
+      << Join(std::vector<std::string>(attack.attackers().begin(), attack.attackers().end()))
+      << (attack.director().empty() ? "" : ", directed by " + attack.director())
+      << (attack.capture() ? " (capture attempt)" : "") << "\n";
+  out << table.attack_strength_mixed() << ":" << table.defence_strength_mixed() << " -> "
+      << table.column() << ", Kill # " << table.kill_number() << " [A11.11]; DRM "
+      << Drms(table.drms()) << "\n";
+  if (!table.director().empty()) out << "directed by " << table.director() << " [A11.141]\n";
+  for (const v1::Halving& halving : table.halvings()) {
+    out << halving.cause() << (halving.unit().empty() ? "" : " (" + halving.unit() + ")") << " ["
+        << halving.rule() << "]\n";
+  }
+  for (const v1::TargetOdds& odds : table.targets()) {
+    const int offset = odds.final_dr_offset();
+    out << odds.unit() << " (Final DR = Original DR"
+        << (offset == 0 ? "" : (offset > 0 ? " + " : " - ") + std::to_string(std::abs(offset)))
+        << "):\n";
+    const std::pair<const char*, const v1::Probability*> rows[] = {
+        {"eliminated", &odds.eliminated()},
+        {"captured", &odds.captured()},
+        {"reduced to HS", &odds.reduced()},
+        {"wounded", &odds.wounded()},
+        {"no effect", &odds.no_effect()}};
+    for (const auto& [name, p] : rows) {
+      if (p->exact() == "0" && std::string_view(name) != "eliminated" &&
+          std::string_view(name) != "no effect") {
+        continue;
+      }
+      char label[24];
+      std::snprintf(label, sizeof label, "  %-16s", name);
+      out << label << Percent(*p, /*aligned=*/true) << "\n";
+    }
+  }
+  const std::pair<const char*, const v1::Probability*> summary[] = {
+      {"every target eliminated or captured", &table.all_eliminated()},
+      {"Original 2 (A11.22 Infiltration, A18.2 Leader Creation check)", &table.original_two()},
+      {"Original 12 (A11.22 Infiltration by the targets)", &table.original_twelve()},
+      {"leader created (A18.2)", &table.leader_created()}};
+  for (const auto& [name, p] : summary) out << name << ": " << Percent(*p) << "\n";
+}
+
+// `melee rules preview`: the exact outcome table of the file's `preview` attack at designation.
+int RunPreview(const RulesArgs& args, bool listed, std::ostream& out, std::ostream& err) {
+  auto loaded = Load(args.situation);
+  if (!loaded) return Report(err, loaded.error());
+  auto request = proto::PreviewFromProto(loaded->message);
+  if (!request) {
+    return Report(err,
+                  Failure{kExitUsage, args.situation + ": " + engine::Describe(request.error())});
+  }
+  if (!*request) {
+    return Report(err,
+                  Failure{kExitUsage, args.situation + ": no \"preview\" request to preview (see "
+                                                       "docs/asl-situation-format.md)"});
+  }
+  auto dice = CommandDice::Make(args, listed);
+  if (!dice) return Report(err, dice.error());
+
+  // The Location at designation: set-up, then each side's announcement, ATTACKER first (an
+  // A11.4 Ambush check rolls its drs here).
+  const asl::AslRules rules;
+  auto state = rules.NewState(loaded->script.options);
+  if (!state) return Report(err, Failure{kExitRuleError, engine::Describe(state.error())});
+  const asl::Script& script = loaded->script;
+  const engine::Seat attacker = script.situation.attacker;
+  const engine::Seat defender = engine::Opponent(attacker);
+  const std::pair<engine::Seat, asl::Command> commands[] = {
+      {attacker, asl::SetUp{script.situation}},
+      {attacker, script.announce[attacker == engine::Seat::kSideA ? 0 : 1]},
+      {defender, script.announce[defender == engine::Seat::kSideA ? 0 : 1]}};
+  v1::OutcomeTable before;
+  std::vector<std::string> lines;
+  bool rolled = false;
+  for (const auto& [seat, command] : commands) {
+    auto events = rules.Decide(*state, seat, command, (*dice)->dice());
+    if (auto shortage = (*dice)->Shortage()) return Report(err, *shortage);
+    if (!events) return Report(err, Failure{kExitRuleError, engine::Describe(events.error())});
+    for (const asl::Event& event : *events) {
+      *before.add_before() = proto::EventToProto(*state, event);
+      lines.push_back(asl::DescribeEvent(*state, event));
+      rolled = rolled || !event.rolls.empty();
+      rules.Apply(*state, event);
+    }
+  }
+  auto table = asl::Preview(*state, (*request)->seat, (*request)->order);
+  if (!table) return Report(err, Failure{kExitRuleError, engine::Describe(table.error())});
+  if (const std::string note = (*dice)->UnusedNote(); !note.empty()) {
+    err << "melee: " << note << "\n";
+  }
+
+  v1::OutcomeTable message = proto::OutcomeTableToProto(*table);
+  message.set_seat((*request)->seat == engine::Seat::kSideA ? melee::v1::SEAT_SIDE_A
+                                                            : melee::v1::SEAT_SIDE_B);
+  *message.mutable_attack() = proto::AttackOrderToProto((*request)->order);
+  *message.mutable_before() = std::move(*before.mutable_before());
+  if (args.json) {
+    out << proto::ToJson(message, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << asl::AslRules::kId << " " << asl::AslRules::kVersion;
+  if (rolled)
+    out << ", " << DiceSource(**dice, args) << " (for the dice rolled before designation)";
+  out << "\n";
+  for (const std::string& line : lines) out << line << "\n";
+  PrintTable(message, out);
+  return 0;
+}
+
+}  // namespace
+
+RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
+  rules_ = app.add_subcommand("rules",
+                              "Play close-combat situations offline (no server): resolve, preview");
+  rules_->require_subcommand(1);
+  resolve_ = rules_->add_subcommand(
+      "resolve", "Play a situation file's whole CCPh and print every event and each unit's fate");
+  preview_ = rules_->add_subcommand(
+      "preview", "Print the exact outcome table of the situation file's \"preview\" attack");
+  for (CLI::App* command : {resolve_, preview_}) {
+    command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl; coc and vv: not yet)")
+        ->capture_default_str();
+    command
+        ->add_option("--situation", args_.situation,
+                     "Situation file: melee.asl.v1.CloseCombat as protobuf JSON "
+                     "(docs/asl-situation-format.md)")
+        ->required();
+    command->add_option("--dice", args_.dice,
+                        "Dice to use in order, e.g. 2,2,3,3 (a DR is coloured then white die); "
+                        "default: fair dice from --seed");
+    command->add_option("--seed", args_.seed, "SplitMix64 seed of the fair dice")
+        ->capture_default_str();
+    command->add_flag("--json", args_.json, "Print the report as JSON");
+  }
+}
+
+bool RulesCommand::chosen() const { return rules_->parsed(); }
+
+int RulesCommand::Run(std::ostream& out, std::ostream& err) const {
+  if (auto failure = CheckRuleset(args_.ruleset)) return Report(err, *failure);
+  if (resolve_->parsed()) {
+    return RunResolve(args_, resolve_->count("--dice") > 0, out, err);
+  }
+  return RunPreview(args_, preview_->count("--dice") > 0, out, err);
+}
+
+}  // namespace melee::cli

@@ -1,0 +1,54 @@
+#pragma once
+
+// `melee rules`: plays close-combat situations offline, without a server.
+//
+//   melee rules resolve --ruleset asl --situation FILE.json [--dice 3,4,...] [--seed S] [--json]
+//   melee rules preview --ruleset asl --situation FILE.json [--dice ...] [--seed S] [--json]
+//
+// The situation file is the protobuf JSON mapping of melee.asl.v1.CloseCombat
+// (docs/asl-situation-format.md). Exit codes: 0 success; 1 the rules refused the situation or a
+// declaration (the message names the rule); 2 usage error (an unknown or unsupported ruleset, an
+// unreadable or malformed file, bad or too few --dice).
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace melee::cli {
+
+inline constexpr int kExitRuleError = 1;
+inline constexpr int kExitUsage = 2;
+
+// The parsed arguments of `melee rules ...`. Filled by CLI11 while it parses.
+struct RulesArgs {
+  std::string ruleset = "asl";
+  std::string situation;  // Path of the situation file.
+  std::string dice;       // "3,4,..."; empty: roll with SplitMix64(seed).
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+// The `rules` subcommand group added to a CLI11 app. Does not own the app; the app and `args`
+// must outlive it.
+class RulesCommand {
+ public:
+  // Adds `rules` with its `resolve` and `preview` subcommands to `app`; their options write
+  // into `args`.
+  RulesCommand(CLI::App& app, RulesArgs& args);
+
+  // Returns true when the parsed command line chose `rules`.
+  bool chosen() const;
+
+  // Runs the chosen subcommand, writing the report to `out` and problems to `err`; returns the
+  // exit code. Requires chosen().
+  int Run(std::ostream& out, std::ostream& err) const;
+
+ private:
+  RulesArgs& args_;
+  CLI::App* rules_ = nullptr;
+  CLI::App* resolve_ = nullptr;
+  CLI::App* preview_ = nullptr;
+};
+
+}  // namespace melee::cli

@@ -1,0 +1,886 @@
+#include "proto/codec/asl.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/asl/rules.h"
+
+namespace melee::proto {
+namespace {
+
+namespace asl = engine::asl;
+namespace pb = google::protobuf;
+namespace v1 = melee::asl::v1;
+
+using engine::Reject;
+using engine::Result;
+using engine::Seat;
+
+// Returns the error "`field`: `problem`" for untrusted input (no rule: the file is malformed).
+tl::unexpected<engine::RuleError> Bad(const std::string& field, const std::string& problem) {
+  return Reject("", field + ": " + problem);
+}
+
+std::string Indexed(const std::string& field, int index) {
+  return field + "[" + std::to_string(index) + "]";
+}
+
+// Quotes at most the first 32 bytes of untrusted `value` for an error message.
+std::string Quoted(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value.substr(0, 32)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte >= 0x20 && byte != 0x7F ? c : '?';
+  }
+  return out + (value.size() > 32 ? "...\"" : "\"");
+}
+
+// A unit id: 1..kAslMaxIdBytes printable ASCII characters without spaces (ids appear in reports
+// and on command lines).
+Result<void> CheckId(std::string_view id, const std::string& field) {
+  bool printable = !id.empty() && id.size() <= kAslMaxIdBytes;
+  for (char c : id) printable = printable && c > 0x20 && c < 0x7F;
+  if (!printable) {
+    return Bad(field, Quoted(id) + " is not a unit id: ids are 1.." +
+                          std::to_string(kAslMaxIdBytes) +
+                          " printable ASCII characters without spaces");
+  }
+  return {};
+}
+
+// An optional unit id: "" or CheckId.
+Result<void> CheckOptionalId(std::string_view id, const std::string& field) {
+  return id.empty() ? Result<void>{} : CheckId(id, field);
+}
+
+// A list of unit ids of at most kAslMaxListSize entries.
+Result<void> CheckIds(const pb::RepeatedPtrField<std::string>& ids, const std::string& field) {
+  if (static_cast<size_t>(ids.size()) > kAslMaxListSize) {
+    return Bad(field, "at most " + std::to_string(kAslMaxListSize) + " entries");
+  }
+  for (int i = 0; i < ids.size(); ++i) {
+    if (auto r = CheckId(ids[i], Indexed(field, i)); !r) return r;
+  }
+  return {};
+}
+
+// Free text shown in reports: at most `max_bytes`, no control characters.
+Result<void> CheckText(std::string_view text, const std::string& field, size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    return Bad(field, "at most " + std::to_string(max_bytes) + " bytes");
+  }
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) return Bad(field, "control characters are not allowed");
+  }
+  return {};
+}
+
+Result<void> CheckRange(int64_t value, int64_t low, int64_t high, const std::string& field) {
+  if (value < low || value > high) {
+    return Bad(field, std::to_string(value) + " is out of range " + std::to_string(low) + ".." +
+                          std::to_string(high));
+  }
+  return {};
+}
+
+std::vector<std::string> Strings(const pb::RepeatedPtrField<std::string>& values) {
+  return {values.begin(), values.end()};
+}
+
+void AddStrings(const std::vector<std::string>& values, pb::RepeatedPtrField<std::string>* out) {
+  for (const std::string& value : values) out->Add(std::string(value));
+}
+
+// ---- enums --------------------------------------------------------------------------------
+
+Result<Seat> SideFromProto(melee::v1::Seat seat, const std::string& field) {
+  switch (seat) {
+    case melee::v1::SEAT_SIDE_A:
+      return Seat::kSideA;
+    case melee::v1::SEAT_SIDE_B:
+      return Seat::kSideB;
+    case melee::v1::SEAT_UNSPECIFIED:
+      return Bad(field, "required: SEAT_SIDE_A or SEAT_SIDE_B");
+    default:
+      return Bad(field, "must be SEAT_SIDE_A or SEAT_SIDE_B, not " +
+                            std::string(melee::v1::Seat_IsValid(seat)
+                                            ? melee::v1::Seat_Name(seat)
+                                            : std::to_string(static_cast<int>(seat))));
+  }
+}
+
+melee::v1::Seat SideToProto(Seat seat) {
+  return seat == Seat::kSideA ? melee::v1::SEAT_SIDE_A : melee::v1::SEAT_SIDE_B;
+}
+
+Result<asl::UnitKind> KindFromProto(v1::UnitKind kind, const std::string& field) {
+  switch (kind) {
+    case v1::UNIT_KIND_SQUAD:
+      return asl::UnitKind::kSquad;
+    case v1::UNIT_KIND_HALF_SQUAD:
+      return asl::UnitKind::kHalfSquad;
+    case v1::UNIT_KIND_CREW:
+      return asl::UnitKind::kCrew;
+    case v1::UNIT_KIND_LEADER:
+      return asl::UnitKind::kLeader;
+    case v1::UNIT_KIND_HERO:
+      return asl::UnitKind::kHero;
+    case v1::UNIT_KIND_OTHER_SMC:
+      return asl::UnitKind::kOtherSmc;
+    case v1::UNIT_KIND_DUMMY:
+      return asl::UnitKind::kDummy;
+    case v1::UNIT_KIND_UNSPECIFIED:
+      return Bad(field,
+                 "required: UNIT_KIND_SQUAD, UNIT_KIND_HALF_SQUAD, UNIT_KIND_CREW, "
+                 "UNIT_KIND_LEADER, UNIT_KIND_HERO, UNIT_KIND_OTHER_SMC or UNIT_KIND_DUMMY");
+    default:
+      return Bad(field, "unknown unit kind " + std::to_string(static_cast<int>(kind)));
+  }
+}
+
+v1::UnitKind KindToProto(asl::UnitKind kind) {
+  switch (kind) {
+    case asl::UnitKind::kSquad:
+      return v1::UNIT_KIND_SQUAD;
+    case asl::UnitKind::kHalfSquad:
+      return v1::UNIT_KIND_HALF_SQUAD;
+    case asl::UnitKind::kCrew:
+      return v1::UNIT_KIND_CREW;
+    case asl::UnitKind::kLeader:
+      return v1::UNIT_KIND_LEADER;
+    case asl::UnitKind::kHero:
+      return v1::UNIT_KIND_HERO;
+    case asl::UnitKind::kOtherSmc:
+      return v1::UNIT_KIND_OTHER_SMC;
+    case asl::UnitKind::kDummy:
+      return v1::UNIT_KIND_DUMMY;
+  }
+  return v1::UNIT_KIND_UNSPECIFIED;
+}
+
+Result<asl::Nationality> NationalityFromProto(v1::Nationality nationality,
+                                              const std::string& field) {
+  switch (nationality) {
+    case v1::NATIONALITY_UNSPECIFIED:
+    case v1::NATIONALITY_OTHER:
+      return asl::Nationality::kOther;
+    case v1::NATIONALITY_GERMAN:
+      return asl::Nationality::kGerman;
+    case v1::NATIONALITY_AMERICAN:
+      return asl::Nationality::kAmerican;
+    case v1::NATIONALITY_BRITISH:
+      return asl::Nationality::kBritish;
+    case v1::NATIONALITY_RUSSIAN:
+      return asl::Nationality::kRussian;
+    case v1::NATIONALITY_ITALIAN:
+      return asl::Nationality::kItalian;
+    case v1::NATIONALITY_FINNISH:
+      return asl::Nationality::kFinnish;
+    case v1::NATIONALITY_JAPANESE:
+      return asl::Nationality::kJapanese;
+    case v1::NATIONALITY_CHINESE:
+      return asl::Nationality::kChinese;
+    default:
+      return Bad(field, "unknown nationality " + std::to_string(static_cast<int>(nationality)));
+  }
+}
+
+v1::Nationality NationalityToProto(asl::Nationality nationality) {
+  switch (nationality) {
+    case asl::Nationality::kOther:
+      return v1::NATIONALITY_OTHER;
+    case asl::Nationality::kGerman:
+      return v1::NATIONALITY_GERMAN;
+    case asl::Nationality::kAmerican:
+      return v1::NATIONALITY_AMERICAN;
+    case asl::Nationality::kBritish:
+      return v1::NATIONALITY_BRITISH;
+    case asl::Nationality::kRussian:
+      return v1::NATIONALITY_RUSSIAN;
+    case asl::Nationality::kItalian:
+      return v1::NATIONALITY_ITALIAN;
+    case asl::Nationality::kFinnish:
+      return v1::NATIONALITY_FINNISH;
+    case asl::Nationality::kJapanese:
+      return v1::NATIONALITY_JAPANESE;
+    case asl::Nationality::kChinese:
+      return v1::NATIONALITY_CHINESE;
+  }
+  return v1::NATIONALITY_UNSPECIFIED;
+}
+
+Result<asl::ChoiceKind> ChoiceKindFromProto(v1::ChoiceKind kind, const std::string& field) {
+  switch (kind) {
+    case v1::CHOICE_KIND_INFILTRATION:
+      return asl::ChoiceKind::kInfiltration;
+    case v1::CHOICE_KIND_CAPTURE_SELECTION:
+      return asl::ChoiceKind::kCaptureSelection;
+    case v1::CHOICE_KIND_AMBUSH_WITHDRAWAL:
+      return asl::ChoiceKind::kAmbushWithdrawal;
+    case v1::CHOICE_KIND_UNSPECIFIED:
+      return Bad(field,
+                 "required: CHOICE_KIND_INFILTRATION, CHOICE_KIND_CAPTURE_SELECTION or "
+                 "CHOICE_KIND_AMBUSH_WITHDRAWAL");
+    default:
+      return Bad(field, "unknown choice kind " + std::to_string(static_cast<int>(kind)));
+  }
+}
+
+v1::ChoiceKind ChoiceKindToProto(asl::ChoiceKind kind) {
+  switch (kind) {
+    case asl::ChoiceKind::kInfiltration:
+      return v1::CHOICE_KIND_INFILTRATION;
+    case asl::ChoiceKind::kCaptureSelection:
+      return v1::CHOICE_KIND_CAPTURE_SELECTION;
+    case asl::ChoiceKind::kAmbushWithdrawal:
+      return v1::CHOICE_KIND_AMBUSH_WITHDRAWAL;
+  }
+  return v1::CHOICE_KIND_UNSPECIFIED;
+}
+
+v1::Outcome OutcomeToProto(asl::Outcome outcome) {
+  switch (outcome) {
+    case asl::Outcome::kNoEffect:
+      return v1::OUTCOME_NO_EFFECT;
+    case asl::Outcome::kPartial:
+      return v1::OUTCOME_PARTIAL;
+    case asl::Outcome::kEliminated:
+      return v1::OUTCOME_ELIMINATED;
+    case asl::Outcome::kCaptured:
+      return v1::OUTCOME_CAPTURED;
+  }
+  return v1::OUTCOME_UNSPECIFIED;
+}
+
+v1::EffectKind EffectKindToProto(asl::EffectKind kind) {
+  switch (kind) {
+    case asl::EffectKind::kEliminated:
+      return v1::EFFECT_KIND_ELIMINATED;
+    case asl::EffectKind::kReduced:
+      return v1::EFFECT_KIND_REDUCED;
+    case asl::EffectKind::kWounded:
+      return v1::EFFECT_KIND_WOUNDED;
+    case asl::EffectKind::kCaptured:
+      return v1::EFFECT_KIND_CAPTURED;
+    case asl::EffectKind::kCaptureVoided:
+      return v1::EFFECT_KIND_CAPTURE_VOIDED;
+    case asl::EffectKind::kConcealmentLost:
+      return v1::EFFECT_KIND_CONCEALMENT_LOST;
+    case asl::EffectKind::kWithdrawn:
+      return v1::EFFECT_KIND_WITHDRAWN;
+    case asl::EffectKind::kSupportWeaponLost:
+      return v1::EFFECT_KIND_SUPPORT_WEAPON_LOST;
+    case asl::EffectKind::kSupportWeaponDropped:
+      return v1::EFFECT_KIND_SUPPORT_WEAPON_DROPPED;
+    case asl::EffectKind::kLeaderCreated:
+      return v1::EFFECT_KIND_LEADER_CREATED;
+    case asl::EffectKind::kHalfSquadCreated:
+      return v1::EFFECT_KIND_HALF_SQUAD_CREATED;
+  }
+  return v1::EFFECT_KIND_UNSPECIFIED;
+}
+
+// Returns the proto kind of `kind` and whether the event's `seat` means something for it.
+std::pair<v1::EventKind, bool> EventKindToProto(asl::EventKind kind) {
+  switch (kind) {
+    case asl::EventKind::kSetUp:
+      return {v1::EVENT_KIND_SET_UP, false};
+    case asl::EventKind::kAnnounced:
+      return {v1::EVENT_KIND_ANNOUNCED, true};
+    case asl::EventKind::kDummiesRemoved:
+      return {v1::EVENT_KIND_DUMMIES_REMOVED, false};
+    case asl::EventKind::kAmbushChecked:
+      return {v1::EVENT_KIND_AMBUSH_CHECKED, false};
+    case asl::EventKind::kHthDeclared:
+      return {v1::EVENT_KIND_HTH_DECLARED, false};
+    case asl::EventKind::kDeclarationSealed:
+      return {v1::EVENT_KIND_DECLARATION_SEALED, true};
+    case asl::EventKind::kDeclarationsRevealed:
+      return {v1::EVENT_KIND_DECLARATIONS_REVEALED, false};
+    case asl::EventKind::kAttackResolved:
+      return {v1::EVENT_KIND_ATTACK_RESOLVED, true};
+    case asl::EventKind::kAttackVoid:
+      return {v1::EVENT_KIND_ATTACK_VOID, true};
+    case asl::EventKind::kChoiceRequested:
+      return {v1::EVENT_KIND_CHOICE_REQUESTED, false};
+    case asl::EventKind::kChoiceMade:
+      return {v1::EVENT_KIND_CHOICE_MADE, true};
+    case asl::EventKind::kPassed:
+      return {v1::EVENT_KIND_PASSED, true};
+    case asl::EventKind::kPhaseEnded:
+      return {v1::EVENT_KIND_PHASE_ENDED, false};
+  }
+  return {v1::EVENT_KIND_UNSPECIFIED, false};
+}
+
+melee::v1::DieRoll::Color ColorToProto(engine::DieColor color) {
+  switch (color) {
+    case engine::DieColor::kSingle:
+      return melee::v1::DieRoll::COLOR_SINGLE;
+    case engine::DieColor::kColored:
+      return melee::v1::DieRoll::COLOR_COLORED;
+    case engine::DieColor::kWhite:
+      return melee::v1::DieRoll::COLOR_WHITE;
+  }
+  return melee::v1::DieRoll::COLOR_UNSPECIFIED;
+}
+
+// ---- reading a situation file ---------------------------------------------------------------
+
+Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& field) {
+  asl::Unit unit;
+  if (auto r = CheckId(message.id(), field + ".id"); !r) return tl::unexpected(r.error());
+  unit.id = message.id();
+  auto owner = SideFromProto(message.owner(), field + ".owner");
+  if (!owner) return tl::unexpected(owner.error());
+  unit.owner = *owner;
+  auto kind = KindFromProto(message.kind(), field + ".kind");
+  if (!kind) return tl::unexpected(kind.error());
+  unit.kind = *kind;
+  auto nationality = NationalityFromProto(message.nationality(), field + ".nationality");
+  if (!nationality) return tl::unexpected(nationality.error());
+  unit.nationality = *nationality;
+  if (auto r = CheckText(message.name(), field + ".name", kAslMaxIdBytes); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.name = message.name();
+  if (auto r = CheckRange(message.firepower(), 0, 99, field + ".firepower"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.firepower = message.firepower();
+  if (message.has_reduced_firepower()) {
+    if (auto r = CheckRange(message.reduced_firepower(), 0, 99, field + ".reduced_firepower"); !r) {
+      return tl::unexpected(r.error());
+    }
+    unit.reduced_firepower = message.reduced_firepower();
+  }
+  if (message.has_morale()) {
+    if (auto r = CheckRange(message.morale(), 1, 12, field + ".morale"); !r) {
+      return tl::unexpected(r.error());
+    }
+    unit.morale = message.morale();
+  }
+  if (auto r = CheckRange(message.leadership(), -5, 3, field + ".leadership"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.leadership = message.leadership();
+  if (auto r = CheckRange(message.bpv(), 0, 999, field + ".bpv"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.bpv = message.bpv();
+  if (auto r = CheckOptionalId(message.stacked_on(), field + ".stacked_on"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.stacked_on = message.stacked_on();
+  if (message.support_weapons_size() > 8) {
+    return Bad(field + ".support_weapons", "at most 8 support weapons");
+  }
+  for (int i = 0; i < message.support_weapons_size(); ++i) {
+    const std::string sw_field = Indexed(field + ".support_weapons", i);
+    if (message.support_weapons(i).empty()) return Bad(sw_field, "must not be empty");
+    if (auto r = CheckText(message.support_weapons(i), sw_field, kAslMaxIdBytes); !r) {
+      return tl::unexpected(r.error());
+    }
+    unit.support_weapons.push_back(message.support_weapons(i));
+  }
+  unit.inexperienced = message.inexperienced();
+  unit.assault_engineer = message.assault_engineer();
+  unit.stealthy = message.stealthy();
+  unit.lax = message.lax();
+  unit.gurkha = message.gurkha();
+  unit.commando = message.commando();
+  unit.partisan = message.partisan();
+  unit.dare_death = message.dare_death();
+  unit.broken = message.broken();
+  unit.pinned = message.pinned();
+  unit.concealed = message.concealed();
+  unit.cx = message.cx();
+  unit.ti = message.ti();
+  unit.guarding = message.guarding();
+  unit.berserk = message.berserk();
+  unit.disrupted = message.disrupted();
+  unit.in_wire = message.in_wire();
+  unit.on_crest = message.on_crest();
+  unit.in_bank_or_panji = message.in_bank_or_panji();
+  unit.advanced = message.advanced();
+  if (auto r = CheckRange(message.wounds(), 0, 1, field + ".wounds"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.wounds = message.wounds();
+  return unit;
+}
+
+Result<asl::Location> LocationFromProto(const v1::Location& message, const std::string& field) {
+  asl::Location location;
+  if (auto r = CheckText(message.name(), field + ".name", kAslMaxNameBytes); !r) {
+    return tl::unexpected(r.error());
+  }
+  location.name = message.name();
+  location.woods_or_building = message.woods_or_building();
+  location.melee = message.melee();
+  location.hth = message.hth();
+  if (message.ambusher() != melee::v1::SEAT_UNSPECIFIED) {
+    auto ambusher = SideFromProto(message.ambusher(), field + ".ambusher");
+    if (!ambusher) return tl::unexpected(ambusher.error());
+    location.ambusher = *ambusher;
+  }
+  if (auto r = CheckRange(message.excess_squads_side_a(), 0, 9, field + ".excess_squads_side_a");
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = CheckRange(message.excess_squads_side_b(), 0, 9, field + ".excess_squads_side_b");
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  location.excess_squads = {message.excess_squads_side_a(), message.excess_squads_side_b()};
+  return location;
+}
+
+Result<asl::Situation> SituationFromProto(const v1::Situation& message, const std::string& field) {
+  asl::Situation situation;
+  auto location = LocationFromProto(message.location(), field + ".location");
+  if (!location) return tl::unexpected(location.error());
+  situation.location = std::move(*location);
+  auto attacker = SideFromProto(message.attacker(), field + ".attacker");
+  if (!attacker) return tl::unexpected(attacker.error());
+  situation.attacker = *attacker;
+  if (static_cast<size_t>(message.units_size()) > kAslMaxUnits) {
+    return Bad(field + ".units", "a Location holds at most " + std::to_string(kAslMaxUnits) +
+                                     " units, not " + std::to_string(message.units_size()));
+  }
+  for (int i = 0; i < message.units_size(); ++i) {
+    auto unit = UnitFromProto(message.units(i), Indexed(field + ".units", i));
+    if (!unit) return tl::unexpected(unit.error());
+    situation.units.push_back(std::move(*unit));
+  }
+  return situation;
+}
+
+Result<asl::Announce> AnnounceFromProto(const v1::Announce& message, const std::string& field) {
+  for (const auto& [ids, name] : {std::pair{&message.withdraw(), ".withdraw"},
+                                  std::pair{&message.cannot_withdraw(), ".cannot_withdraw"},
+                                  std::pair{&message.solo(), ".solo"}}) {
+    if (auto r = CheckIds(*ids, field + name); !r) return tl::unexpected(r.error());
+  }
+  asl::Announce announce;
+  announce.withdraw = Strings(message.withdraw());
+  announce.cannot_withdraw = Strings(message.cannot_withdraw());
+  announce.solo = Strings(message.solo());
+  announce.declare_hth = message.declare_hth();
+  return announce;
+}
+
+Result<asl::AttackOrder> AttackOrderFromProto(const v1::AttackOrder& message,
+                                              const std::string& field) {
+  if (auto r = CheckIds(message.attackers(), field + ".attackers"); !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = CheckIds(message.targets(), field + ".targets"); !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = CheckOptionalId(message.director(), field + ".director"); !r) {
+    return tl::unexpected(r.error());
+  }
+  asl::AttackOrder order;
+  order.attackers = Strings(message.attackers());
+  order.targets = Strings(message.targets());
+  order.capture = message.capture();
+  order.director = message.director();
+  order.decline_leadership = message.decline_leadership();
+  return order;
+}
+
+Result<asl::Seal> SealFromProto(const v1::Seal& message, const std::string& field) {
+  asl::Seal seal;
+  if (static_cast<size_t>(message.attacks_size()) > kAslMaxListSize) {
+    return Bad(field + ".attacks", "at most " + std::to_string(kAslMaxListSize) + " attacks");
+  }
+  for (int i = 0; i < message.attacks_size(); ++i) {
+    auto order = AttackOrderFromProto(message.attacks(i), Indexed(field + ".attacks", i));
+    if (!order) return tl::unexpected(order.error());
+    seal.attacks.push_back(std::move(*order));
+  }
+  if (auto r = CheckIds(message.ambush_withdraw(), field + ".ambush_withdraw"); !r) {
+    return tl::unexpected(r.error());
+  }
+  seal.ambush_withdraw = Strings(message.ambush_withdraw());
+  return seal;
+}
+
+// ---- reports ------------------------------------------------------------------------------
+
+void AddDrms(const std::vector<asl::Drm>& drms, pb::RepeatedPtrField<v1::Drm>* out) {
+  for (const asl::Drm& drm : drms) {
+    v1::Drm* message = out->Add();
+    message->set_rule(std::string(asl::RuleOf(drm.cause)));
+    message->set_cause(std::string(asl::TextOf(drm.cause)));
+    message->set_value(drm.value);
+  }
+}
+
+// Names the units of one event: indices of `before`, or units the event itself creates.
+class UnitNames {
+ public:
+  UnitNames(const asl::State& before, const asl::Event& event) : before_(before), event_(event) {}
+
+  std::string operator()(size_t index) const {
+    return std::string(asl::UnitId(before_, event_, index));
+  }
+
+  void Add(const std::vector<uint16_t>& indices, pb::RepeatedPtrField<std::string>* out) const {
+    for (uint16_t index : indices) out->Add((*this)(index));
+  }
+
+ private:
+  const asl::State& before_;
+  const asl::Event& event_;
+};
+
+void AttackReportToProto(const asl::AttackReport& report, const UnitNames& names,
+                         v1::AttackReport* out) {
+  out->set_side(SideToProto(report.side));
+  names.Add(report.attackers, out->mutable_attackers());
+  names.Add(report.targets, out->mutable_targets());
+  if (report.director) out->set_director(names(*report.director));
+  out->set_capture(report.capture);
+  out->set_hth(report.hth);
+  out->set_attack_strength(report.attack_strength.ToString());
+  out->set_attack_strength_mixed(report.attack_strength.ToMixedString());
+  out->set_defence_strength(report.defence_strength.ToString());
+  out->set_defence_strength_mixed(report.defence_strength.ToMixedString());
+  for (const asl::Halving& halving : report.halvings) {
+    v1::Halving* message = out->add_halvings();
+    message->set_rule(std::string(asl::RuleOf(halving.cause)));
+    message->set_cause(std::string(asl::TextOf(halving.cause)));
+    message->set_unit(halving.unit);
+  }
+  out->set_column(std::string(asl::Name(report.column)));
+  out->set_kill_number(report.kill_number);
+  AddDrms(report.drms, out->mutable_drms());
+  out->mutable_dr()->set_colored(report.dr.colored);
+  out->mutable_dr()->set_white(report.dr.white);
+  out->mutable_dr()->set_total(report.dr.Total());
+  if (report.leader_creation) {
+    v1::LeaderCreation* creation = out->mutable_leader_creation();
+    creation->set_dr(report.leader_creation->dr);
+    AddDrms(report.leader_creation->drms, creation->mutable_drms());
+    creation->set_final_dr(report.leader_creation->final_dr);
+    creation->set_leader(report.leader_creation->leader);
+  }
+  for (const asl::TargetResult& result : report.results) {
+    v1::TargetResult* message = out->add_results();
+    message->set_unit(names(result.unit));
+    AddDrms(result.drms, message->mutable_drms());
+    message->set_final_dr(result.final_dr);
+    message->set_outcome(OutcomeToProto(result.outcome));
+  }
+  AddStrings(report.notes, out->mutable_notes());
+}
+
+void AmbushRollToProto(const asl::AmbushReport& report, size_t side, v1::AmbushRoll* out) {
+  out->set_dr(report.dr[side]);
+  AddDrms(report.drms[side], out->mutable_drms());
+  out->set_final_dr(report.final_dr[side]);
+}
+
+}  // namespace
+
+// ---- public: reading ------------------------------------------------------------------------
+
+Result<asl::Script> ScriptFromProto(const v1::CloseCombat& message) {
+  asl::Script script;
+  if (auto r = CheckText(message.variant(), "variant", kAslMaxIdBytes); !r) {
+    return tl::unexpected(r.error());
+  }
+  script.options.variant = message.variant();
+  if (static_cast<size_t>(message.options_size()) > kAslMaxOptions) {
+    return Bad("options", "at most " + std::to_string(kAslMaxOptions) + " options");
+  }
+  for (const auto& [key, value] : message.options()) {
+    if (key.empty()) return Bad("options", "an option name must not be empty");
+    if (auto r = CheckText(key, "options", kAslMaxNameBytes); !r) return tl::unexpected(r.error());
+    if (auto r = CheckText(value, "options[" + Quoted(key) + "]", kAslMaxNameBytes); !r) {
+      return tl::unexpected(r.error());
+    }
+    script.options.values.emplace(key, value);
+  }
+  if (!message.has_situation()) return Bad("situation", "required");
+  auto situation = SituationFromProto(message.situation(), "situation");
+  if (!situation) return tl::unexpected(situation.error());
+  script.situation = std::move(*situation);
+  auto side_a = AnnounceFromProto(message.side_a_announce(), "side_a_announce");
+  if (!side_a) return tl::unexpected(side_a.error());
+  auto side_b = AnnounceFromProto(message.side_b_announce(), "side_b_announce");
+  if (!side_b) return tl::unexpected(side_b.error());
+  script.announce = {std::move(*side_a), std::move(*side_b)};
+  if (static_cast<size_t>(message.declarations_size()) > kAslMaxListSize) {
+    return Bad("declarations", "at most " + std::to_string(kAslMaxListSize) + " declarations");
+  }
+  for (int i = 0; i < message.declarations_size(); ++i) {
+    const std::string field = Indexed("declarations", i);
+    auto seat = SideFromProto(message.declarations(i).seat(), field + ".seat");
+    if (!seat) return tl::unexpected(seat.error());
+    auto seal = SealFromProto(message.declarations(i).seal(), field + ".seal");
+    if (!seal) return tl::unexpected(seal.error());
+    script.declarations.emplace_back(*seat, std::move(*seal));
+  }
+  if (static_cast<size_t>(message.choices_size()) > kAslMaxListSize) {
+    return Bad("choices", "at most " + std::to_string(kAslMaxListSize) + " choices");
+  }
+  for (int i = 0; i < message.choices_size(); ++i) {
+    const std::string field = Indexed("choices", i);
+    auto kind = ChoiceKindFromProto(message.choices(i).kind(), field + ".kind");
+    if (!kind) return tl::unexpected(kind.error());
+    if (auto r = CheckIds(message.choices(i).selected(), field + ".selected"); !r) {
+      return tl::unexpected(r.error());
+    }
+    script.choices.push_back({*kind, Strings(message.choices(i).selected())});
+  }
+  return script;
+}
+
+Result<std::optional<AslPreviewRequest>> PreviewFromProto(const v1::CloseCombat& message) {
+  if (!message.has_preview()) return std::optional<AslPreviewRequest>();
+  auto seat = SideFromProto(message.preview().seat(), "preview.seat");
+  if (!seat) return tl::unexpected(seat.error());
+  if (!message.preview().has_attack()) return Bad("preview.attack", "required");
+  auto order = AttackOrderFromProto(message.preview().attack(), "preview.attack");
+  if (!order) return tl::unexpected(order.error());
+  return AslPreviewRequest{*seat, std::move(*order)};
+}
+
+Result<v1::CloseCombat> CloseCombatFromJson(std::string_view json) {
+  if (json.size() > kAslMaxJsonBytes) {
+    return Reject("", "the situation is " + std::to_string(json.size()) + " bytes; at most " +
+                          std::to_string(kAslMaxJsonBytes) + " are read");
+  }
+  v1::CloseCombat message;
+  pb::util::JsonParseOptions strict;  // Unknown fields and enum names are errors.
+  const auto status = pb::util::JsonStringToMessage(json, &message, strict);
+  if (!status.ok()) {
+    return Reject("", "not a melee.asl.v1.CloseCombat in the protobuf JSON mapping: " +
+                          std::string(status.message()));
+  }
+  return message;
+}
+
+Result<asl::Script> ScriptFromJson(std::string_view json) {
+  auto message = CloseCombatFromJson(json);
+  if (!message) return tl::unexpected(message.error());
+  return ScriptFromProto(*message);
+}
+
+// ---- public: writing ------------------------------------------------------------------------
+
+v1::Unit UnitToProto(const asl::Unit& unit) {
+  v1::Unit out;
+  out.set_id(unit.id);
+  out.set_owner(SideToProto(unit.owner));
+  out.set_kind(KindToProto(unit.kind));
+  out.set_nationality(NationalityToProto(unit.nationality));
+  out.set_name(unit.name);
+  out.set_firepower(unit.firepower);
+  if (unit.reduced_firepower >= 0) out.set_reduced_firepower(unit.reduced_firepower);
+  out.set_morale(unit.morale);
+  out.set_leadership(unit.leadership);
+  out.set_bpv(unit.bpv);
+  out.set_stacked_on(unit.stacked_on);
+  AddStrings(unit.support_weapons, out.mutable_support_weapons());
+  out.set_inexperienced(unit.inexperienced);
+  out.set_assault_engineer(unit.assault_engineer);
+  out.set_stealthy(unit.stealthy);
+  out.set_lax(unit.lax);
+  out.set_gurkha(unit.gurkha);
+  out.set_commando(unit.commando);
+  out.set_partisan(unit.partisan);
+  out.set_dare_death(unit.dare_death);
+  out.set_broken(unit.broken);
+  out.set_pinned(unit.pinned);
+  out.set_concealed(unit.concealed);
+  out.set_cx(unit.cx);
+  out.set_ti(unit.ti);
+  out.set_guarding(unit.guarding);
+  out.set_berserk(unit.berserk);
+  out.set_disrupted(unit.disrupted);
+  out.set_in_wire(unit.in_wire);
+  out.set_on_crest(unit.on_crest);
+  out.set_in_bank_or_panji(unit.in_bank_or_panji);
+  out.set_advanced(unit.advanced);
+  out.set_wounds(unit.wounds);
+  return out;
+}
+
+v1::Situation SituationToProto(const asl::Situation& situation) {
+  v1::Situation out;
+  v1::Location* location = out.mutable_location();
+  location->set_name(situation.location.name);
+  location->set_woods_or_building(situation.location.woods_or_building);
+  location->set_melee(situation.location.melee);
+  location->set_hth(situation.location.hth);
+  if (situation.location.ambusher) {
+    location->set_ambusher(SideToProto(*situation.location.ambusher));
+  }
+  location->set_excess_squads_side_a(situation.location.excess_squads[0]);
+  location->set_excess_squads_side_b(situation.location.excess_squads[1]);
+  out.set_attacker(SideToProto(situation.attacker));
+  for (const asl::Unit& unit : situation.units) *out.add_units() = UnitToProto(unit);
+  return out;
+}
+
+v1::Announce AnnounceToProto(const asl::Announce& announce) {
+  v1::Announce out;
+  AddStrings(announce.withdraw, out.mutable_withdraw());
+  AddStrings(announce.cannot_withdraw, out.mutable_cannot_withdraw());
+  AddStrings(announce.solo, out.mutable_solo());
+  out.set_declare_hth(announce.declare_hth);
+  return out;
+}
+
+v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
+  v1::AttackOrder out;
+  AddStrings(order.attackers, out.mutable_attackers());
+  AddStrings(order.targets, out.mutable_targets());
+  out.set_capture(order.capture);
+  out.set_director(order.director);
+  out.set_decline_leadership(order.decline_leadership);
+  return out;
+}
+
+v1::Seal SealToProto(const asl::Seal& seal) {
+  v1::Seal out;
+  for (const asl::AttackOrder& order : seal.attacks) *out.add_attacks() = AttackOrderToProto(order);
+  AddStrings(seal.ambush_withdraw, out.mutable_ambush_withdraw());
+  return out;
+}
+
+v1::CloseCombat ScriptToProto(const asl::Script& script) {
+  v1::CloseCombat out;
+  out.set_variant(script.options.variant);
+  for (const auto& [key, value] : script.options.values) (*out.mutable_options())[key] = value;
+  *out.mutable_situation() = SituationToProto(script.situation);
+  *out.mutable_side_a_announce() = AnnounceToProto(script.announce[0]);
+  *out.mutable_side_b_announce() = AnnounceToProto(script.announce[1]);
+  for (const auto& [seat, seal] : script.declarations) {
+    v1::SealTurn* turn = out.add_declarations();
+    turn->set_seat(SideToProto(seat));
+    *turn->mutable_seal() = SealToProto(seal);
+  }
+  for (const asl::ScriptedChoice& choice : script.choices) {
+    v1::ScriptedChoice* message = out.add_choices();
+    message->set_kind(ChoiceKindToProto(choice.kind));
+    AddStrings(choice.selected, message->mutable_selected());
+  }
+  return out;
+}
+
+v1::Presence PresenceToProto(asl::Presence presence) {
+  switch (presence) {
+    case asl::Presence::kPresent:
+      return v1::PRESENCE_PRESENT;
+    case asl::Presence::kEliminated:
+      return v1::PRESENCE_ELIMINATED;
+    case asl::Presence::kCaptured:
+      return v1::PRESENCE_CAPTURED;
+    case asl::Presence::kWithdrawn:
+      return v1::PRESENCE_WITHDRAWN;
+  }
+  return v1::PRESENCE_UNSPECIFIED;
+}
+
+v1::AslEvent EventToProto(const asl::State& before, const asl::Event& event) {
+  const UnitNames names(before, event);
+  v1::AslEvent out;
+  const auto [kind, has_seat] = EventKindToProto(event.kind);
+  out.set_kind(kind);
+  if (has_seat) out.set_seat(SideToProto(event.seat));
+  if (event.situation) *out.mutable_situation() = SituationToProto(*event.situation);
+  if (event.announce) *out.mutable_announce() = AnnounceToProto(*event.announce);
+  if (event.seal) *out.mutable_seal() = SealToProto(*event.seal);
+  if (event.attack) AttackReportToProto(*event.attack, names, out.mutable_attack());
+  if (event.ambush) {
+    v1::AmbushReport* ambush = out.mutable_ambush();
+    AmbushRollToProto(*event.ambush, 0, ambush->mutable_side_a());
+    AmbushRollToProto(*event.ambush, 1, ambush->mutable_side_b());
+    if (event.ambush->ambusher) ambush->set_ambusher(SideToProto(*event.ambush->ambusher));
+  }
+  if (event.choice) {
+    v1::ChoiceRequest* choice = out.mutable_choice();
+    choice->set_id(event.choice->id);
+    choice->set_seat(SideToProto(event.choice->seat));
+    choice->set_kind(ChoiceKindToProto(event.choice->kind));
+    names.Add(event.choice->options, choice->mutable_options());
+    choice->set_min_selected(event.choice->min_selected);
+    choice->set_max_selected(event.choice->max_selected);
+    names.Add(event.choice->captors, choice->mutable_captors());
+  }
+  names.Add(event.selected, out.mutable_selected());
+  for (size_t i = 0; i < event.rolls.size(); ++i) {
+    melee::v1::DieRoll* die = out.add_dice();
+    die->set_purpose(event.rolls[i].purpose);
+    die->set_color(ColorToProto(event.rolls[i].color));
+    die->set_value(static_cast<uint32_t>(event.rolls[i].value));
+    die->set_roll_index(static_cast<uint32_t>(i));
+  }
+  for (const asl::Effect& effect : event.effects) {
+    v1::Effect* message = out.add_effects();
+    message->set_kind(EffectKindToProto(effect.kind));
+    message->set_unit(names(effect.unit));
+    message->set_value(effect.value);
+    message->set_text(effect.text);
+    if (effect.created) *message->mutable_created() = UnitToProto(*effect.created);
+    names.Add(effect.by, message->mutable_by());
+  }
+  AddStrings(event.notes, out.mutable_notes());
+  out.set_melee(event.melee);
+  out.set_text(asl::DescribeEvent(before, event));
+  return out;
+}
+
+v1::Probability ProbabilityToProto(const engine::Rational& value) {
+  v1::Probability out;
+  out.set_exact(value.ToString());
+  const long double percent =
+      static_cast<long double>(value.num()) * 100.0L / static_cast<long double>(value.den());
+  out.set_percent(static_cast<double>(std::round(percent * 100.0L) / 100.0L));
+  return out;
+}
+
+v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {
+  v1::OutcomeTable out;
+  out.set_attack_strength(table.attack_strength.ToString());
+  out.set_attack_strength_mixed(table.attack_strength.ToMixedString());
+  out.set_defence_strength(table.defence_strength.ToString());
+  out.set_defence_strength_mixed(table.defence_strength.ToMixedString());
+  out.set_column(std::string(asl::Name(table.column)));
+  out.set_kill_number(table.kill_number);
+  AddDrms(table.drms, out.mutable_drms());
+  for (const asl::Halving& halving : table.halvings) {
+    v1::Halving* message = out.add_halvings();
+    message->set_rule(std::string(asl::RuleOf(halving.cause)));
+    message->set_cause(std::string(asl::TextOf(halving.cause)));
+    message->set_unit(halving.unit);
+  }
+  out.set_director(table.director);
+  for (const asl::TargetOdds& odds : table.targets) {
+    v1::TargetOdds* message = out.add_targets();
+    message->set_unit(odds.unit);
+    message->set_final_dr_offset(odds.final_dr_offset);
+    *message->mutable_eliminated() = ProbabilityToProto(odds.eliminated);
+    *message->mutable_captured() = ProbabilityToProto(odds.captured);
+    *message->mutable_reduced() = ProbabilityToProto(odds.reduced);
+    *message->mutable_wounded() = ProbabilityToProto(odds.wounded);
+    *message->mutable_no_effect() = ProbabilityToProto(odds.no_effect);
+  }
+  *out.mutable_original_two() = ProbabilityToProto(table.original_two);
+  *out.mutable_original_twelve() = ProbabilityToProto(table.original_twelve);
+  *out.mutable_leader_created() = ProbabilityToProto(table.leader_created);
+  *out.mutable_all_eliminated() = ProbabilityToProto(table.all_eliminated);
+  return out;
+}
+
+}  // namespace melee::proto

@@ -1,0 +1,219 @@
+// `melee rules`: the real command line playing the example situation files offline.
+
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "melee/asl/v1/asl.pb.h"
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace melee {
+namespace {
+
+using std::chrono::seconds;
+
+const std::string kExamples = std::string(MELEE_SOURCE_DIR) + "/examples/asl/";
+const std::string kLeaderDirects = kExamples + "leader-directs-11-141.json";
+
+struct CliRun {
+  std::optional<int> code;
+  std::string output;  // stdout and stderr, merged.
+};
+
+CliRun Melee(std::vector<std::string> args) {
+  args.insert(args.begin(), MELEE_CLI_BINARY);
+  testing::Subprocess process(args);
+  CliRun run;
+  run.code = process.Wait(seconds(30));
+  run.output = process.output();
+  return run;
+}
+
+bool Contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+// 11.141 EX with --dice 2,2,3,3,5,2: the German Original 4 (-1 leadership: Final 3 < Kill # 4)
+// eliminates both Russians; their simultaneous 3-2 attack rolls 6 = Kill # 6, a Partial Kill,
+// and the Random Selection drs (G1 5, L1 2) Reduce the squad to a HS.
+TEST(RulesCli, ResolvesLeaderDirectedAttack) {
+  const CliRun run = Melee({"rules", "resolve", "--ruleset", "asl", "--situation", kLeaderDirects,
+                            "--dice", "2,2,3,3,5,2"});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected :
+       {"dice: --dice 2,2,3,3,5,2", "5:8 -> 1-2, Kill # 4", "leadership", "[A11.141]",
+        "R1: Final DR 3 -> eliminated", "R2: Final DR 3 -> eliminated", "8:5 -> 3-2, Kill # 6",
+        "G1: Final DR 6 -> Partial Kill", "G1 Reduced to a HS of 2 FP",
+        "G1 4-6-7 (side_a): Reduced to a HS of 2 FP", "L1 8-1 (side_a): unharmed",
+        "R1 4-4-7 (side_b): eliminated", "R2 4-4-7 (side_b): eliminated", "Melee: no"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+}
+
+TEST(RulesCli, ResolvesLeaderDirectedAttackAsJson) {
+  const CliRun run = Melee({"rules", "resolve", "--ruleset", "asl", "--situation", kLeaderDirects,
+                            "--dice", "2,2,3,3,5,2", "--json"});
+  ASSERT_EQ(run.code, 0) << run.output;
+  melee::asl::v1::Resolution resolution;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(run.output, &resolution).ok())
+      << run.output;
+  EXPECT_EQ(resolution.ruleset(), "asl");
+  EXPECT_FALSE(resolution.has_seed());
+  std::vector<melee::asl::v1::AttackReport> attacks;
+  for (const auto& event : resolution.events()) {
+    EXPECT_FALSE(event.text().empty());
+    if (event.has_attack()) attacks.push_back(event.attack());
+  }
+  ASSERT_EQ(attacks.size(), 2u);
+  EXPECT_EQ(attacks[0].column(), "1-2");
+  EXPECT_EQ(attacks[0].kill_number(), 4);
+  EXPECT_EQ(attacks[0].director(), "L1");
+  EXPECT_EQ(attacks[0].results(0).unit(), "R1");
+  EXPECT_EQ(attacks[0].results(0).outcome(), melee::asl::v1::OUTCOME_ELIMINATED);
+  EXPECT_EQ(attacks[1].column(), "3-2");
+  EXPECT_EQ(attacks[1].kill_number(), 6);
+  EXPECT_EQ(attacks[1].results(0).outcome(), melee::asl::v1::OUTCOME_PARTIAL);
+  ASSERT_EQ(resolution.units_size(), 4);
+  EXPECT_EQ(resolution.units(0).unit().id(), "G1");
+  EXPECT_EQ(resolution.units(0).unit().kind(), melee::asl::v1::UNIT_KIND_HALF_SQUAD);
+  EXPECT_EQ(resolution.units(0).presence(), melee::asl::v1::PRESENCE_PRESENT);
+  EXPECT_EQ(resolution.units(2).presence(), melee::asl::v1::PRESENCE_ELIMINATED);
+  EXPECT_FALSE(resolution.melee());
+  // The raw text too, as a script reading it would see it.
+  EXPECT_TRUE(Contains(run.output, "\"column\": \"1-2\"")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "\"kill_number\": 6")) << run.output;
+}
+
+TEST(RulesCli, SeededResolveIsRepeatableAndPrintsItsSeed) {
+  const CliRun first = Melee({"rules", "resolve", "--situation", kLeaderDirects, "--seed", "7"});
+  ASSERT_EQ(first.code, 0) << first.output;
+  EXPECT_TRUE(Contains(first.output, "seed 7")) << first.output;
+  const CliRun second = Melee({"rules", "resolve", "--situation", kLeaderDirects, "--seed", "7"});
+  EXPECT_EQ(first.output, second.output);
+  const CliRun default_seed = Melee({"rules", "resolve", "--situation", kLeaderDirects});
+  ASSERT_EQ(default_seed.code, 0) << default_seed.output;
+  EXPECT_TRUE(Contains(default_seed.output, "seed 1")) << default_seed.output;
+}
+
+TEST(RulesCli, ResolvesEveryExample) {
+  for (const char* name :
+       {"leader-directs-11-141.json", "concealed-11-4.json", "melee-withdrawal-k4.json"}) {
+    const CliRun resolve = Melee({"rules", "resolve", "--situation", kExamples + name});
+    EXPECT_EQ(resolve.code, 0) << name << "\n" << resolve.output;
+    EXPECT_TRUE(Contains(resolve.output, "end of CCPh")) << name << "\n" << resolve.output;
+    const CliRun preview = Melee({"rules", "preview", "--situation", kExamples + name});
+    EXPECT_EQ(preview.code, 0) << name << "\n" << preview.output;
+    EXPECT_TRUE(Contains(preview.output, "no effect")) << name << "\n" << preview.output;
+  }
+}
+
+// 11.4 EX: Ambush drs 3 and 3 (Russian -2 concealed: no Ambush), then the German attack on the
+// concealed squad is halved: 3:4 -> 1-2; DR 3 eliminates it.
+TEST(RulesCli, ResolvesTheConcealedExample) {
+  const CliRun run = Melee(
+      {"rules", "resolve", "--situation", kExamples + "concealed-11-4.json", "--dice", "3,3,1,2"});
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_TRUE(Contains(run.output, "no Ambush")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "3:4 -> 1-2, Kill # 4")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "[A11.19]")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "R1 4-4-7 (side_b): eliminated")) << run.output;
+}
+
+// 11.141 EX: 1-2 with -1: both Russians die on an Original DR <= 4, 6/36 = 1/6.
+TEST(RulesCli, PreviewPrintsExactOdds) {
+  const CliRun run = Melee({"rules", "preview", "--ruleset", "asl", "--situation", kLeaderDirects});
+  ASSERT_EQ(run.code, 0) << run.output;
+  EXPECT_TRUE(Contains(run.output, "5:8 -> 1-2, Kill # 4")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "16.67%  (1/6)")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "Final DR = Original DR - 1")) << run.output;
+
+  const CliRun json = Melee({"rules", "preview", "--situation", kLeaderDirects, "--json"});
+  ASSERT_EQ(json.code, 0) << json.output;
+  melee::asl::v1::OutcomeTable table;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.output, &table).ok()) << json.output;
+  EXPECT_EQ(table.column(), "1-2");
+  EXPECT_EQ(table.kill_number(), 4);
+  EXPECT_EQ(table.seat(), melee::v1::SEAT_SIDE_A);
+  ASSERT_EQ(table.targets_size(), 2);
+  EXPECT_EQ(table.targets(0).eliminated().exact(), "1/6");
+  EXPECT_DOUBLE_EQ(table.targets(0).eliminated().percent(), 16.67);
+  EXPECT_EQ(table.before_size(), 3);  // Set-up and the two announcements.
+}
+
+TEST(RulesCli, RefusesAnIllegalDeclarationWithExitCode1) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "twice.json").string();
+  std::ifstream in(kLeaderDirects);
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string german = R"({ "attackers": ["G1", "L1"], "targets": ["R1", "R2"], )"
+                             R"("director": "L1" })";
+  const size_t at = json.find(german);
+  ASSERT_NE(at, std::string::npos);
+  json.insert(at + german.size(), R"(, { "attackers": ["G1"], "targets": ["R1"] })");
+  std::ofstream(path) << json;
+  const CliRun run = Melee({"rules", "resolve", "--situation", path, "--dice", "1,1,1,1"});
+  EXPECT_EQ(run.code, 1) << run.output;
+  EXPECT_TRUE(Contains(run.output, "A11.12")) << run.output;
+  EXPECT_TRUE(Contains(run.output, "G1")) << run.output;
+}
+
+TEST(RulesCli, RefusesMalformedFilesWithExitCode2) {
+  testing::TempDir dir;
+  const std::string broken = (dir.path() / "broken.json").string();
+  std::ofstream(broken) << R"({"situation": {"units": [)";
+  const CliRun malformed = Melee({"rules", "resolve", "--situation", broken});
+  EXPECT_EQ(malformed.code, 2) << malformed.output;
+  EXPECT_TRUE(Contains(malformed.output, "broken.json")) << malformed.output;
+  EXPECT_TRUE(Contains(malformed.output, "protobuf JSON")) << malformed.output;
+
+  const std::string unknown = (dir.path() / "unknown.json").string();
+  std::ofstream(unknown) << R"({"situation": {"attacker": "SEAT_SIDE_A"}, "_comment": "x"})";
+  const CliRun unknown_field = Melee({"rules", "preview", "--situation", unknown});
+  EXPECT_EQ(unknown_field.code, 2) << unknown_field.output;
+  EXPECT_TRUE(Contains(unknown_field.output, "_comment")) << unknown_field.output;
+
+  const CliRun missing = Melee({"rules", "resolve", "--situation", (dir.path() / "no").string()});
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_TRUE(Contains(missing.output, "cannot open")) << missing.output;
+}
+
+TEST(RulesCli, RefusesUnsupportedRulesetsWithExitCode2) {
+  const CliRun coc = Melee({"rules", "resolve", "--ruleset", "coc", "--situation", kLeaderDirects});
+  EXPECT_EQ(coc.code, 2) << coc.output;
+  EXPECT_TRUE(Contains(coc.output, "not supported yet: ruleset coc")) << coc.output;
+  const CliRun vv = Melee({"rules", "preview", "--ruleset", "vv", "--situation", kLeaderDirects});
+  EXPECT_EQ(vv.code, 2) << vv.output;
+  EXPECT_TRUE(Contains(vv.output, "not supported yet: ruleset vv")) << vv.output;
+  const CliRun unknown =
+      Melee({"rules", "resolve", "--ruleset", "chess", "--situation", kLeaderDirects});
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_TRUE(Contains(unknown.output, "unknown ruleset 'chess'")) << unknown.output;
+}
+
+TEST(RulesCli, RefusesBadOrTooFewDiceWithExitCode2) {
+  const CliRun few = Melee({"rules", "resolve", "--situation", kLeaderDirects, "--dice", "2,2"});
+  EXPECT_EQ(few.code, 2) << few.output;
+  EXPECT_TRUE(Contains(few.output, "--dice: the script needs more than 2 dice")) << few.output;
+  const CliRun bad = Melee({"rules", "resolve", "--situation", kLeaderDirects, "--dice", "2,7"});
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "'7' is not a die")) << bad.output;
+}
+
+TEST(RulesCli, UsageErrorsExitWith2AndHelpWith0) {
+  EXPECT_EQ(Melee({"rules", "resolve"}).code, 2);  // --situation is required.
+  EXPECT_EQ(Melee({"rules"}).code, 2);
+  const CliRun help = Melee({"rules", "resolve", "--help"});
+  EXPECT_EQ(help.code, 0) << help.output;
+  EXPECT_TRUE(Contains(help.output, "--situation")) << help.output;
+  const CliRun top = Melee({"--help"});
+  EXPECT_TRUE(Contains(top.output, "rules")) << top.output;
+}
+
+}  // namespace
+}  // namespace melee

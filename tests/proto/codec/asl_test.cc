@@ -1,0 +1,403 @@
+// The asl situation format: the example files read into Scripts, untrusted input refused with
+// the field named, and engine reports turned into messages with unit ids.
+
+#include "proto/codec/asl.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/asl/rules.h"
+#include "engine/core/dice.h"
+#include "proto/codec/json.h"
+
+namespace melee::proto {
+namespace {
+
+namespace asl = engine::asl;
+namespace v1 = melee::asl::v1;
+using engine::Seat;
+
+std::string ReadExample(const std::string& name) {
+  std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/examples/asl/" + name);
+  EXPECT_TRUE(in) << name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+asl::Script MustRead(const std::string& json) {
+  auto script = ScriptFromJson(json);
+  EXPECT_TRUE(script) << engine::Describe(script.error());
+  return script ? *script : asl::Script{};
+}
+
+// Returns the error message ScriptFromJson gives `json`, or "" when it is accepted.
+std::string ErrorOf(const std::string& json) {
+  auto script = ScriptFromJson(json);
+  return script ? "" : engine::Describe(script.error());
+}
+
+// A minimal valid file with `unit` as side A's only unit (and a Russian squad for side B).
+std::string WithUnit(const std::string& unit) {
+  return R"({"situation": {"attacker": "SEAT_SIDE_A", "units": [)" + unit +
+         R"(, {"id": "R1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_SQUAD", "firepower": 4}]}})";
+}
+
+TEST(AslCodec, ReadsTheLeaderDirectsExample) {
+  const std::string json = ReadExample("leader-directs-11-141.json");
+  const asl::Script script = MustRead(json);
+  EXPECT_EQ(script.options.variant, "standard");
+  EXPECT_EQ(script.situation.attacker, Seat::kSideA);
+  EXPECT_FALSE(script.situation.location.melee);
+  ASSERT_EQ(script.situation.units.size(), 4u);
+  const asl::Unit& g1 = script.situation.units[0];
+  EXPECT_EQ(g1.id, "G1");
+  EXPECT_EQ(g1.owner, Seat::kSideA);
+  EXPECT_EQ(g1.kind, asl::UnitKind::kSquad);
+  EXPECT_EQ(g1.nationality, asl::Nationality::kGerman);
+  EXPECT_EQ(g1.firepower, 4);
+  EXPECT_EQ(g1.reduced_firepower, -1);
+  EXPECT_EQ(g1.morale, 7);
+  const asl::Unit& l1 = script.situation.units[1];
+  EXPECT_EQ(l1.kind, asl::UnitKind::kLeader);
+  EXPECT_EQ(l1.leadership, -1);
+  EXPECT_EQ(l1.morale, 8);
+  EXPECT_EQ(l1.stacked_on, "G1");
+  EXPECT_EQ(script.situation.units[3].nationality, asl::Nationality::kRussian);
+  EXPECT_EQ(script.situation.units[3].owner, Seat::kSideB);
+  ASSERT_EQ(script.declarations.size(), 2u);
+  EXPECT_EQ(script.declarations[0].first, Seat::kSideA);
+  ASSERT_EQ(script.declarations[0].second.attacks.size(), 1u);
+  const asl::AttackOrder& german = script.declarations[0].second.attacks[0];
+  EXPECT_EQ(german.attackers, (std::vector<std::string>{"G1", "L1"}));
+  EXPECT_EQ(german.targets, (std::vector<std::string>{"R1", "R2"}));
+  EXPECT_EQ(german.director, "L1");
+  EXPECT_EQ(script.declarations[1].first, Seat::kSideB);
+  EXPECT_TRUE(script.choices.empty());
+  EXPECT_TRUE(asl::ValidateSituation(script.situation));
+
+  auto message = CloseCombatFromJson(json);
+  ASSERT_TRUE(message);
+  auto preview = PreviewFromProto(*message);
+  ASSERT_TRUE(preview) << engine::Describe(preview.error());
+  ASSERT_TRUE(preview->has_value());
+  EXPECT_EQ((*preview)->seat, Seat::kSideA);
+  EXPECT_EQ((*preview)->order, german);
+}
+
+TEST(AslCodec, ReadsTheConcealedExample) {
+  const std::string json = ReadExample("concealed-11-4.json");
+  const asl::Script script = MustRead(json);
+  ASSERT_EQ(script.situation.units.size(), 2u);
+  EXPECT_EQ(script.situation.units[0].firepower, 6);
+  EXPECT_EQ(script.situation.units[0].morale, 8);
+  EXPECT_TRUE(script.situation.units[0].advanced);
+  EXPECT_TRUE(script.situation.units[1].concealed);
+  EXPECT_FALSE(script.situation.location.woods_or_building);
+  ASSERT_EQ(script.declarations.size(), 1u);
+  EXPECT_EQ(script.declarations[0].first, Seat::kSideA);
+  EXPECT_TRUE(asl::ValidateSituation(script.situation));
+  auto preview = PreviewFromProto(*CloseCombatFromJson(json));
+  ASSERT_TRUE(preview && preview->has_value());
+}
+
+TEST(AslCodec, ReadsTheMeleeWithdrawalExample) {
+  const std::string json = ReadExample("melee-withdrawal-k4.json");
+  const asl::Script script = MustRead(json);
+  EXPECT_TRUE(script.situation.location.melee);
+  ASSERT_EQ(script.situation.units.size(), 4u);
+  EXPECT_EQ(script.situation.units[3].firepower, 5);
+  EXPECT_EQ(script.announce[0].withdraw, (std::vector<std::string>{"L1"}));
+  EXPECT_TRUE(script.announce[1].withdraw.empty());
+  ASSERT_EQ(script.choices.size(), 1u);
+  EXPECT_EQ(script.choices[0].kind, asl::ChoiceKind::kInfiltration);
+  EXPECT_EQ(script.choices[0].selected, (std::vector<std::string>{"R1"}));
+  EXPECT_TRUE(asl::ValidateSituation(script.situation));
+  auto preview = PreviewFromProto(*CloseCombatFromJson(json));
+  ASSERT_TRUE(preview && preview->has_value());
+  EXPECT_EQ((*preview)->seat, Seat::kSideB);
+}
+
+TEST(AslCodec, ScriptRoundTripsThroughTheMessage) {
+  const asl::Script script = MustRead(ReadExample("melee-withdrawal-k4.json"));
+  auto again = ScriptFromJson(ToJson(ScriptToProto(script)));
+  ASSERT_TRUE(again) << engine::Describe(again.error());
+  EXPECT_EQ(again->options.variant, script.options.variant);
+  EXPECT_EQ(again->options.values, script.options.values);
+  EXPECT_EQ(again->situation, script.situation);
+  EXPECT_EQ(again->announce, script.announce);
+  EXPECT_EQ(again->declarations, script.declarations);
+  ASSERT_EQ(again->choices.size(), script.choices.size());
+  EXPECT_EQ(again->choices[0].kind, script.choices[0].kind);
+  EXPECT_EQ(again->choices[0].selected, script.choices[0].selected);
+}
+
+TEST(AslCodec, AcceptsLowerCamelNamesAndDefaultsNationalityAndMorale) {
+  const asl::Script script = MustRead(
+      WithUnit(R"({"id": "G1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "firepower": 4,
+                   "reducedFirepower": 3})"));
+  ASSERT_EQ(script.situation.units.size(), 2u);
+  EXPECT_EQ(script.situation.units[0].reduced_firepower, 3);
+  EXPECT_EQ(script.situation.units[0].nationality, asl::Nationality::kOther);
+  EXPECT_EQ(script.situation.units[0].morale, 7);
+}
+
+TEST(AslCodec, RefusesUnknownFieldsNamingThem) {
+  const std::string error = ErrorOf(
+      WithUnit(R"({"id": "G1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "fp": 4})"));
+  EXPECT_NE(error.find("fp"), std::string::npos) << error;
+  EXPECT_NE(error.find("situation.units[0]"), std::string::npos) << error;
+  EXPECT_NE(ErrorOf(R"({"_comment": "A11.141", "situation": {}})").find("_comment"),
+            std::string::npos);
+}
+
+TEST(AslCodec, RefusesMalformedJson) {
+  EXPECT_NE(ErrorOf(R"({"situation": )").find("protobuf JSON"), std::string::npos);
+  EXPECT_NE(ErrorOf("[1, 2]").find("protobuf JSON"), std::string::npos);
+  EXPECT_FALSE(ScriptFromJson(std::string(kAslMaxJsonBytes + 1, ' ')));
+}
+
+TEST(AslCodec, RefusesBadEnumsNamingTheField) {
+  const std::string unknown_name =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_TANK"})"));
+  EXPECT_NE(unknown_name.find("UNIT_KIND_TANK"), std::string::npos) << unknown_name;
+  const std::string unknown_number =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": "SEAT_SIDE_A", "kind": 42})"));
+  EXPECT_NE(unknown_number.find("situation.units[0].kind"), std::string::npos) << unknown_number;
+  const std::string nationality = ErrorOf(WithUnit(
+      R"({"id": "G1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "nationality": 77})"));
+  EXPECT_NE(nationality.find("situation.units[0].nationality"), std::string::npos) << nationality;
+  const std::string owner =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": "SEAT_DIRECTOR", "kind": "UNIT_KIND_SQUAD"})"));
+  EXPECT_NE(owner.find("situation.units[0].owner"), std::string::npos) << owner;
+  EXPECT_NE(owner.find("SEAT_DIRECTOR"), std::string::npos) << owner;
+}
+
+TEST(AslCodec, RequiresKindOwnerAttackerAndSituation) {
+  const std::string kind = ErrorOf(WithUnit(R"({"id": "G1", "owner": "SEAT_SIDE_A"})"));
+  EXPECT_NE(kind.find("situation.units[0].kind: required"), std::string::npos) << kind;
+  const std::string owner = ErrorOf(WithUnit(R"({"id": "G1", "kind": "UNIT_KIND_SQUAD"})"));
+  EXPECT_NE(owner.find("situation.units[0].owner: required"), std::string::npos) << owner;
+  const std::string attacker = ErrorOf(R"({"situation": {"units": []}})");
+  EXPECT_NE(attacker.find("situation.attacker: required"), std::string::npos) << attacker;
+  EXPECT_NE(ErrorOf("{}").find("situation: required"), std::string::npos);
+}
+
+TEST(AslCodec, RefusesOutOfRangeValuesNamingTheField) {
+  const std::string long_id = ErrorOf(
+      WithUnit(R"({"id": ")" + std::string(33, 'G') + R"(", "owner": "SEAT_SIDE_A", "kind": 1})"));
+  EXPECT_NE(long_id.find("situation.units[0].id"), std::string::npos) << long_id;
+  EXPECT_NE(long_id.find("1..32"), std::string::npos) << long_id;
+  const std::string spaced = ErrorOf(WithUnit(R"({"id": "G 1", "owner": 1, "kind": 1})"));
+  EXPECT_NE(spaced.find("situation.units[0].id"), std::string::npos) << spaced;
+  const std::string firepower =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": 1, "kind": 1, "firepower": 100})"));
+  EXPECT_NE(firepower.find("situation.units[0].firepower: 100 is out of range 0..99"),
+            std::string::npos)
+      << firepower;
+  const std::string morale =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": 1, "kind": 1, "firepower": 4, "morale": 0})"));
+  EXPECT_NE(morale.find("situation.units[0].morale"), std::string::npos) << morale;
+  const std::string wounds =
+      ErrorOf(WithUnit(R"({"id": "G1", "owner": 1, "kind": 1, "firepower": 4, "wounds": -1})"));
+  EXPECT_NE(wounds.find("situation.units[0].wounds"), std::string::npos) << wounds;
+  const std::string target = ErrorOf(
+      R"({"situation": {"attacker": "SEAT_SIDE_A"}, "declarations": [{"seat": "SEAT_SIDE_A",
+          "seal": {"attacks": [{"attackers": ["G1"], "targets": [""]}]}}]})");
+  EXPECT_NE(target.find("declarations[0].seal.attacks[0].targets[0]"), std::string::npos) << target;
+  const std::string seat =
+      ErrorOf(R"({"situation": {"attacker": "SEAT_SIDE_A"}, "declarations": [{"seal": {}}]})");
+  EXPECT_NE(seat.find("declarations[0].seat: required"), std::string::npos) << seat;
+  const std::string choice =
+      ErrorOf(R"({"situation": {"attacker": "SEAT_SIDE_A"}, "choices": [{"selected": ["R1"]}]})");
+  EXPECT_NE(choice.find("choices[0].kind: required"), std::string::npos) << choice;
+  const std::string excess = ErrorOf(
+      R"({"situation": {"attacker": "SEAT_SIDE_A", "location": {"excess_squads_side_b": 10}}})");
+  EXPECT_NE(excess.find("situation.location.excess_squads_side_b"), std::string::npos) << excess;
+}
+
+TEST(AslCodec, RefusesTooManyUnits) {
+  std::string units;
+  for (int i = 0; i < 65; ++i) {
+    units += (i == 0 ? "" : ", ") + std::string(R"({"id": "U)") + std::to_string(i) +
+             R"(", "owner": 1, "kind": 1, "firepower": 4})";
+  }
+  const std::string error =
+      ErrorOf(R"({"situation": {"attacker": "SEAT_SIDE_A", "units": [)" + units + "]}}");
+  EXPECT_NE(error.find("situation.units: a Location holds at most 64 units"), std::string::npos)
+      << error;
+}
+
+TEST(AslCodec, PreviewNeedsASeat) {
+  auto message = CloseCombatFromJson(
+      R"({"situation": {"attacker": "SEAT_SIDE_A"}, "preview": {"attack": {}}})");
+  ASSERT_TRUE(message);
+  auto preview = PreviewFromProto(*message);
+  ASSERT_FALSE(preview);
+  EXPECT_NE(preview.error().message.find("preview.seat: required"), std::string::npos);
+  v1::CloseCombat none;
+  auto absent = PreviewFromProto(none);
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->has_value());
+}
+
+TEST(AslCodec, EventToProtoNamesUnitsById) {
+  const asl::Script script = MustRead(ReadExample("leader-directs-11-141.json"));
+  engine::ScriptedDice dice({2, 2, 3, 3, 5, 2});
+  auto played = asl::Play(asl::AslRules{}, script, dice);
+  ASSERT_TRUE(played) << engine::Describe(played.error());
+  std::vector<v1::AslEvent> attacks;
+  for (size_t i = 0; i < played->events.size(); ++i) {
+    const v1::AslEvent event = EventToProto(played->states[i], played->events[i]);
+    EXPECT_EQ(event.text(), asl::DescribeEvent(played->states[i], played->events[i]));
+    if (event.kind() == v1::EVENT_KIND_ATTACK_RESOLVED) attacks.push_back(event);
+    if (event.kind() == v1::EVENT_KIND_SET_UP) {
+      EXPECT_EQ(event.situation().units_size(), 4);
+      EXPECT_EQ(event.seat(), melee::v1::SEAT_UNSPECIFIED);
+    }
+  }
+  ASSERT_EQ(attacks.size(), 2u);
+  const v1::AttackReport& german = attacks[0].attack();
+  EXPECT_EQ(attacks[0].seat(), melee::v1::SEAT_SIDE_A);
+  EXPECT_EQ(german.side(), melee::v1::SEAT_SIDE_A);
+  ASSERT_EQ(german.attackers_size(), 2);
+  EXPECT_EQ(german.attackers(0), "G1");
+  EXPECT_EQ(german.attackers(1), "L1");
+  EXPECT_EQ(german.targets(1), "R2");
+  EXPECT_EQ(german.director(), "L1");
+  EXPECT_EQ(german.attack_strength(), "5");
+  EXPECT_EQ(german.defence_strength(), "8");
+  EXPECT_EQ(german.column(), "1-2");
+  EXPECT_EQ(german.kill_number(), 4);
+  ASSERT_EQ(german.drms_size(), 1);
+  EXPECT_EQ(german.drms(0).rule(), "A11.141");
+  EXPECT_EQ(german.drms(0).value(), -1);
+  EXPECT_EQ(german.dr().colored(), 2);
+  EXPECT_EQ(german.dr().white(), 2);
+  EXPECT_EQ(german.dr().total(), 4);
+  ASSERT_EQ(german.results_size(), 2);
+  EXPECT_EQ(german.results(0).unit(), "R1");
+  EXPECT_EQ(german.results(0).final_dr(), 3);
+  EXPECT_EQ(german.results(0).outcome(), v1::OUTCOME_ELIMINATED);
+  ASSERT_EQ(attacks[0].dice_size(), 2);
+  EXPECT_EQ(attacks[0].dice(0).color(), melee::v1::DieRoll::COLOR_COLORED);
+  EXPECT_EQ(attacks[0].dice(1).roll_index(), 1u);
+
+  const v1::AttackReport& russian = attacks[1].attack();
+  EXPECT_EQ(russian.column(), "3-2");
+  EXPECT_EQ(russian.kill_number(), 6);
+  EXPECT_EQ(russian.results(0).outcome(), v1::OUTCOME_PARTIAL);
+  bool reduced = false;
+  for (const v1::Effect& effect : attacks[1].effects()) {
+    if (effect.kind() == v1::EFFECT_KIND_REDUCED) {
+      reduced = true;
+      EXPECT_EQ(effect.unit(), "G1");
+      EXPECT_EQ(effect.value(), 2);
+    }
+  }
+  EXPECT_TRUE(reduced);
+}
+
+TEST(AslCodec, EventToProtoNamesCreatedUnitsFromTheEvent) {
+  asl::State state;
+  asl::Unit squad;
+  squad.id = "G1";
+  squad.firepower = 4;
+  state.units = {squad};
+  asl::Unit leader;
+  leader.id = "G1-ldr";
+  leader.kind = asl::UnitKind::kLeader;
+  leader.stacked_on = "G1";
+  asl::Event event;
+  event.kind = asl::EventKind::kPhaseEnded;
+  event.effects.push_back(asl::Effect{.kind = asl::EffectKind::kLeaderCreated,
+                                      .unit = 1,
+                                      .value = 0,
+                                      .text = "8-0",
+                                      .created = leader,
+                                      .by = {}});
+  event.effects.push_back(asl::Effect{.kind = asl::EffectKind::kCaptured,
+                                      .unit = 0,
+                                      .value = 0,
+                                      .text = "",
+                                      .created = std::nullopt,
+                                      .by = {1}});
+  const v1::AslEvent message = EventToProto(state, event);
+  ASSERT_EQ(message.effects_size(), 2);
+  EXPECT_EQ(message.effects(0).kind(), v1::EFFECT_KIND_LEADER_CREATED);
+  EXPECT_EQ(message.effects(0).unit(), "G1-ldr");
+  EXPECT_EQ(message.effects(0).created().stacked_on(), "G1");
+  EXPECT_EQ(message.effects(1).unit(), "G1");
+  ASSERT_EQ(message.effects(1).by_size(), 1);
+  EXPECT_EQ(message.effects(1).by(0), "G1-ldr");
+  EXPECT_NE(message.text().find("G1-ldr"), std::string::npos) << message.text();
+}
+
+TEST(AslCodec, ProbabilitiesAreExactFractionsAndRoundedPercentages) {
+  const v1::Probability seven = ProbabilityToProto(engine::Rational(7, 36));
+  EXPECT_EQ(seven.exact(), "7/36");
+  EXPECT_DOUBLE_EQ(seven.percent(), 19.44);
+  EXPECT_EQ(ProbabilityToProto(engine::Rational(0)).exact(), "0");
+  EXPECT_DOUBLE_EQ(ProbabilityToProto(engine::Rational(0)).percent(), 0.0);
+  EXPECT_DOUBLE_EQ(ProbabilityToProto(engine::Rational(1)).percent(), 100.0);
+  EXPECT_DOUBLE_EQ(ProbabilityToProto(engine::Rational(1, 6)).percent(), 16.67);
+}
+
+TEST(AslCodec, OutcomeTableToProtoKeepsExactOdds) {
+  const asl::Script script = MustRead(ReadExample("leader-directs-11-141.json"));
+  const asl::AslRules rules;
+  auto state = rules.NewState(script.options);
+  ASSERT_TRUE(state);
+  engine::ScriptedDice dice({});
+  const std::pair<Seat, asl::Command> commands[] = {{Seat::kSideA, asl::SetUp{script.situation}},
+                                                    {Seat::kSideA, script.announce[0]},
+                                                    {Seat::kSideB, script.announce[1]}};
+  for (const auto& [seat, command] : commands) {
+    auto events = rules.Decide(*state, seat, command, dice);
+    ASSERT_TRUE(events) << engine::Describe(events.error());
+    for (const asl::Event& event : *events) rules.Apply(*state, event);
+  }
+  auto table = asl::Preview(*state, Seat::kSideA, script.declarations[0].second.attacks[0]);
+  ASSERT_TRUE(table) << engine::Describe(table.error());
+  const v1::OutcomeTable message = OutcomeTableToProto(*table);
+  EXPECT_EQ(message.column(), "1-2");
+  EXPECT_EQ(message.kill_number(), 4);
+  EXPECT_EQ(message.attack_strength(), "5");
+  ASSERT_EQ(message.targets_size(), 2);
+  EXPECT_EQ(message.targets(0).unit(), "R1");
+  EXPECT_EQ(message.targets(0).final_dr_offset(), -1);
+  EXPECT_EQ(message.targets(0).eliminated().exact(), "1/6");
+  EXPECT_EQ(message.all_eliminated().exact(), "1/6");
+  EXPECT_EQ(message.original_two().exact(), "1/36");
+  EXPECT_DOUBLE_EQ(message.original_two().percent(), 2.78);
+}
+
+TEST(AslCodec, HalfStrengthPrintsExactAndMixed) {
+  asl::State state;
+  asl::Unit unit;
+  unit.id = "G1";
+  state.units = {unit, unit};
+  state.units[1].id = "R1";
+  asl::Event event;
+  event.kind = asl::EventKind::kAttackResolved;
+  asl::AttackReport report;
+  report.attackers = {0};
+  report.targets = {1};
+  report.attack_strength = engine::Rational(5, 2);
+  report.defence_strength = engine::Rational(4);
+  report.results = {
+      asl::TargetResult{.unit = 1, .drms = {}, .final_dr = 7, .outcome = asl::Outcome::kNoEffect}};
+  event.attack = report;
+  const v1::AslEvent message = EventToProto(state, event);
+  EXPECT_EQ(message.attack().attack_strength(), "5/2");
+  EXPECT_EQ(message.attack().attack_strength_mixed(), "2 1/2");
+  EXPECT_EQ(message.attack().results(0).outcome(), v1::OUTCOME_NO_EFFECT);
+  EXPECT_FALSE(message.attack().has_leader_creation());
+  EXPECT_EQ(message.attack().director(), "");
+}
+
+}  // namespace
+}  // namespace melee::proto
