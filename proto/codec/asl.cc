@@ -523,6 +523,17 @@ void AddDrms(const std::vector<asl::Drm>& drms, pb::RepeatedPtrField<v1::Drm>* o
   }
 }
 
+// Appends `halvings` with their rule numbers and texts.
+void AddHalvings(const std::vector<asl::Halving>& halvings,
+                 pb::RepeatedPtrField<v1::Halving>* out) {
+  for (const asl::Halving& halving : halvings) {
+    v1::Halving* message = out->Add();
+    message->set_rule(std::string(asl::RuleOf(halving.cause)));
+    message->set_cause(std::string(asl::TextOf(halving.cause)));
+    message->set_unit(halving.unit);
+  }
+}
+
 // Names the units of one event: indices of `before`, or units the event itself creates.
 class UnitNames {
  public:
@@ -553,12 +564,7 @@ void AttackReportToProto(const asl::AttackReport& report, const UnitNames& names
   out->set_attack_strength_mixed(report.attack_strength.ToMixedString());
   out->set_defence_strength(report.defence_strength.ToString());
   out->set_defence_strength_mixed(report.defence_strength.ToMixedString());
-  for (const asl::Halving& halving : report.halvings) {
-    v1::Halving* message = out->add_halvings();
-    message->set_rule(std::string(asl::RuleOf(halving.cause)));
-    message->set_cause(std::string(asl::TextOf(halving.cause)));
-    message->set_unit(halving.unit);
-  }
+  AddHalvings(report.halvings, out->mutable_halvings());
   out->set_column(std::string(asl::Name(report.column)));
   out->set_kill_number(report.kill_number);
   AddDrms(report.drms, out->mutable_drms());
@@ -859,12 +865,7 @@ v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {
   out.set_column(std::string(asl::Name(table.column)));
   out.set_kill_number(table.kill_number);
   AddDrms(table.drms, out.mutable_drms());
-  for (const asl::Halving& halving : table.halvings) {
-    v1::Halving* message = out.add_halvings();
-    message->set_rule(std::string(asl::RuleOf(halving.cause)));
-    message->set_cause(std::string(asl::TextOf(halving.cause)));
-    message->set_unit(halving.unit);
-  }
+  AddHalvings(table.halvings, out.mutable_halvings());
   out.set_director(table.director);
   for (const asl::TargetOdds& odds : table.targets) {
     v1::TargetOdds* message = out.add_targets();

@@ -429,16 +429,22 @@ TEST(AslExamples, ComprehensiveK4WithdrawingLeaderIsASeparateTarget) {
   EXPECT_EQ(attacks[2].results[0].final_dr, 10);
 }
 
+// Returns the RuleError that stops `script` before any die is rolled.
+RuleError RefusalOf(const Script& script) {
+  ScriptedDice dice({});
+  const Result<Played> played = Play(AslRules{}, script, dice);
+  EXPECT_FALSE(played);
+  return played ? RuleError{} : played.error();
+}
+
 // K4: "If this were the first round of CC rather than Melee, the leader could not attempt to
 // Withdraw."
 TEST(AslExamples, ComprehensiveK4NoWithdrawalInTheFirstRound) {
   Script script = MeleeWithdrawal();
   script.situation.location.melee = false;
-  ScriptedDice dice({});
-  const Result<Played> played = Play(AslRules{}, script, dice);
-  ASSERT_FALSE(played);
-  EXPECT_EQ(played.error().rule_ref, "A11.2");
-  EXPECT_NE(played.error().message.find("first round"), std::string::npos);
+  const RuleError error = RefusalOf(script);
+  EXPECT_EQ(error.rule_ref, "A11.2");
+  EXPECT_NE(error.message.find("first round"), std::string::npos);
 }
 
 // Comprehensive EX, J2 / ASL-T13: a concealed 3-3-8 advances on a broken 2-2-7 in a building:
@@ -479,11 +485,9 @@ TEST(AslExamples, A1116BrokenUnitCannotAttack) {
   russian.broken = true;
   script.situation.units = {Mmc("G1", kA, 3, 8, kGerman, UnitKind::kHalfSquad), russian};
   script.declarations = {{kB, Declare({Attack({"R1"}, {"G1"})})}};
-  ScriptedDice dice({});
-  const Result<Played> played = Play(AslRules{}, script, dice);
-  ASSERT_FALSE(played);
-  EXPECT_EQ(played.error().rule_ref, "A11.16");
-  EXPECT_NE(played.error().message.find("broken unit R1 cannot attack"), std::string::npos);
+  const RuleError error = RefusalOf(script);
+  EXPECT_EQ(error.rule_ref, "A11.16");
+  EXPECT_NE(error.message.find("broken unit R1 cannot attack"), std::string::npos);
 }
 
 // 11.622 EX, the broken-units attack, with an Infantry attacker: 5 FP vs squads A, B, C and a
