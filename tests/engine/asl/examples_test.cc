@@ -269,9 +269,8 @@ TEST(AslExamples, A2022CaptureAttemptAgainstMixedTargets) {
   EXPECT_EQ(UnitOf(end, "R3-hs").presence, Presence::kCaptured);
 }
 
-// Comprehensive EX, G5 / ASL-T9: a concealed 2-4-7 ambushes a concealed 4-4-7 (drs 2 and 5,
-// both -2: 0 is at least 3 less than 3), which loses its "?"; the 2-4-7 uses Ambush Withdrawal.
-TEST(AslExamples, ComprehensiveG5AmbushThenAmbushWithdrawal) {
+// Comprehensive EX, G5: a concealed German 2-4-7 advances onto a concealed Russian 4-4-7.
+Script ConcealedHalfSquadAdvances() {
   Script script;
   Unit german = Mmc("G1", kA, 2, 7, kGerman, UnitKind::kHalfSquad);
   german.concealed = true;
@@ -279,6 +278,13 @@ TEST(AslExamples, ComprehensiveG5AmbushThenAmbushWithdrawal) {
   Unit russian = Mmc("R1", kB, 4, 7, kRussian);
   russian.concealed = true;
   script.situation.units = {german, russian};
+  return script;
+}
+
+// Comprehensive EX, G5 / ASL-T9: a concealed 2-4-7 ambushes a concealed 4-4-7 (drs 2 and 5,
+// both -2: 0 is at least 3 less than 3), which loses its "?"; the 2-4-7 uses Ambush Withdrawal.
+TEST(AslExamples, ComprehensiveG5AmbushThenAmbushWithdrawal) {
+  Script script = ConcealedHalfSquadAdvances();
   Seal withdraw;
   withdraw.ambush_withdraw = {"G1"};
   script.declarations = {{kA, withdraw}};
@@ -297,13 +303,7 @@ TEST(AslExamples, ComprehensiveG5AmbushThenAmbushWithdrawal) {
 // G5: had the 2-4-7 attacked (1-2, -1 Ambush) and failed, it loses its "?" and the 4-4-7 answers
 // at 2-1 with +1 (A11.4).
 TEST(AslExamples, ComprehensiveG5FailedAmbushAttackLosesConcealment) {
-  Script script;
-  Unit german = Mmc("G1", kA, 2, 7, kGerman, UnitKind::kHalfSquad);
-  german.concealed = true;
-  german.advanced = true;
-  Unit russian = Mmc("R1", kB, 4, 7, kRussian);
-  russian.concealed = true;
-  script.situation.units = {german, russian};
+  Script script = ConcealedHalfSquadAdvances();
   script.declarations = {{kA, Declare({Attack({"G1"}, {"R1"})})},
                          {kB, Declare({Attack({"R1"}, {"G1"})})}};
   // Ambush drs 2, 5; German DR 8; Russian DR 9 (Final 10 > 7: no effect); no Ambush Withdrawal.
