@@ -112,6 +112,10 @@ int CcStrength(const Unit& unit) {
   return IsSmc(unit.kind) ? 1 : unit.firepower;
 }
 
+int HalfSquadFirepower(const Unit& unit) {
+  return unit.reduced_firepower >= 0 ? unit.reduced_firepower : unit.firepower / 2;
+}
+
 bool IsStealthy(const Unit& unit) {
   // A11.17: Gurkhas, Finns, Heroes, Commandos and Partisans are always Stealthy.
   return unit.stealthy || unit.gurkha || unit.commando || unit.partisan ||

@@ -116,6 +116,10 @@ inline bool IsPresent(const Unit& unit) { return unit.presence == Presence::kPre
 // MMC (a broken one defends with its unbroken side, A11.16), the inherent 1 of a SMC (A11.14).
 int CcStrength(const Unit& unit);
 
+// Returns the FP of the HS a squad becomes on Casualty Reduction or a capture split (A7.302):
+// its `reduced_firepower`, or half its FP rounded down (a 5-4-8 becomes a 2-3-8).
+int HalfSquadFirepower(const Unit& unit);
+
 // Returns true when `unit` is Stealthy for A11.17 (by SSR, or Gurkha, Finn, Hero, Commando,
 // Partisan).
 bool IsStealthy(const Unit& unit);

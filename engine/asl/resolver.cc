@@ -620,7 +620,7 @@ void Play::CaptureOne(uint16_t index, const std::vector<uint16_t>& captors,
     effects.push_back(WithCaptors(MakeEffect(EffectKind::kCaptured, index, "", 0), captors));
     return;
   }
-  const int half = unit.reduced_firepower >= 0 ? unit.reduced_firepower : unit.firepower / 2;
+  const int half = HalfSquadFirepower(unit);
   effects.push_back(MakeEffect(EffectKind::kReduced, index, "split: one HS is captured", half));
   Unit prisoner = unit;
   prisoner.id = unit.id + "-hs";
@@ -646,7 +646,7 @@ void Play::CasualtyReduction(uint16_t index, std::vector<Effect>& effects) {
   const Unit& unit = work_.units[index];
   switch (unit.kind) {
     case UnitKind::kSquad: {
-      const int half = unit.reduced_firepower >= 0 ? unit.reduced_firepower : unit.firepower / 2;
+      const int half = HalfSquadFirepower(unit);
       effects.push_back(MakeEffect(EffectKind::kReduced, index, "Casualty Reduction", half));
       return;
     }
