@@ -242,13 +242,24 @@ struct State {
   friend bool operator==(const State&, const State&) = default;
 };
 
-// What one viewer sees. A sealed declaration is shown only to its own seat (and the director)
-// until both are revealed.
+// A unit as one viewer sees it. A concealed unit of the other side is `hidden` (A11.19, A12):
+// its `unit` keeps only the id, owner, presence and concealment, plus, once Dummies are gone and
+// attacks are about to be designated, the Strength Factor that A11.19 reveals (in `firepower`).
+// Before that a Dummy and a real unit look the same.
+struct ViewedUnit {
+  Unit unit;
+  bool hidden = false;
+  friend bool operator==(const ViewedUnit&, const ViewedUnit&) = default;
+};
+
+// What one viewer sees. A sealed declaration is shown only to its own seat until both are
+// revealed (the director too sees it only after the reveal); concealed units are hidden from
+// the other side and from spectators (the director sees them).
 struct View {
   Phase phase = Phase::kSetUp;
   Location location;
   Seat attacker = Seat::kSideA;
-  std::vector<Unit> units;
+  std::vector<ViewedUnit> units;
   Seat to_act = Seat::kSideA;
   std::array<bool, 2> has_sealed = {false, false};
   std::array<std::optional<Seal>, 2> declarations;  // Only those this viewer may see.

@@ -102,6 +102,24 @@ void ApplyEffect(State& state, const Effect& effect) {
   }
 }
 
+// A11.19: a concealed unit in CC reveals its Strength Factor before designation, once Dummies
+// (which cannot) have been removed.
+bool StrengthRevealed(Phase phase) { return phase != Phase::kSetUp && phase != Phase::kAnnounce; }
+
+ViewedUnit ViewUnit(const State& state, const Unit& unit, Viewer viewer) {
+  const bool entitled = viewer == Viewer::kDirector || viewer == ViewerOf(unit.owner);
+  if (entitled || !unit.concealed || unit.presence != Presence::kPresent) {
+    return ViewedUnit{.unit = unit, .hidden = false};
+  }
+  Unit shown;
+  shown.id = unit.id;
+  shown.owner = unit.owner;
+  shown.concealed = true;
+  shown.presence = unit.presence;
+  shown.firepower = StrengthRevealed(state.phase) ? CcStrength(unit) : 0;
+  return ViewedUnit{.unit = std::move(shown), .hidden = true};
+}
+
 }  // namespace
 
 std::vector<std::string_view> AslRules::Variants() const { return {"standard", "deluxe"}; }
@@ -272,7 +290,8 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   view.phase = state.phase;
   view.location = state.location;
   view.attacker = state.attacker;
-  view.units = state.units;
+  view.units.reserve(state.units.size());
+  for (const Unit& unit : state.units) view.units.push_back(ViewUnit(state, unit, viewer));
   view.to_act = state.to_act;
   view.ambusher = state.ambusher;
   view.sequential = state.sequential;
@@ -287,7 +306,8 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
     const bool public_now = revealed || state.sequential ||
                             (state.options.declaration_order == DeclarationOrder::kAttackerFirst &&
                              seat == state.attacker);
-    const bool entitled = viewer == Viewer::kDirector || viewer == ViewerOf(seat) || public_now;
+    // The director sees everything else, but a sealed declaration only once it is revealed.
+    const bool entitled = viewer == ViewerOf(seat) || public_now;
     if (entitled) view.declarations[i] = state.sealed[i];
   }
   if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {

@@ -68,13 +68,44 @@ TEST(AslFlow, SealedDeclarationsStayHiddenUntilBothSeal) {
   EXPECT_TRUE(a.has_sealed[1]);
   EXPECT_FALSE(a.declarations[1]);
   EXPECT_TRUE(rules.MakeView(state, Viewer::kSideB).declarations[1]);
-  EXPECT_TRUE(rules.MakeView(state, Viewer::kDirector).declarations[1]);
+  // The director sees everything else, but a sealed declaration only after the reveal.
+  EXPECT_FALSE(rules.MakeView(state, Viewer::kDirector).declarations[1]);
   EXPECT_FALSE(rules.MakeView(state, Viewer::kSpectator).declarations[1]);
   EXPECT_EQ(ErrorOf(Step(state, kB, Declare({}))),
             "A11.12: this side has already designated its attacks");
   ASSERT_TRUE(Step(state, kA, Declare({Attack({"G2"}, {"R1"})}), {3, 4, 4, 4}));
   EXPECT_EQ(state.phase, Phase::kEnded);
   EXPECT_TRUE(rules.MakeView(state, Viewer::kSpectator).declarations[1]);
+  EXPECT_TRUE(rules.MakeView(state, Viewer::kDirector).declarations[1]);
+}
+
+// A11.19: a concealed unit is a "?" to the other side and to spectators (a Dummy looks the same),
+// and reveals only its Strength Factor once Dummies are removed before designation.
+TEST(AslFlow, A1119ConcealedUnitsAreHiddenFromTheOtherSide) {
+  Situation situation = TwoOnTwo();
+  situation.units[3].concealed = true;  // R1, a 4-4-7
+  situation.units[3].name = "4-4-7";
+  State state = *AslRules{}.NewState({});
+  ASSERT_TRUE(Step(state, kA, asl::SetUp{situation}));
+  const AslRules rules;
+  const auto r1_as_seen_by = [&](Viewer viewer) { return rules.MakeView(state, viewer).units[3]; };
+  for (Viewer viewer : {Viewer::kSideA, Viewer::kSpectator}) {
+    const ViewedUnit seen = r1_as_seen_by(viewer);
+    EXPECT_TRUE(seen.hidden);
+    EXPECT_EQ(seen.unit.id, "R1");
+    EXPECT_TRUE(seen.unit.concealed);
+    EXPECT_EQ(seen.unit.name, "");
+    EXPECT_EQ(seen.unit.firepower, 0) << "no Strength Factor before Dummies are removed";
+  }
+  for (Viewer viewer : {Viewer::kSideB, Viewer::kDirector}) {
+    EXPECT_FALSE(r1_as_seen_by(viewer).hidden);
+    EXPECT_EQ(r1_as_seen_by(viewer).unit.name, "4-4-7");
+  }
+  ASSERT_TRUE(Step(state, kA, Announce{}));
+  ASSERT_TRUE(Step(state, kB, Announce{}));
+  ASSERT_EQ(state.phase, Phase::kDeclare);
+  EXPECT_TRUE(r1_as_seen_by(Viewer::kSideA).hidden);
+  EXPECT_EQ(r1_as_seen_by(Viewer::kSideA).unit.firepower, 4) << "A11.19 Strength Factor";
 }
 
 // declaration_order = attacker_first plays 11.12 as written: the DEFENDER designates after
