@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/asl/rules.h"
@@ -98,6 +100,8 @@ void AddStrings(const std::vector<std::string>& values, pb::RepeatedPtrField<std
 
 // ---- enums --------------------------------------------------------------------------------
 
+}  // namespace
+
 Result<Seat> SideFromProto(melee::v1::Seat seat, const std::string& field) {
   switch (seat) {
     case melee::v1::SEAT_SIDE_A:
@@ -117,6 +121,8 @@ Result<Seat> SideFromProto(melee::v1::Seat seat, const std::string& field) {
 melee::v1::Seat SideToProto(Seat seat) {
   return seat == Seat::kSideA ? melee::v1::SEAT_SIDE_A : melee::v1::SEAT_SIDE_B;
 }
+
+namespace {
 
 Result<asl::UnitKind> KindFromProto(v1::UnitKind kind, const std::string& field) {
   switch (kind) {
@@ -330,6 +336,8 @@ melee::v1::DieRoll::Color ColorToProto(engine::DieColor color) {
   return melee::v1::DieRoll::COLOR_UNSPECIFIED;
 }
 
+}  // namespace
+
 // ---- reading a situation file ---------------------------------------------------------------
 
 Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& field) {
@@ -511,6 +519,8 @@ Result<asl::Seal> SealFromProto(const v1::Seal& message, const std::string& fiel
   seal.ambush_withdraw = Strings(message.ambush_withdraw());
   return seal;
 }
+
+namespace {
 
 // ---- reports ------------------------------------------------------------------------------
 
@@ -721,18 +731,21 @@ v1::Unit UnitToProto(const asl::Unit& unit) {
   return out;
 }
 
+v1::Location LocationToProto(const asl::Location& location) {
+  v1::Location out;
+  out.set_name(location.name);
+  out.set_woods_or_building(location.woods_or_building);
+  out.set_melee(location.melee);
+  out.set_hth(location.hth);
+  if (location.ambusher) out.set_ambusher(SideToProto(*location.ambusher));
+  out.set_excess_squads_side_a(location.excess_squads[0]);
+  out.set_excess_squads_side_b(location.excess_squads[1]);
+  return out;
+}
+
 v1::Situation SituationToProto(const asl::Situation& situation) {
   v1::Situation out;
-  v1::Location* location = out.mutable_location();
-  location->set_name(situation.location.name);
-  location->set_woods_or_building(situation.location.woods_or_building);
-  location->set_melee(situation.location.melee);
-  location->set_hth(situation.location.hth);
-  if (situation.location.ambusher) {
-    location->set_ambusher(SideToProto(*situation.location.ambusher));
-  }
-  location->set_excess_squads_side_a(situation.location.excess_squads[0]);
-  location->set_excess_squads_side_b(situation.location.excess_squads[1]);
+  *out.mutable_location() = LocationToProto(situation.location);
   out.set_attacker(SideToProto(situation.attacker));
   for (const asl::Unit& unit : situation.units) *out.add_units() = UnitToProto(unit);
   return out;
@@ -881,6 +894,124 @@ v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {
   *out.mutable_original_twelve() = ProbabilityToProto(table.original_twelve);
   *out.mutable_leader_created() = ProbabilityToProto(table.leader_created);
   *out.mutable_all_eliminated() = ProbabilityToProto(table.all_eliminated);
+  return out;
+}
+
+// ---- the server's commands and views ---------------------------------------------------------
+
+v1::Command CommandToProto(const asl::Command& command) {
+  v1::Command out;
+  std::visit(
+      [&out](const auto& typed) {
+        using T = std::decay_t<decltype(typed)>;
+        if constexpr (std::is_same_v<T, asl::SetUp>) {
+          *out.mutable_set_up() = SituationToProto(typed.situation);
+        } else if constexpr (std::is_same_v<T, asl::Announce>) {
+          *out.mutable_announce() = AnnounceToProto(typed);
+        } else if constexpr (std::is_same_v<T, asl::Seal>) {
+          *out.mutable_seal() = SealToProto(typed);
+        } else {
+          out.mutable_choose()->set_choice_id(typed.choice_id);
+          AddStrings(typed.selected, out.mutable_choose()->mutable_selected());
+        }
+      },
+      command);
+  return out;
+}
+
+Result<asl::Command> CommandFromProto(const v1::Command& message) {
+  switch (message.command_case()) {
+    case v1::Command::kSetUp: {
+      auto situation = SituationFromProto(message.set_up(), "set_up");
+      if (!situation) return tl::unexpected(situation.error());
+      return asl::Command(asl::SetUp{std::move(*situation)});
+    }
+    case v1::Command::kAnnounce: {
+      auto announce = AnnounceFromProto(message.announce(), "announce");
+      if (!announce) return tl::unexpected(announce.error());
+      return asl::Command(std::move(*announce));
+    }
+    case v1::Command::kSeal: {
+      auto seal = SealFromProto(message.seal(), "seal");
+      if (!seal) return tl::unexpected(seal.error());
+      return asl::Command(std::move(*seal));
+    }
+    case v1::Command::kChoose: {
+      if (auto r = CheckIds(message.choose().selected(), "choose.selected"); !r) {
+        return tl::unexpected(r.error());
+      }
+      return asl::Command(asl::Choose{.choice_id = message.choose().choice_id(),
+                                      .selected = Strings(message.choose().selected())});
+    }
+    case v1::Command::COMMAND_NOT_SET:
+      break;
+  }
+  return Bad("command", "required: set_up, announce, seal or choose");
+}
+
+namespace {
+
+v1::Phase PhaseToProto(asl::Phase phase) {
+  switch (phase) {
+    case asl::Phase::kSetUp:
+      return v1::PHASE_SET_UP;
+    case asl::Phase::kAnnounce:
+      return v1::PHASE_ANNOUNCE;
+    case asl::Phase::kDeclare:
+      return v1::PHASE_DECLARE;
+    case asl::Phase::kChoice:
+      return v1::PHASE_CHOICE;
+    case asl::Phase::kEnded:
+      return v1::PHASE_ENDED;
+  }
+  return v1::PHASE_UNSPECIFIED;
+}
+
+}  // namespace
+
+v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
+  v1::AslView out;
+  out.set_phase(PhaseToProto(view.phase));
+  *out.mutable_location() = LocationToProto(view.location);
+  out.set_attacker(SideToProto(view.attacker));
+  for (const asl::ViewedUnit& seen : view.units) {
+    v1::ViewedUnit* unit = out.add_units();
+    *unit->mutable_unit() = UnitToProto(seen.unit);
+    if (seen.hidden) {
+      // Only what A11.19 lets the other side know; the engine defaults are not shown.
+      v1::Unit hidden;
+      hidden.set_id(seen.unit.id);
+      hidden.set_owner(SideToProto(seen.unit.owner));
+      hidden.set_concealed(true);
+      hidden.set_firepower(seen.unit.firepower);
+      *unit->mutable_unit() = std::move(hidden);
+    }
+    unit->set_presence(PresenceToProto(seen.unit.presence));
+    unit->set_hidden(seen.hidden);
+  }
+  out.set_to_act(SideToProto(view.to_act));
+  out.set_side_a_sealed(view.has_sealed[0]);
+  out.set_side_b_sealed(view.has_sealed[1]);
+  if (view.declarations[0]) *out.mutable_side_a_declaration() = SealToProto(*view.declarations[0]);
+  if (view.declarations[1]) *out.mutable_side_b_declaration() = SealToProto(*view.declarations[1]);
+  if (view.pending) {
+    v1::ChoiceRequest* choice = out.mutable_pending();
+    choice->set_id(view.pending->id);
+    choice->set_seat(SideToProto(view.pending->seat));
+    choice->set_kind(ChoiceKindToProto(view.pending->kind));
+    for (uint16_t option : view.pending->options) {
+      choice->add_options(std::string(asl::UnitId(state, option)));
+    }
+    choice->set_min_selected(view.pending->min_selected);
+    choice->set_max_selected(view.pending->max_selected);
+    for (uint16_t captor : view.pending->captors) {
+      choice->add_captors(std::string(asl::UnitId(state, captor)));
+    }
+  }
+  if (view.ambusher) out.set_ambusher(SideToProto(*view.ambusher));
+  out.set_sequential(view.sequential);
+  out.set_hth(view.hth);
+  out.set_melee(view.melee);
   return out;
 }
 

@@ -51,9 +51,34 @@ engine::Result<melee::asl::v1::CloseCombat> CloseCombatFromJson(std::string_view
 // Returns ScriptFromProto(CloseCombatFromJson(json)).
 engine::Result<engine::asl::Script> ScriptFromJson(std::string_view json);
 
+// Readers of single messages, for the server's wire commands. `field` prefixes every error
+// ("declaration.asl.attacks[0].targets: ...").
+engine::Result<engine::Seat> SideFromProto(melee::v1::Seat seat, const std::string& field);
+melee::v1::Seat SideToProto(engine::Seat seat);
+engine::Result<engine::asl::Unit> UnitFromProto(const melee::asl::v1::Unit& message,
+                                                const std::string& field);
+engine::Result<engine::asl::Location> LocationFromProto(const melee::asl::v1::Location& message,
+                                                        const std::string& field);
+engine::Result<engine::asl::Situation> SituationFromProto(
+    const melee::asl::v1::Situation& message, const std::string& field);
+engine::Result<engine::asl::Announce> AnnounceFromProto(const melee::asl::v1::Announce& message,
+                                                        const std::string& field);
+engine::Result<engine::asl::AttackOrder> AttackOrderFromProto(
+    const melee::asl::v1::AttackOrder& message, const std::string& field);
+engine::Result<engine::asl::Seal> SealFromProto(const melee::asl::v1::Seal& message,
+                                                const std::string& field);
+
+// An engine command as the server logs it, and back (the inverse checks every field).
+melee::asl::v1::Command CommandToProto(const engine::asl::Command& command);
+engine::Result<engine::asl::Command> CommandFromProto(const melee::asl::v1::Command& message);
+
+// Returns what `view` shows, units by id.
+melee::asl::v1::AslView ViewToProto(const engine::asl::View& view, const engine::asl::State& state);
+
 // Returns the message form of engine values (the inverse of the readers above, for reports and
 // round trips). Units keep everything but their presence.
 melee::asl::v1::Unit UnitToProto(const engine::asl::Unit& unit);
+melee::asl::v1::Location LocationToProto(const engine::asl::Location& location);
 melee::asl::v1::Situation SituationToProto(const engine::asl::Situation& situation);
 melee::asl::v1::Announce AnnounceToProto(const engine::asl::Announce& announce);
 melee::asl::v1::AttackOrder AttackOrderToProto(const engine::asl::AttackOrder& order);
