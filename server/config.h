@@ -27,6 +27,12 @@ struct ServerConfig {
   int max_rate_limited_before_close = 1000;
   std::size_t max_connections = 10000;
   std::size_t max_connections_per_address = 256;
+  // A WebSocket client whose unsent messages exceed this is too slow to follow a match: it is
+  // closed with 1008 "slow reader" so that it never holds up the match or the server's memory.
+  std::size_t max_queued_bytes = 4 * 1024 * 1024;
+  // Seconds a seat has to answer a mid-resolution choice when the match does not set its own;
+  // then the ruleset's default is taken.
+  uint32_t choice_deadline_seconds = 300;
 };
 
 }  // namespace melee::server

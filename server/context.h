@@ -8,6 +8,7 @@
 #include "server/config.h"
 #include "server/connections.h"
 #include "server/dispatcher.h"
+#include "server/matches.h"
 #include "server/metrics.h"
 
 namespace melee::server {
@@ -18,6 +19,7 @@ struct ServerContext {
   Connections& connections;
   const Dispatcher& dispatcher;
   persistence::EventStore& store;
+  Matches& matches;
 };
 
 }  // namespace melee::server

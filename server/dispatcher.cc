@@ -3,12 +3,14 @@
 #include <string>
 
 #include "proto/codec/errors.h"
+#include "server/matches.h"
 #include "server/version.h"
 
 namespace melee::server {
 namespace {
 
 namespace v1 = melee::v1;
+using engine::Viewer;
 
 v1::ServerMessage ErrorReply(v1::ErrorCode code, std::string message,
                              const std::string& command_id) {
@@ -24,44 +26,142 @@ std::string CommandName(const v1::ClientMessage& message) {
   return field != nullptr ? field->name() : "unknown";
 }
 
+void ReplyWith(const Reply& reply, v1::ServerMessage message) {
+  reply({std::make_shared<const v1::ServerMessage>(std::move(message))});
+}
+
 }  // namespace
 
-Dispatcher::Dispatcher(const melee::engine::Registry& registry, std::size_t max_message_bytes)
-    : registry_(registry), max_message_bytes_(max_message_bytes) {}
+Dispatcher::Dispatcher(const melee::engine::Registry& registry, std::size_t max_message_bytes,
+                       Matches* matches)
+    : registry_(registry), max_message_bytes_(max_message_bytes), matches_(matches) {}
 
 std::vector<v1::ServerMessage> Dispatcher::Handle(const v1::ClientMessage& message,
                                                   ConnectionState& connection) const {
+  std::vector<v1::ServerMessage> answers;
+  Handle(message, connection, [&answers](std::vector<MessagePtr> replies) {
+    for (const MessagePtr& reply : replies) answers.push_back(*reply);
+  });
+  return answers;
+}
+
+void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& connection,
+                        Reply reply) const {
   const std::string& id = message.command_id();
   if (id.empty()) {
-    return {ErrorReply(v1::ERROR_CODE_MISSING_COMMAND_ID,
-                       "command '" + CommandName(message) +
-                           "' has no command_id; every command needs a client-chosen id",
-                       id)};
+    return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_MISSING_COMMAND_ID,
+                                       "command '" + CommandName(message) +
+                                           "' has no command_id; every command needs a "
+                                           "client-chosen id",
+                                       id));
   }
   switch (message.command_case()) {
     case v1::ClientMessage::kHello:
-      return {HandleHello(message, connection)};
+      return ReplyWith(reply, HandleHello(message, connection));
     case v1::ClientMessage::kPing: {
-      v1::ServerMessage reply;
-      reply.set_command_id(id);
-      reply.mutable_pong()->set_nonce(message.ping().nonce());
-      return {reply};
+      v1::ServerMessage pong;
+      pong.set_command_id(id);
+      pong.mutable_pong()->set_nonce(message.ping().nonce());
+      return ReplyWith(reply, std::move(pong));
     }
     case v1::ClientMessage::kCreateMatch:
     case v1::ClientMessage::kJoinSeat:
     case v1::ClientMessage::kSpectate:
     case v1::ClientMessage::kResume:
+    case v1::ClientMessage::kSubmitSetup:
+    case v1::ClientMessage::kConfirmSetup:
+    case v1::ClientMessage::kAnnounce:
     case v1::ClientMessage::kSealDeclaration:
     case v1::ClientMessage::kMakeChoice:
-      return {ErrorReply(v1::ERROR_CODE_NOT_SUPPORTED,
-                         "not supported: '" + CommandName(message) +
-                             "' — this server build does not host matches yet",
-                         id)};
+      if (matches_ == nullptr) {
+        return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_SUPPORTED,
+                                           "not supported: '" + CommandName(message) +
+                                               "' — this server does not host matches",
+                                           id));
+      }
+      if (message.has_create_match()) {
+        return matches_->Create(message.create_match().settings(), id,
+                                [reply](v1::ServerMessage answer) {
+                                  ReplyWith(reply, std::move(answer));
+                                });
+      }
+      if (message.has_join_seat() || message.has_spectate() || message.has_resume()) {
+        return HandleJoin(message, connection, std::move(reply));
+      }
+      if (!connection.match || !connection.viewer) {
+        return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
+                                           "'" + CommandName(message) +
+                                               "' needs a seat: send JoinSeat with the seat "
+                                               "token first",
+                                           id));
+      }
+      return connection.match->Execute(*connection.viewer, message, std::move(reply));
     case v1::ClientMessage::COMMAND_NOT_SET:
       break;
   }
-  return {ErrorReply(v1::ERROR_CODE_UNKNOWN_MESSAGE,
-                     "ClientMessage carries no command this protocol knows", id)};
+  ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNKNOWN_MESSAGE,
+                              "ClientMessage carries no command this protocol knows", id));
+}
+
+void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& connection,
+                            Reply reply) const {
+  const std::string& id = message.command_id();
+  if (message.has_resume()) {
+    if (!connection.match || connection.match->id() != message.resume().match_id()) {
+      return ReplyWith(reply,
+                       ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
+                                  "resume: this connection has not joined match '" +
+                                      message.resume().match_id() + "'; send JoinSeat first",
+                                  id));
+    }
+    return connection.match->Attach(connection.subscriber, *connection.viewer,
+                                    message.resume().after_seq(), id, std::move(reply));
+  }
+  const std::string& match_id =
+      message.has_join_seat() ? message.join_seat().match_id() : message.spectate().match_id();
+  std::shared_ptr<Match> match = matches_->Find(match_id);
+  if (!match) {
+    return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_FOUND,
+                                       "no match '" + match_id + "' on this server", id));
+  }
+  std::optional<Viewer> viewer;
+  uint64_t after_seq = 0;
+  if (message.has_join_seat()) {
+    viewer = match->Authenticate(message.join_seat().seat_token());
+    after_seq = message.join_seat().after_seq();
+    if (!viewer) {
+      return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
+                                         "join_seat: the seat token does not open a seat of "
+                                         "match " +
+                                             match_id,
+                                         id));
+    }
+  } else {
+    after_seq = message.spectate().after_seq();
+    const std::string& key = message.spectate().spectator_key();
+    if (match->IsSpectatorKey(key)) {
+      viewer = Viewer::kSpectator;
+    } else if (match->Authenticate(key) == Viewer::kDirector) {
+      viewer = Viewer::kDirector;
+    } else {
+      return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
+                                         "spectate: the key is neither the spectator key nor "
+                                         "the director token of match " +
+                                             match_id,
+                                         id));
+    }
+  }
+  if (connection.match && (connection.match != match || connection.viewer != viewer)) {
+    return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_PERMISSION_DENIED,
+                                       "this connection already follows match " +
+                                           connection.match->id() + " as " +
+                                           std::string(engine::Name(*connection.viewer)) +
+                                           "; open another connection for another seat",
+                                       id));
+  }
+  connection.match = match;
+  connection.viewer = viewer;
+  match->Attach(connection.subscriber, *viewer, after_seq, id, std::move(reply));
 }
 
 v1::ServerMessage Dispatcher::HandleHello(const v1::ClientMessage& message,

@@ -11,6 +11,10 @@ prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& reg
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+}
+
 }  // namespace
 
 Metrics::Metrics()
@@ -37,13 +41,37 @@ Metrics::Metrics()
       bytes_received(CounterFamily(*registry_, "melee_ws_bytes_received_total",
                                    "WebSocket payload bytes received")
                          .Add({})),
+      slow_readers_closed(CounterFamily(*registry_, "melee_slow_readers_closed_total",
+                                        "WebSocket clients closed for not reading their messages")
+                              .Add({})),
+      matches_open(prometheus::BuildGauge()
+                       .Name("melee_matches")
+                       .Help("Matches held in memory (created or recovered)")
+                       .Register(*registry_)
+                       .Add({})),
+      command_ack_seconds(prometheus::BuildHistogram()
+                              .Name("melee_command_ack_seconds")
+                              .Help("Match command received to answered (decided, durable, sent)")
+                              .Register(*registry_)
+                              .Add({}, LatencyBuckets())),
+      store_append_seconds(prometheus::BuildHistogram()
+                               .Name("melee_store_append_seconds")
+                               .Help("Event store append to durable commit")
+                               .Register(*registry_)
+                               .Add({}, LatencyBuckets())),
       errors_(CounterFamily(*registry_, "melee_errors_total",
-                            "Frames and commands refused, by error code")) {}
+                            "Frames and commands refused, by error code")),
+      commands_(CounterFamily(*registry_, "melee_commands_total",
+                              "WebSocket commands received, by command")) {}
 
 std::string Metrics::Render() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 
 void Metrics::CountError(const std::string& code) { errors_.Add({{"code", code}}).Increment(); }
+
+void Metrics::CountCommand(const std::string& name) {
+  commands_.Add({{"command", name}}).Increment();
+}
 
 }  // namespace melee::server

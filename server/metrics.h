@@ -6,6 +6,7 @@
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
 #include <memory>
@@ -28,6 +29,8 @@ class Metrics {
   // Counts one refused frame or command under its error code label, e.g.
   // "ERROR_CODE_MALFORMED_FRAME" (the melee.v1.ErrorCode name).
   void CountError(const std::string& code);
+  // Counts one decoded command under its name, e.g. "seal_declaration".
+  void CountCommand(const std::string& name);
 
   prometheus::Counter& http_requests;
   prometheus::Counter& connections_accepted;
@@ -36,9 +39,14 @@ class Metrics {
   prometheus::Counter& messages_received;
   prometheus::Counter& messages_sent;
   prometheus::Counter& bytes_received;
+  prometheus::Counter& slow_readers_closed;
+  prometheus::Gauge& matches_open;
+  prometheus::Histogram& command_ack_seconds;
+  prometheus::Histogram& store_append_seconds;
 
  private:
   prometheus::Family<prometheus::Counter>& errors_;
+  prometheus::Family<prometheus::Counter>& commands_;
 };
 
 }  // namespace melee::server

@@ -14,22 +14,39 @@ constexpr auto kShutdownGrace = std::chrono::seconds(2);
 
 }  // namespace
 
+// How often choice deadlines are checked against the clock.
+constexpr auto kDeadlineSweep = std::chrono::milliseconds(500);
+
+std::shared_ptr<const Clock> OrSystemClock(std::shared_ptr<const Clock> clock) {
+  return clock ? std::move(clock) : std::make_shared<SystemClock>();
+}
+
 Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
-               melee::engine::Registry registry)
+               melee::engine::Registry registry, std::shared_ptr<const Clock> clock)
     : config_(std::move(config)),
       store_(std::move(store)),
       registry_(std::move(registry)),
-      connections_(config_.max_connections, config_.max_connections_per_address),
-      dispatcher_(registry_, config_.max_message_bytes),
-      context_{config_, metrics_, connections_, dispatcher_, *store_},
+      clock_(OrSystemClock(std::move(clock))),
       ioc_(config_.threads),
+      connections_(config_.max_connections, config_.max_connections_per_address),
+      matches_(ioc_.get_executor(),
+               MatchServices{.store = *store_,
+                             .clock = *clock_,
+                             .metrics = metrics_,
+                             .default_choice_deadline_seconds = config_.choice_deadline_seconds},
+               registry_),
+      dispatcher_(registry_, config_.max_message_bytes, &matches_),
+      context_{config_, metrics_, connections_, dispatcher_, *store_, matches_},
       acceptor_(asio::make_strand(ioc_)),
       signals_(ioc_),
-      grace_timer_(ioc_) {}
+      grace_timer_(ioc_),
+      deadline_timer_(asio::make_strand(ioc_)) {}
 
 Server::~Server() = default;
 
 tl::expected<uint16_t, std::string> Server::Start() {
+  matches_.RecoverAll();
+  ScheduleDeadlineSweep();
   error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);
   if (ec)
@@ -79,6 +96,15 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
   if (!stopping_) DoAccept();
 }
 
+void Server::ScheduleDeadlineSweep() {
+  deadline_timer_.expires_after(kDeadlineSweep);
+  deadline_timer_.async_wait([this](error_code ec) {
+    if (ec || stopping_) return;
+    matches_.CheckDeadlines();
+    ScheduleDeadlineSweep();
+  });
+}
+
 void Server::Run() {
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.threads; ++i) threads.emplace_back([this] { ioc_.run(); });
@@ -92,6 +118,7 @@ void Server::Stop() {
     error_code ignored;
     acceptor_.close(ignored);
     signals_.cancel(ignored);
+    asio::post(deadline_timer_.get_executor(), [this] { deadline_timer_.cancel(); });
     spdlog::info("melee-server stopping: closing {} connection(s)", connections_.open());
     grace_timer_.expires_after(kShutdownGrace);
     grace_timer_.async_wait([this](error_code ec) {

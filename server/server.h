@@ -16,10 +16,12 @@
 
 #include "engine/core/registry.h"
 #include "persistence/event_store.h"
+#include "server/clock.h"
 #include "server/config.h"
 #include "server/connections.h"
 #include "server/context.h"
 #include "server/dispatcher.h"
+#include "server/matches.h"
 #include "server/metrics.h"
 #include "server/net.h"
 
@@ -27,14 +29,15 @@ namespace melee::server {
 
 class Server {
  public:
-  // `store` is shared with the caller; `registry` lists the rulesets served.
+  // `store` is shared with the caller; `registry` lists the rulesets served; `clock` gives the
+  // time for deadlines and event timestamps (the system clock when null).
   Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
-         melee::engine::Registry registry);
+         melee::engine::Registry registry, std::shared_ptr<const Clock> clock = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds the listening socket and starts accepting. Returns the bound port (useful with
+  // Recovers every match from the store, binds the listening socket and starts accepting. Returns the bound port (useful with
   // port 0), or a message naming the address that could not be bound.
   tl::expected<uint16_t, std::string> Start();
 
@@ -49,23 +52,28 @@ class Server {
   void StopOnSignals();
 
   const Metrics& metrics() const { return metrics_; }
+  Matches& matches() { return matches_; }
 
  private:
   void DoAccept();
   void OnAccept(error_code ec, tcp::socket socket);
+  void ScheduleDeadlineSweep();
 
   ServerConfig config_;
   std::shared_ptr<persistence::EventStore> store_;
   melee::engine::Registry registry_;
+  std::shared_ptr<const Clock> clock_;
+  asio::io_context ioc_;
   Metrics metrics_;
   Connections connections_;
+  Matches matches_;
   Dispatcher dispatcher_;
   ServerContext context_;
 
-  asio::io_context ioc_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer grace_timer_;
+  asio::steady_timer deadline_timer_;
   std::atomic<bool> stopping_{false};
 };
 

@@ -19,6 +19,12 @@ constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
 
 std::string ServerHeader() { return std::string(kServerName) + "/" + kServerVersion; }
 
+// The name of a command as it appears in the protocol (the oneof field name), for metrics.
+std::string CommandName(const v1::ClientMessage& message) {
+  const auto* field = v1::ClientMessage::descriptor()->FindFieldByNumber(message.command_case());
+  return field != nullptr ? field->name() : "none";
+}
+
 }  // namespace
 
 // ---- RateLimiter ------------------------------------------------------------------------------
@@ -139,6 +145,7 @@ void WebSocketSession::OnAccept(error_code ec) {
   accepted_ = true;
   context_.metrics.websocket_open.Increment();
   context_.connections.Attach(slot_, weak_from_this());
+  state_.subscriber = std::weak_ptr<Subscriber>(shared_from_this());
   DoRead();
 }
 
@@ -183,10 +190,25 @@ void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
   auto message =
       melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText : FrameKind::kBinary);
   if (!message) return SendError(message.error().code, message.error().message);
-  for (v1::ServerMessage& reply : context_.dispatcher.Handle(*message, state_)) {
-    if (reply.has_error()) context_.metrics.CountError(v1::ErrorCode_Name(reply.error().code()));
-    Send(std::move(reply));
-  }
+  context_.metrics.CountCommand(CommandName(*message));
+  context_.dispatcher.Handle(*message, state_,
+                             [self = weak_from_this()](std::vector<MessagePtr> replies) {
+                               auto session = self.lock();
+                               if (!session) return;
+                               for (MessagePtr& reply : replies) {
+                                 if (reply->has_error()) {
+                                   session->context_.metrics.CountError(
+                                       v1::ErrorCode_Name(reply->error().code()));
+                                 }
+                                 session->Deliver(std::move(reply));
+                               }
+                             });
+}
+
+void WebSocketSession::Deliver(MessagePtr message) {
+  asio::dispatch(ws_.get_executor(), [self = shared_from_this(), message = std::move(message)] {
+    self->Enqueue(*message);
+  });
 }
 
 void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
@@ -209,6 +231,16 @@ void WebSocketSession::Enqueue(const v1::ServerMessage& message) {
   queue_.push_back(
       {melee::proto::EncodeServerMessage(message, text ? FrameKind::kText : FrameKind::kBinary),
        text});
+  queued_bytes_ += queue_.back().frame.size();
+  if (queued_bytes_ > context_.config.max_queued_bytes) {
+    // A reader this slow would hold the server's memory; the match goes on without it, and the
+    // client resumes from its last seq when it reconnects.
+    context_.metrics.slow_readers_closed.Increment();
+    spdlog::info("closing {}: {} bytes queued, the client does not read", slot_.address(),
+                 queued_bytes_);
+    return Close(websocket::close_code::policy_error,
+                 "slow reader: too many unsent messages; reconnect and resume");
+  }
   if (queue_.size() == 1) DoWrite();
 }
 
@@ -221,6 +253,7 @@ void WebSocketSession::DoWrite() {
 void WebSocketSession::OnWrite(error_code ec, std::size_t) {
   if (ec) return Fail(ec, "write");
   context_.metrics.messages_sent.Increment();
+  queued_bytes_ -= queue_.front().frame.size();
   queue_.pop_front();
   if (!queue_.empty()) DoWrite();
 }

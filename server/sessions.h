@@ -56,7 +56,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 };
 
 // One WebSocket connection speaking the melee.v1 protocol.
-class WebSocketSession : public Closable, public std::enable_shared_from_this<WebSocketSession> {
+class WebSocketSession : public Closable,
+                         public Subscriber,
+                         public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot);
   ~WebSocketSession() override;
@@ -66,6 +68,7 @@ class WebSocketSession : public Closable, public std::enable_shared_from_this<We
 
   // Queues `message` for this client; may be called from any thread.
   void Send(melee::v1::ServerMessage message);
+  void Deliver(MessagePtr message) override;
 
   void Shutdown() override;
 
@@ -96,6 +99,7 @@ class WebSocketSession : public Closable, public std::enable_shared_from_this<We
     bool text;
   };
   std::deque<Outgoing> queue_;
+  std::size_t queued_bytes_ = 0;
 };
 
 }  // namespace melee::server

@@ -1,5 +1,8 @@
 #include "proto/codec/frame.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -101,6 +104,17 @@ std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKi
 
 std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKind kind) {
   return Encode(message, kind);
+}
+
+std::string SerializeDeterministic(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return bytes;
 }
 
 }  // namespace melee::proto

@@ -37,4 +37,8 @@ tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::stri
 std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKind kind);
 std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKind kind);
 
+// Returns `message` serialized deterministically (map entries sorted), so that equal messages
+// give equal bytes: what the event log hashes and what receipts are computed over.
+std::string SerializeDeterministic(const google::protobuf::MessageLite& message);
+
 }  // namespace melee::proto

@@ -1,0 +1,360 @@
+// The asl ruleset on the server: wire commands <-> engine::asl commands, the log form of its
+// events, and what each seat sees of them (masked with the engine's own View).
+
+#include <charconv>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "engine/asl/rules.h"
+#include "proto/codec/asl.h"
+#include "proto/codec/frame.h"
+#include "server/ruleset_host.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+namespace asl = melee::engine::asl;
+using engine::AnyCommand;
+using engine::AnyEvent;
+using engine::AnyState;
+using engine::Reject;
+using engine::Result;
+using engine::Seat;
+using engine::Viewer;
+
+constexpr size_t kMaxUnits = 64;
+
+size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
+
+std::string Serialize(const google::protobuf::MessageLite& message) {
+  return proto::SerializeDeterministic(message);
+}
+
+DecodedCommand Decoded(asl::Command command) {
+  std::string logged = Serialize(proto::CommandToProto(command));
+  return DecodedCommand{.command = AnyCommand(std::move(command)), .logged = std::move(logged)};
+}
+
+const asl::State& StateOf(const AnyState& state) { return *state.As<asl::State>(); }
+const asl::Event& EventOf(const AnyEvent& event) { return *event.As<asl::Event>(); }
+
+const asl::AslRules& Rules() {
+  static const asl::AslRules rules;
+  return rules;
+}
+
+std::string_view ChoiceRule(asl::ChoiceKind kind) {
+  switch (kind) {
+    case asl::ChoiceKind::kInfiltration:
+      return "A11.22";
+    case asl::ChoiceKind::kCaptureSelection:
+      return "A20.22";
+    case asl::ChoiceKind::kAmbushWithdrawal:
+      return "A11.41";
+  }
+  return "";
+}
+
+std::string_view ChoicePrompt(asl::ChoiceKind kind) {
+  switch (kind) {
+    case asl::ChoiceKind::kInfiltration:
+      return "Infiltration after an Original 2/12: select the units that withdraw now (none: stay)";
+    case asl::ChoiceKind::kCaptureSelection:
+      return "Capture: select the one unit of the partial set that is captured";
+    case asl::ChoiceKind::kAmbushWithdrawal:
+      return "Ambush Withdrawal: select the ambushing units that withdraw before Melee";
+  }
+  return "";
+}
+
+// A concealed unit as the other side sees it before the engine holds it: a "?" with its id.
+aslpb::Unit Hidden(const aslpb::Unit& unit) {
+  aslpb::Unit hidden;
+  hidden.set_id(unit.id());
+  hidden.set_owner(unit.owner());
+  hidden.set_concealed(true);
+  return hidden;
+}
+
+class AslHost final : public RulesetHost {
+ public:
+  AslHost() : ruleset_(asl::MakeAslRuleset()) {}
+
+  const engine::Ruleset& ruleset() const override { return *ruleset_; }
+
+  Result<void> CheckSetup(Seat seat, const v1::SubmitSetup& part,
+                          const SetupParts& parts) const override {
+    if (!part.has_asl()) return Reject("", "submit_setup.asl: required for an asl match");
+    const aslpb::SideSetup& mine = part.asl();
+    const std::string field = "submit_setup.asl";
+    if (mine.has_location()) {
+      auto location = proto::LocationFromProto(mine.location(), field + ".location");
+      if (!location) return tl::unexpected(location.error());
+    }
+    if (mine.attacker() != v1::SEAT_UNSPECIFIED) {
+      auto attacker = proto::SideFromProto(mine.attacker(), field + ".attacker");
+      if (!attacker) return tl::unexpected(attacker.error());
+    }
+    const auto& other = parts[seat == Seat::kSideA ? 1 : 0];
+    size_t other_units = 0;
+    std::set<std::string> taken;
+    if (other && other->has_asl()) {
+      const aslpb::SideSetup& theirs = other->asl();
+      other_units = static_cast<size_t>(theirs.units_size());
+      for (const aslpb::Unit& unit : theirs.units()) taken.insert(unit.id());
+      if (mine.has_location() && theirs.has_location() &&
+          Serialize(mine.location()) != Serialize(theirs.location())) {
+        return Reject("", field + ".location: differs from the Location " +
+                              std::string(engine::Name(engine::Opponent(seat))) +
+                              " entered; leave it empty or enter the same");
+      }
+      if (mine.attacker() != v1::SEAT_UNSPECIFIED && theirs.attacker() != v1::SEAT_UNSPECIFIED &&
+          mine.attacker() != theirs.attacker()) {
+        return Reject("", field + ".attacker: differs from the ATTACKER " +
+                              std::string(engine::Name(engine::Opponent(seat))) + " entered");
+      }
+    }
+    if (static_cast<size_t>(mine.units_size()) + other_units > kMaxUnits) {
+      return Reject("", field + ".units: a Location holds at most " + std::to_string(kMaxUnits) +
+                            " units");
+    }
+    std::set<std::string> seen;
+    for (int i = 0; i < mine.units_size(); ++i) {
+      const std::string unit_field = field + ".units[" + std::to_string(i) + "]";
+      auto unit = proto::UnitFromProto(mine.units(i), unit_field);
+      if (!unit) return tl::unexpected(unit.error());
+      if (unit->owner != seat) {
+        return Reject("", unit_field + ".owner: " + std::string(engine::Name(seat)) +
+                              " enters only its own units");
+      }
+      if (!seen.insert(unit->id).second || taken.contains(unit->id)) {
+        return Reject("", unit_field + ".id: '" + unit->id + "' is already used in this Location");
+      }
+    }
+    return {};
+  }
+
+  Result<DecodedCommand> StartCommand(const SetupParts& parts) const override {
+    aslpb::Situation situation;
+    for (const auto& part : parts) {
+      if (!part || !part->has_asl()) return Reject("", "both sides must enter their units first");
+      const aslpb::SideSetup& side = part->asl();
+      if (side.has_location() && !situation.has_location()) {
+        *situation.mutable_location() = side.location();
+      }
+      if (side.attacker() != v1::SEAT_UNSPECIFIED) situation.set_attacker(side.attacker());
+      for (const aslpb::Unit& unit : side.units()) *situation.add_units() = unit;
+    }
+    auto read = proto::SituationFromProto(situation, "set-up");
+    if (!read) return tl::unexpected(read.error());
+    return Decoded(asl::SetUp{std::move(*read)});
+  }
+
+  v1::SubmitSetup MaskSetup(const v1::SubmitSetup& part, Seat owner,
+                            Viewer viewer) const override {
+    v1::SubmitSetup shown = part;
+    shown.clear_expected_seq();
+    if (viewer == Viewer::kDirector || viewer == engine::ViewerOf(owner)) return shown;
+    for (aslpb::Unit& unit : *shown.mutable_asl()->mutable_units()) {
+      if (unit.concealed()) unit = Hidden(unit);
+    }
+    return shown;
+  }
+
+  Result<DecodedCommand> FromAnnounce(const v1::Announce& message) const override {
+    auto announce = proto::AnnounceFromProto(message.asl(), "announce.asl");
+    if (!announce) return tl::unexpected(announce.error());
+    return Decoded(std::move(*announce));
+  }
+
+  Result<DecodedCommand> FromDeclaration(const v1::Declaration& message) const override {
+    if (message.has_asl()) {
+      if (message.attacks_size() > 0) {
+        return Reject("", "declaration: give either attacks or asl, not both");
+      }
+      auto seal = proto::SealFromProto(message.asl(), "declaration.asl");
+      if (!seal) return tl::unexpected(seal.error());
+      return Decoded(std::move(*seal));
+    }
+    aslpb::Seal plain;
+    for (const v1::Attack& attack : message.attacks()) {
+      aslpb::AttackOrder* order = plain.add_attacks();
+      *order->mutable_attackers() = attack.attacker_ids();
+      *order->mutable_targets() = attack.target_ids();
+    }
+    auto seal = proto::SealFromProto(plain, "declaration");
+    if (!seal) return tl::unexpected(seal.error());
+    return Decoded(std::move(*seal));
+  }
+
+  Result<DecodedCommand> FromChoice(const v1::MakeChoice& message) const override {
+    const std::string& text = message.choice_id();
+    uint32_t id = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+      return Reject("", "make_choice.choice_id: '" + text +
+                            "' is not the decimal id of a ChoiceRequested event");
+    }
+    aslpb::Command command;
+    command.mutable_choose()->set_choice_id(id);
+    *command.mutable_choose()->mutable_selected() = message.selected();
+    auto read = proto::CommandFromProto(command);
+    if (!read) return tl::unexpected(read.error());
+    return Decoded(std::move(*read));
+  }
+
+  Result<AnyCommand> FromLogged(std::string_view logged) const override {
+    aslpb::Command command;
+    if (!command.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
+      return Reject("", "logged command: not a melee.asl.v1.Command");
+    }
+    auto read = proto::CommandFromProto(command);
+    if (!read) return tl::unexpected(read.error());
+    return AnyCommand(std::move(*read));
+  }
+
+  std::optional<Seat> ChoiceSeat(const AnyState& state) const override {
+    const asl::State& s = StateOf(state);
+    if (s.phase != asl::Phase::kChoice || !s.pending) return std::nullopt;
+    return s.pending->seat;
+  }
+
+  DecodedCommand DefaultChoice(const AnyState& state) const override {
+    // The rules defaults script.h documents: nobody withdraws; the first unit of a capture set.
+    const asl::State& s = StateOf(state);
+    asl::Choose answer{.choice_id = s.pending->id, .selected = {}};
+    if (s.pending->kind == asl::ChoiceKind::kCaptureSelection && !s.pending->options.empty()) {
+      answer.selected.emplace_back(asl::UnitId(s, s.pending->options.front()));
+    }
+    return Decoded(std::move(answer));
+  }
+
+  bool RequestsChoice(const AnyEvent& event) const override {
+    return EventOf(event).kind == asl::EventKind::kChoiceRequested;
+  }
+
+  bool Ended(const AnyState& state) const override {
+    return StateOf(state).phase == asl::Phase::kEnded;
+  }
+
+  std::vector<std::string> WaitingFor(const AnyState& state) const override {
+    const asl::State& s = StateOf(state);
+    const auto name = [](Seat seat) { return std::string(engine::Name(seat)); };
+    switch (s.phase) {
+      case asl::Phase::kSetUp:
+        return {"set-up"};
+      case asl::Phase::kAnnounce:
+        return {name(s.to_act) + ": announce (A11.2, A11.14)"};
+      case asl::Phase::kDeclare: {
+        const bool one_at_a_time =
+            s.sequential || (s.options.declaration_order == asl::DeclarationOrder::kAttackerFirst &&
+                             !s.sealed[SeatIndex(s.attacker)]);
+        if (one_at_a_time) return {name(s.to_act) + ": declare attacks (A11.12)"};
+        std::vector<std::string> waiting;
+        for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+          if (!s.sealed[SeatIndex(seat)]) waiting.push_back(name(seat) + ": seal a declaration");
+        }
+        return waiting;
+      }
+      case asl::Phase::kChoice:
+        return {name(s.pending->seat) + ": answer choice " + std::to_string(s.pending->id) + " (" +
+                std::string(ChoiceRule(s.pending->kind)) + ")"};
+      case asl::Phase::kEnded:
+        return {};
+    }
+    return {};
+  }
+
+  std::string LogEvent(const AnyState& before, const AnyEvent& event) const override {
+    return Serialize(proto::EventToProto(StateOf(before), EventOf(event)));
+  }
+
+  Result<std::vector<int>> DiceOfLogged(std::string_view logged) const override {
+    aslpb::AslEvent event;
+    if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
+      return Reject("", "logged event: not a melee.asl.v1.AslEvent");
+    }
+    std::vector<int> values;
+    for (const v1::DieRoll& die : event.dice()) values.push_back(static_cast<int>(die.value()));
+    return values;
+  }
+
+  bool Material(const AnyEvent& event, Seat seat) const override {
+    const asl::Event& e = EventOf(event);
+    return !(e.kind == asl::EventKind::kDeclarationSealed && e.seat != seat);
+  }
+
+  void RenderEvent(const AnyState& before, const AnyState& after, const AnyEvent& event,
+                   Viewer viewer, v1::MatchEvent& out) const override {
+    const asl::State& state_after = StateOf(after);
+    const asl::Event& e = EventOf(event);
+    aslpb::AslEvent shown = proto::EventToProto(StateOf(before), e);
+    const asl::View view = Rules().MakeView(state_after, viewer);
+    switch (e.kind) {
+      case asl::EventKind::kSetUp:
+        // Concealed units the viewer may not know are "?" (the engine's view decides).
+        for (int i = 0; i < shown.situation().units_size() &&
+                        static_cast<size_t>(i) < view.units.size();
+             ++i) {
+          if (view.units[i].hidden) {
+            *shown.mutable_situation()->mutable_units(i) = Hidden(shown.situation().units(i));
+          }
+        }
+        break;
+      case asl::EventKind::kDeclarationSealed:
+        out.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
+        if (!view.declarations[SeatIndex(e.seat)]) {
+          shown.clear_seal();
+          shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
+        }
+        break;
+      case asl::EventKind::kDeclarationsRevealed: {
+        v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
+        if (view.declarations[0]) {
+          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*view.declarations[0]);
+        }
+        if (view.declarations[1]) {
+          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*view.declarations[1]);
+        }
+        break;
+      }
+      case asl::EventKind::kChoiceRequested: {
+        v1::ChoiceRequested* choice = out.mutable_choice_requested();
+        choice->set_choice_id(std::to_string(e.choice->id));
+        choice->set_seat(proto::SideToProto(e.choice->seat));
+        choice->set_rule_ref(std::string(ChoiceRule(e.choice->kind)));
+        choice->set_prompt(std::string(ChoicePrompt(e.choice->kind)));
+        *choice->mutable_options() = shown.choice().options();
+        choice->set_min_selected(static_cast<uint32_t>(e.choice->min_selected));
+        choice->set_max_selected(static_cast<uint32_t>(e.choice->max_selected));
+        choice->set_default_if_timeout(e.choice->kind == asl::ChoiceKind::kCaptureSelection
+                                           ? "the first unit of the set"
+                                           : "nobody withdraws");
+        break;
+      }
+      case asl::EventKind::kPhaseEnded:
+        out.mutable_match_ended()->set_summary(shown.text());
+        break;
+      default:
+        break;
+    }
+    *out.mutable_asl() = std::move(shown);
+  }
+
+  void RenderView(const AnyState& state, Viewer viewer, v1::MatchView& out) const override {
+    const asl::State& s = StateOf(state);
+    *out.mutable_asl() = proto::ViewToProto(Rules().MakeView(s, viewer), s);
+  }
+
+ private:
+  std::unique_ptr<const engine::Ruleset> ruleset_;
+};
+
+}  // namespace
+
+std::unique_ptr<const RulesetHost> MakeAslHost() { return std::make_unique<AslHost>(); }
+
+}  // namespace melee::server

@@ -1,0 +1,772 @@
+#include "server/match.h"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "engine/core/dice.h"
+#include "proto/codec/errors.h"
+#include "proto/codec/frame.h"
+#include "server/metrics.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+namespace storage = melee::storage::v1;
+using engine::AnyEvent;
+using engine::AnyState;
+using engine::Reject;
+using engine::Result;
+using engine::Seat;
+using engine::Viewer;
+
+constexpr size_t kMaxEntropyBytes = 64;
+constexpr size_t kMaxRememberedAnswers = 4096;
+
+size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
+size_t ViewerIndex(Viewer viewer) { return static_cast<size_t>(viewer); }
+constexpr std::array<Viewer, 4> kViewers = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
+                                            Viewer::kSpectator};
+
+v1::Seat WireSeat(Viewer viewer) {
+  switch (viewer) {
+    case Viewer::kSideA:
+      return v1::SEAT_SIDE_A;
+    case Viewer::kSideB:
+      return v1::SEAT_SIDE_B;
+    case Viewer::kDirector:
+      return v1::SEAT_DIRECTOR;
+    case Viewer::kSpectator:
+      return v1::SEAT_SPECTATOR;
+  }
+  return v1::SEAT_UNSPECIFIED;
+}
+
+storage::Seat StoredSeat(Seat seat) {
+  return seat == Seat::kSideA ? storage::SEAT_SIDE_A : storage::SEAT_SIDE_B;
+}
+
+std::optional<Seat> SeatOfStored(storage::Seat seat) {
+  if (seat == storage::SEAT_SIDE_A) return Seat::kSideA;
+  if (seat == storage::SEAT_SIDE_B) return Seat::kSideB;
+  return std::nullopt;
+}
+
+persistence::Hash Sha256(std::string_view bytes) {
+  persistence::Hash hash;
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash.data());
+  return hash;
+}
+
+std::string HashBytes(const persistence::Hash& hash) {
+  return std::string(reinterpret_cast<const char*>(hash.data()), hash.size());
+}
+
+// Uniform bits from OpenSSL's CSPRNG. (Issue 9 replaces it with committed, verifiable dice.)
+class RandBitSource final : public engine::BitSource {
+ public:
+  uint64_t Next64() override {
+    uint64_t value = 0;
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(&value), sizeof value) != 1) {
+      spdlog::critical("RAND_bytes failed; cannot roll dice");
+      std::abort();
+    }
+    return value;
+  }
+};
+
+// Dice that replay logged values. Unlike ScriptedDice it never aborts on a short script (the log
+// is untrusted): it rolls 1s and reports that it ran out, and the replay is refused.
+class ReplayDice final : public engine::Dice {
+ public:
+  explicit ReplayDice(std::vector<int> values) : values_(std::move(values)) {}
+  bool exhausted() const { return exhausted_; }
+  bool fully_used() const { return next_ == values_.size(); }
+
+ protected:
+  int NextD6() override {
+    if (next_ >= values_.size()) {
+      exhausted_ = true;
+      return 1;
+    }
+    const int value = values_[next_++];
+    if (value < 1 || value > 6) {
+      exhausted_ = true;
+      return 1;
+    }
+    return value;
+  }
+
+ private:
+  std::vector<int> values_;
+  size_t next_ = 0;
+  bool exhausted_ = false;
+};
+
+MessagePtr ErrorMessage(v1::ErrorCode code, std::string message, const std::string& command_id,
+                        std::string rule_ref = {}) {
+  auto reply = std::make_shared<v1::ServerMessage>();
+  reply->set_command_id(command_id);
+  *reply->mutable_error() = proto::MakeError(code, std::move(message), command_id);
+  reply->mutable_error()->set_rule_ref(std::move(rule_ref));
+  return reply;
+}
+
+MessagePtr RuleErrorMessage(const engine::RuleError& error, const std::string& command_id) {
+  return ErrorMessage(v1::ERROR_CODE_RULE_VIOLATION, engine::Describe(error), command_id,
+                      error.rule_ref);
+}
+
+std::string AnswerKey(Viewer viewer, const std::string& command_id) {
+  return std::string(engine::Name(viewer)) + "/" + command_id;
+}
+
+// The match id and expected_seq a match command carries.
+std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message) {
+  switch (message.command_case()) {
+    case v1::ClientMessage::kSubmitSetup:
+      return {&message.submit_setup().match_id(), message.submit_setup().expected_seq()};
+    case v1::ClientMessage::kConfirmSetup:
+      return {&message.confirm_setup().match_id(), message.confirm_setup().expected_seq()};
+    case v1::ClientMessage::kAnnounce:
+      return {&message.announce().match_id(), message.announce().expected_seq()};
+    case v1::ClientMessage::kSealDeclaration:
+      return {&message.seal_declaration().match_id(), message.seal_declaration().expected_seq()};
+    case v1::ClientMessage::kMakeChoice:
+      return {&message.make_choice().match_id(), message.make_choice().expected_seq()};
+    default:
+      return {nullptr, 0};
+  }
+}
+
+}  // namespace
+
+// One stored event a command produces, with what rendering it needs.
+struct Match::Planned {
+  storage::StoredEvent stored;
+  // Ruleset events: the event and the states around it.
+  std::optional<AnyEvent> event;
+  std::optional<AnyState> before;
+  std::optional<AnyState> after;
+};
+
+// Everything a command changes, decided before the append and applied after it.
+struct Match::Plan {
+  std::vector<Planned> entries;
+  SetupState setup;
+  AnyState state;
+  bool started = false;
+  Seat seat = Seat::kSideA;
+  std::string command_id;
+  std::string receipt;  // SealDeclaration: SHA-256 of the sealed bytes
+};
+
+Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
+             MatchIdentity identity, AnyState initial, int64_t recorded_unix_ms)
+    : strand_(asio::make_strand(std::move(executor))),
+      services_(services),
+      host_(host),
+      identity_(std::move(identity)),
+      state_(std::move(initial)) {
+  Plan opened;
+  opened.setup = setup_;
+  opened.state = state_;
+  opened.entries.push_back(Planned{.stored = OpenedEvent(identity_), .event = {}, .before = {},
+                                   .after = {}});
+  Commit(std::move(opened), 1, recorded_unix_ms);
+}
+
+storage::StoredEvent Match::OpenedEvent(const MatchIdentity& identity) {
+  storage::StoredEvent stored;
+  storage::MatchCreated& created = *stored.mutable_match_created();
+  created.set_match_id(identity.id);
+  created.set_ruleset(identity.settings.ruleset());
+  created.set_ruleset_version(identity.ruleset_version);
+  created.set_variant(identity.settings.variant());
+  for (const auto& [key, value] : identity.settings.options()) {
+    (*created.mutable_options())[key] = value;
+  }
+  created.set_declaration_order(static_cast<uint32_t>(identity.settings.declaration_order()));
+  created.set_side_a_token_hash(HashBytes(identity.token_hashes[0]));
+  created.set_side_b_token_hash(HashBytes(identity.token_hashes[1]));
+  created.set_director_token_hash(HashBytes(identity.token_hashes[2]));
+  created.set_tournament_id(identity.settings.tournament_id());
+  created.set_spectator_key_hash(HashBytes(identity.spectator_key_hash));
+  created.set_settings(proto::SerializeDeterministic(identity.settings));
+  return stored;
+}
+
+std::optional<Viewer> Match::Authenticate(std::string_view token) const {
+  if (token.empty()) return std::nullopt;
+  const persistence::Hash hash = Sha256(token);
+  for (size_t i = 0; i < 3; ++i) {
+    if (CRYPTO_memcmp(hash.data(), identity_.token_hashes[i].data(), hash.size()) == 0) {
+      return kViewers[i];
+    }
+  }
+  return std::nullopt;
+}
+
+bool Match::IsSpectatorKey(std::string_view key) const {
+  if (key.empty()) return false;
+  const persistence::Hash hash = Sha256(key);
+  return CRYPTO_memcmp(hash.data(), identity_.spectator_key_hash.data(), hash.size()) == 0;
+}
+
+// ---- commands ---------------------------------------------------------------------------------
+
+void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
+  const auto received = std::chrono::steady_clock::now();
+  reply = [metrics = &services_.metrics, received, reply = std::move(reply)](
+              std::vector<MessagePtr> answers) {
+    metrics->command_ack_seconds.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count());
+    reply(std::move(answers));
+  };
+  asio::post(strand_, [self = shared_from_this(), viewer, message = std::move(message),
+                       reply = std::move(reply)]() mutable {
+    self->Process(viewer, std::move(message), std::move(reply), false);
+  });
+}
+
+void Match::CheckDeadlines() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (self->appending_ || self->choice_deadline_unix_ms_ == 0) return;
+    if (self->services_.clock.NowUnixMs() < self->choice_deadline_unix_ms_) return;
+    const std::optional<Seat> seat = self->host_.ChoiceSeat(self->state_);
+    if (!seat) return;
+    spdlog::info("match {}: the choice deadline of {} passed; taking the rules default",
+                 self->identity_.id, engine::Name(*seat));
+    v1::ClientMessage none;
+    self->Process(engine::ViewerOf(*seat), std::move(none), [](std::vector<MessagePtr>) {}, true);
+  });
+}
+
+void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
+                    bool deadline_default) {
+  if (appending_) {
+    queued_.push_back([self = shared_from_this(), viewer, message = std::move(message),
+                       reply = std::move(reply), deadline_default]() mutable {
+      self->Process(viewer, std::move(message), std::move(reply), deadline_default);
+    });
+    return;
+  }
+  const std::string& command_id = message.command_id();
+  const std::string key = AnswerKey(viewer, command_id);
+  if (!deadline_default) {
+    if (auto it = answers_.find(key); it != answers_.end()) {
+      return reply({AckOf(command_id, it->second)});
+    }
+    if (viewer != Viewer::kSideA && viewer != Viewer::kSideB) {
+      return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
+                                 std::string(engine::Name(viewer)) +
+                                     " follows the match but cannot act in it",
+                                 command_id)});
+    }
+    const auto [match_id, expected_seq] = Target(message);
+    if (match_id == nullptr || *match_id != identity_.id) {
+      return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
+                                 "this connection is joined to match " + identity_.id +
+                                     ", not '" + (match_id ? *match_id : std::string()) + "'",
+                                 command_id)});
+    }
+    if (expected_seq > seq_) {
+      return reply({ErrorMessage(v1::ERROR_CODE_STALE,
+                                 "expected_seq " + std::to_string(expected_seq) +
+                                     " is ahead of the match (last seq " + std::to_string(seq_) +
+                                     ")",
+                                 command_id)});
+    }
+    const uint8_t bit = viewer == Viewer::kSideA ? 1 : 2;
+    for (uint64_t s = expected_seq == 0 ? seq_ : expected_seq; s < seq_; ++s) {
+      if (material_[s] & bit) {
+        return reply({ErrorMessage(v1::ERROR_CODE_STALE,
+                                   "stale: event " + std::to_string(s + 1) +
+                                       " changed the match after expected_seq " +
+                                       std::to_string(expected_seq) +
+                                       "; look at it and send the command again",
+                                   command_id)});
+      }
+    }
+  }
+  const Seat seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
+  Result<Plan> plan = PlanCommand(seat, message, deadline_default);
+  if (!plan) return reply({RuleErrorMessage(plan.error(), command_id)});
+
+  persistence::AppendBatch batch;
+  batch.match_id = identity_.id;
+  batch.expected_seq = seq_;
+  batch.recorded_unix_ms = services_.clock.NowUnixMs();
+  for (const Planned& planned : plan->entries) {
+    batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
+  }
+  appending_ = true;
+  const int64_t recorded = batch.recorded_unix_ms;
+  auto shared_plan = std::make_shared<Plan>(std::move(*plan));
+  const auto append_started = std::chrono::steady_clock::now();
+  services_.store.Append(
+      std::move(batch), [self = shared_from_this(), shared_plan, recorded, reply = std::move(reply),
+                         command_id, append_started](
+                            persistence::StoreResult<persistence::Appended> appended) {
+        self->services_.metrics.store_append_seconds.Observe(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
+                .count());
+        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id,
+                                   appended = std::move(appended)]() mutable {
+          self->appending_ = false;
+          if (!appended) {
+            spdlog::error("match {}: append failed: {}", self->identity_.id,
+                          appended.error().message);
+            reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE,
+                                "storage refused the write (" + appended.error().message +
+                                    "); nothing was applied, send the command again",
+                                command_id)});
+          } else {
+            const size_t first_index = self->history_.size();
+            self->Commit(std::move(*shared_plan), appended->first_seq, recorded);
+            self->Broadcast(first_index);
+            const auto it = self->answers_.find(
+                AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id));
+            if (it != self->answers_.end()) {
+              reply({self->AckOf(command_id, it->second)});
+            } else {
+              reply({});
+            }
+          }
+          self->RunQueued();
+        });
+      });
+}
+
+void Match::RunQueued() {
+  while (!appending_ && !queued_.empty()) {
+    auto next = std::move(queued_.front());
+    queued_.pop_front();
+    next();
+  }
+  if (!appending_) CheckDeadlines();
+}
+
+Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& message,
+                                       bool deadline_default) const {
+  Plan plan;
+  plan.setup = setup_;
+  plan.state = state_;
+  plan.started = started_;
+  plan.seat = seat;
+  plan.command_id = message.command_id();
+  const size_t me = SeatIndex(seat);
+  const size_t other = 1 - me;
+  if (deadline_default) {
+    return PlanRuleset(seat, host_.DefaultChoice(state_), "", std::move(plan), true);
+  }
+  switch (message.command_case()) {
+    case v1::ClientMessage::kSubmitSetup: {
+      if (started_) return Reject("", "the set-up is over: the close combat has started");
+      if (auto ok = host_.CheckSetup(seat, message.submit_setup(), setup_.parts); !ok) {
+        return tl::unexpected(ok.error());
+      }
+      plan.setup.parts[me] = message.submit_setup();
+      plan.setup.confirmed = {false, false};
+      Planned planned;
+      storage::SetupSubmitted& stored = *planned.stored.mutable_setup_submitted();
+      stored.set_seat(StoredSeat(seat));
+      stored.set_part(proto::SerializeDeterministic(message.submit_setup()));
+      stored.set_command_id(message.command_id());
+      plan.entries.push_back(std::move(planned));
+      return plan;
+    }
+    case v1::ClientMessage::kConfirmSetup: {
+      if (started_) return Reject("", "the set-up is over: the close combat has started");
+      if (!setup_.parts[me]) return Reject("", "confirm_setup: enter your units first");
+      if (!setup_.parts[other]) {
+        return Reject("", "confirm_setup: " + std::string(engine::Name(engine::Opponent(seat))) +
+                              " has not entered its units yet");
+      }
+      if (setup_.confirmed[me]) return Reject("", "confirm_setup: already confirmed");
+      plan.setup.confirmed[me] = true;
+      Planned planned;
+      storage::SetupConfirmed& stored = *planned.stored.mutable_setup_confirmed();
+      stored.set_seat(StoredSeat(seat));
+      stored.set_command_id(message.command_id());
+      plan.entries.push_back(std::move(planned));
+      if (!setup_.confirmed[other]) return plan;
+      auto start = host_.StartCommand(setup_.parts);
+      if (!start) return tl::unexpected(start.error());
+      plan.started = true;
+      return PlanRuleset(seat, *start, "", std::move(plan), false);
+    }
+    case v1::ClientMessage::kAnnounce:
+    case v1::ClientMessage::kSealDeclaration:
+    case v1::ClientMessage::kMakeChoice: {
+      if (!started_) return Reject("", "the close combat has not started: finish the set-up");
+      if (host_.Ended(state_)) return Reject("", "the close combat is over");
+      Result<DecodedCommand> command =
+          message.has_announce()           ? host_.FromAnnounce(message.announce())
+          : message.has_seal_declaration() ? host_.FromDeclaration(
+                                                 message.seal_declaration().declaration())
+                                           : host_.FromChoice(message.make_choice());
+      if (!command) return tl::unexpected(command.error());
+      if (message.has_seal_declaration()) {
+        const v1::SealDeclaration& seal = message.seal_declaration();
+        if (seal.client_entropy().size() > kMaxEntropyBytes) {
+          return Reject("", "seal_declaration.client_entropy: at most " +
+                                std::to_string(kMaxEntropyBytes) + " bytes");
+        }
+        plan.receipt = HashBytes(Sha256(proto::SerializeDeterministic(seal.declaration())));
+      }
+      return PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
+    }
+    default:
+      return Reject("", "not a match command");
+  }
+}
+
+Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
+                                       const std::string& command_id, Plan plan,
+                                       bool deadline_default) const {
+  RandBitSource bits;
+  engine::SourceDice dice(bits);
+  auto events = host_.ruleset().Decide(plan.state, seat, command.command, dice);
+  if (!events) return tl::unexpected(events.error());
+  const int64_t now = services_.clock.NowUnixMs();
+  const uint32_t seconds = identity_.settings.choice_deadline_seconds() != 0
+                               ? identity_.settings.choice_deadline_seconds()
+                               : services_.default_choice_deadline_seconds;
+  bool first = true;
+  for (AnyEvent& event : *events) {
+    Planned planned;
+    storage::RulesetEvent& stored = *planned.stored.mutable_ruleset_event();
+    if (first) {
+      storage::Cause& cause = *stored.mutable_cause();
+      cause.set_seat(StoredSeat(seat));
+      cause.set_command_id(command_id);
+      cause.set_command(command.logged);
+      cause.set_deadline_default(deadline_default);
+      if (!plan.receipt.empty()) cause.set_receipt(plan.receipt);
+      first = false;
+    }
+    stored.set_event(host_.LogEvent(plan.state, event));
+    if (host_.RequestsChoice(event)) {
+      stored.set_deadline_unix_ms(now + static_cast<int64_t>(seconds) * 1000);
+    }
+    planned.before = plan.state;
+    host_.ruleset().Apply(plan.state, event);
+    planned.after = plan.state;
+    planned.event = std::move(event);
+    plan.entries.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+// ---- applying ---------------------------------------------------------------------------------
+
+void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
+  state_ = std::move(plan.state);
+  setup_ = std::move(plan.setup);
+  started_ = plan.started;
+  uint64_t seq = first_seq;
+  for (const Planned& planned : plan.entries) {
+    std::array<MessagePtr, 4> rendered;
+    for (Viewer viewer : kViewers) {
+      auto message = std::make_shared<v1::ServerMessage>();
+      v1::MatchEvent& event = *message->mutable_event();
+      event = RenderEvent(planned, viewer);
+      event.set_match_id(identity_.id);
+      event.set_seq(seq);
+      event.set_recorded_unix_ms(recorded_unix_ms);
+      rendered[ViewerIndex(viewer)] = std::move(message);
+    }
+    history_.push_back(std::move(rendered));
+    uint8_t material = 3;
+    if (planned.event) {
+      material = static_cast<uint8_t>((host_.Material(*planned.event, Seat::kSideA) ? 1 : 0) |
+                                      (host_.Material(*planned.event, Seat::kSideB) ? 2 : 0));
+      if (planned.stored.ruleset_event().deadline_unix_ms() != 0) {
+        choice_deadline_unix_ms_ = planned.stored.ruleset_event().deadline_unix_ms();
+      }
+    } else if (planned.stored.has_setup_confirmed()) {
+      material = 0;
+    }
+    material_.push_back(material);
+    ++seq;
+  }
+  seq_ = seq - 1;
+  if (!host_.ChoiceSeat(state_)) choice_deadline_unix_ms_ = 0;
+  if (!plan.command_id.empty()) {
+    if (answers_.size() >= kMaxRememberedAnswers) answers_.clear();
+    answers_[AnswerKey(engine::ViewerOf(plan.seat), plan.command_id)] =
+        Answer{.seq = seq_, .receipt = plan.receipt};
+  }
+}
+
+v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
+  v1::MatchEvent out;
+  const storage::StoredEvent& stored = planned.stored;
+  if (stored.has_match_created()) {
+    v1::MatchOpened& opened = *out.mutable_match_opened();
+    *opened.mutable_settings() = identity_.settings;
+    opened.set_ruleset_version(identity_.ruleset_version);
+  } else if (stored.has_setup_submitted()) {
+    const Seat owner = *SeatOfStored(stored.setup_submitted().seat());
+    v1::SubmitSetup part;
+    part.ParseFromString(stored.setup_submitted().part());
+    v1::SetupSubmitted& submitted = *out.mutable_setup_submitted();
+    submitted.set_seat(WireSeat(engine::ViewerOf(owner)));
+    *submitted.mutable_asl() = host_.MaskSetup(part, owner, viewer).asl();
+  } else if (stored.has_setup_confirmed()) {
+    const Seat owner = *SeatOfStored(stored.setup_confirmed().seat());
+    out.mutable_setup_confirmed()->set_seat(WireSeat(engine::ViewerOf(owner)));
+  } else if (planned.event) {
+    host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
+    const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
+    if (out.has_declaration_sealed()) {
+      out.mutable_declaration_sealed()->set_receipt(ruleset_event.cause().receipt());
+    }
+    if (out.has_choice_requested()) {
+      out.mutable_choice_requested()->set_deadline_unix_ms(ruleset_event.deadline_unix_ms());
+    }
+  }
+  return out;
+}
+
+MessagePtr Match::RenderView(Viewer viewer) const {
+  auto message = std::make_shared<v1::ServerMessage>();
+  v1::MatchView& view = *message->mutable_view();
+  view.set_match_id(identity_.id);
+  view.set_seq(seq_);
+  view.set_seat(WireSeat(viewer));
+  view.set_stage(!started_ ? v1::STAGE_SETUP
+                           : (host_.Ended(state_) ? v1::STAGE_ENDED : v1::STAGE_PLAYING));
+  *view.mutable_settings() = identity_.settings;
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    const size_t i = SeatIndex(seat);
+    v1::SideStatus& status = seat == Seat::kSideA ? *view.mutable_side_a() : *view.mutable_side_b();
+    status.set_submitted(setup_.parts[i].has_value());
+    status.set_confirmed(setup_.confirmed[i] || started_);
+    uint32_t connections = 0;
+    for (const Subscription& s : subscribers_) {
+      if (s.viewer == engine::ViewerOf(seat) && !s.subscriber.expired()) ++connections;
+    }
+    status.set_connections(connections);
+    if (setup_.parts[i]) {
+      *(seat == Seat::kSideA ? view.mutable_side_a_setup() : view.mutable_side_b_setup()) =
+          host_.MaskSetup(*setup_.parts[i], seat, viewer).asl();
+    }
+  }
+  if (!started_) {
+    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+      const size_t i = SeatIndex(seat);
+      if (!setup_.parts[i]) {
+        view.add_waiting_for(std::string(engine::Name(seat)) + ": enter its units");
+      } else if (!setup_.confirmed[i]) {
+        view.add_waiting_for(std::string(engine::Name(seat)) + ": confirm the set-up");
+      }
+    }
+  } else {
+    for (std::string& waiting : host_.WaitingFor(state_)) view.add_waiting_for(std::move(waiting));
+    host_.RenderView(state_, viewer, view);
+  }
+  return message;
+}
+
+MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) const {
+  auto message = std::make_shared<v1::ServerMessage>();
+  message->set_command_id(command_id);
+  v1::CommandAck& ack = *message->mutable_ack();
+  ack.set_command_id(command_id);
+  ack.set_seq(answer.seq);
+  ack.set_receipt(answer.receipt);
+  return message;
+}
+
+void Match::Broadcast(size_t first_index) {
+  std::array<MessagePtr, 4> views;
+  std::erase_if(subscribers_, [](const Subscription& s) { return s.subscriber.expired(); });
+  for (const Subscription& s : subscribers_) {
+    auto subscriber = s.subscriber.lock();
+    if (!subscriber) continue;
+    for (size_t i = first_index; i < history_.size(); ++i) {
+      subscriber->Deliver(history_[i][ViewerIndex(s.viewer)]);
+    }
+    MessagePtr& view = views[ViewerIndex(s.viewer)];
+    if (!view) view = RenderView(s.viewer);
+    subscriber->Deliver(view);
+  }
+}
+
+void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t after_seq,
+                   std::string command_id, Reply reply) {
+  asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber), viewer,
+                       after_seq, command_id = std::move(command_id),
+                       reply = std::move(reply)]() mutable {
+    std::vector<MessagePtr> answers;
+    for (uint64_t s = after_seq; s < self->history_.size(); ++s) {
+      answers.push_back(self->history_[s][ViewerIndex(viewer)]);
+    }
+    const bool known = std::any_of(
+        self->subscribers_.begin(), self->subscribers_.end(), [&](const Subscription& s) {
+          return !s.subscriber.owner_before(subscriber) && !subscriber.owner_before(s.subscriber);
+        });
+    if (!known) self->subscribers_.push_back(Subscription{subscriber, viewer});
+    auto joined = std::make_shared<v1::ServerMessage>();
+    joined->set_command_id(command_id);
+    v1::Joined& out = *joined->mutable_joined();
+    out.set_match_id(self->identity_.id);
+    out.set_seat(WireSeat(viewer));
+    *out.mutable_view() = self->RenderView(viewer)->view();
+    answers.push_back(std::move(joined));
+    reply(std::move(answers));
+  });
+}
+
+void Match::Inspect(std::function<void(uint64_t, bool)> done) {
+  asio::post(strand_, [self = shared_from_this(), done = std::move(done)] {
+    done(self->seq_, self->started_ && self->host_.Ended(self->state_));
+  });
+}
+
+// ---- recovery ---------------------------------------------------------------------------------
+
+Result<std::shared_ptr<Match>> Match::Recover(
+    asio::any_io_executor executor, MatchServices services,
+    const std::function<const RulesetHost*(std::string_view)>& hosts,
+    const std::vector<persistence::Event>& events) {
+  if (events.empty()) return Reject("", "no events");
+  storage::StoredEvent first;
+  if (!first.ParseFromString(events[0].payload) || !first.has_match_created()) {
+    return Reject("", "event 1 is not MatchCreated");
+  }
+  const storage::MatchCreated& created = first.match_created();
+  MatchIdentity identity;
+  identity.id = created.match_id();
+  identity.ruleset_version = created.ruleset_version();
+  if (!identity.settings.ParseFromString(created.settings())) {
+    return Reject("", "event 1: unreadable settings");
+  }
+  const auto read_hash = [](const std::string& bytes, persistence::Hash& out) {
+    if (bytes.size() != out.size()) return false;
+    std::copy(bytes.begin(), bytes.end(), out.begin());
+    return true;
+  };
+  if (!read_hash(created.side_a_token_hash(), identity.token_hashes[0]) ||
+      !read_hash(created.side_b_token_hash(), identity.token_hashes[1]) ||
+      !read_hash(created.director_token_hash(), identity.token_hashes[2]) ||
+      !read_hash(created.spectator_key_hash(), identity.spectator_key_hash)) {
+    return Reject("", "event 1: malformed token hashes");
+  }
+  const RulesetHost* host = hosts(created.ruleset());
+  if (host == nullptr) return Reject("", "ruleset '" + created.ruleset() + "' is not served");
+  if (host->ruleset().version() != created.ruleset_version()) {
+    return Reject("", "created with " + created.ruleset() + " " + created.ruleset_version() +
+                          "; this server plays " + std::string(host->ruleset().version()));
+  }
+  engine::MatchOptions options;
+  options.variant = identity.settings.variant();
+  for (const auto& [key, value] : identity.settings.options()) options.values[key] = value;
+  auto initial = host->ruleset().NewState(options);
+  if (!initial) return tl::unexpected(initial.error());
+  auto match = std::make_shared<Match>(std::move(executor), services, *host, std::move(identity),
+                                       std::move(*initial), events[0].recorded_unix_ms);
+
+  // Replays events[1..] in the batches their commands made.
+  size_t i = 1;
+  while (i < events.size()) {
+    const auto at = [&](size_t k) { return "event " + std::to_string(events[k].seq) + ": "; };
+    storage::StoredEvent stored;
+    if (!stored.ParseFromString(events[i].payload)) return Reject("", at(i) + "unreadable");
+    Plan plan;
+    plan.setup = match->setup_;
+    plan.state = match->state_;
+    plan.started = match->started_;
+    const size_t batch_start = i;
+    std::optional<Seat> seat;
+    const bool setup_event = stored.has_setup_submitted() || stored.has_setup_confirmed();
+    if (stored.has_setup_submitted()) {
+      seat = SeatOfStored(stored.setup_submitted().seat());
+      v1::SubmitSetup part;
+      if (!seat || !part.ParseFromString(stored.setup_submitted().part())) {
+        return Reject("", at(i) + "malformed set-up");
+      }
+      plan.setup.parts[SeatIndex(*seat)] = std::move(part);
+      plan.setup.confirmed = {false, false};
+      plan.command_id = stored.setup_submitted().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}});
+      ++i;
+    } else if (stored.has_setup_confirmed()) {
+      seat = SeatOfStored(stored.setup_confirmed().seat());
+      if (!seat) return Reject("", at(i) + "malformed confirmation");
+      plan.setup.confirmed[SeatIndex(*seat)] = true;
+      plan.command_id = stored.setup_confirmed().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}});
+      ++i;
+      if (plan.setup.confirmed[0] && plan.setup.confirmed[1]) plan.started = true;
+    }
+    // The ruleset events caused by one command (after the second confirmation: the set-up).
+    if (i < events.size() && (!setup_event || (plan.started && !match->started_))) {
+      storage::StoredEvent next;
+      if (!next.ParseFromString(events[i].payload)) return Reject("", at(i) + "unreadable");
+      if (next.has_ruleset_event() && next.ruleset_event().has_cause()) {
+        const storage::Cause& cause = next.ruleset_event().cause();
+        const std::optional<Seat> cause_seat = SeatOfStored(cause.seat());
+        if (!cause_seat) return Reject("", at(i) + "cause without a seat");
+        seat = cause_seat;
+        auto command = host->FromLogged(cause.command());
+        if (!command) return Reject("", at(i) + "logged command: " + engine::Describe(command.error()));
+        std::vector<storage::StoredEvent> logged;
+        std::vector<int> dice;
+        for (size_t k = i; k < events.size(); ++k) {
+          storage::StoredEvent candidate;
+          if (!candidate.ParseFromString(events[k].payload)) return Reject("", at(k) + "unreadable");
+          if (!candidate.has_ruleset_event() || (k > i && candidate.ruleset_event().has_cause())) {
+            break;
+          }
+          auto values = host->DiceOfLogged(candidate.ruleset_event().event());
+          if (!values) return Reject("", at(k) + engine::Describe(values.error()));
+          dice.insert(dice.end(), values->begin(), values->end());
+          logged.push_back(std::move(candidate));
+        }
+        ReplayDice replay(std::move(dice));
+        auto decided = host->ruleset().Decide(plan.state, *seat, *command, replay);
+        if (!decided) {
+          return Reject("", at(i) + "the logged command is refused on replay: " +
+                                engine::Describe(decided.error()));
+        }
+        if (replay.exhausted() || !replay.fully_used() || decided->size() != logged.size()) {
+          return Reject("", at(i) + "replaying the logged command with the logged dice does not "
+                                    "give the logged events");
+        }
+        for (size_t k = 0; k < decided->size(); ++k) {
+          AnyEvent& event = (*decided)[k];
+          if (host->LogEvent(plan.state, event) != logged[k].ruleset_event().event()) {
+            return Reject("", at(i + k) + "differs from what its command decides on replay");
+          }
+          Planned planned;
+          planned.before = plan.state;
+          host->ruleset().Apply(plan.state, event);
+          planned.after = plan.state;
+          planned.event = std::move(event);
+          planned.stored = std::move(logged[k]);
+          plan.entries.push_back(std::move(planned));
+        }
+        if (plan.command_id.empty() || plan.entries.size() == decided->size()) {
+          plan.command_id = cause.command_id();
+        }
+        if (!cause.receipt().empty()) plan.receipt = cause.receipt();
+        i += decided->size();
+      }
+    }
+    if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
+    plan.seat = seat.value_or(Seat::kSideA);
+    match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms);
+  }
+  return match;
+}
+
+}  // namespace melee::server

@@ -1,0 +1,154 @@
+#pragma once
+
+// One match: its seats, its set-up, the ruleset state, and the log behind it.
+//
+// Every command of a match runs on the match's strand, one at a time: decide with the engine,
+// append the resulting events to the store, and only once they are durable apply them, answer
+// the caller and send each subscriber the events as its seat may see them. Commands that arrive
+// while an append is in flight wait in order. Nothing is sent before it is durable.
+//
+// Commands carry a client command_id: a retry is answered with the first answer and never
+// applied twice (answers of applied commands survive a restart, rebuilt from the log).
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/core/result.h"
+#include "engine/core/ruleset.h"
+#include "melee/storage/v1/events.pb.h"
+#include "melee/v1/envelope.pb.h"
+#include "persistence/event_store.h"
+#include "server/clock.h"
+#include "server/net.h"
+#include "server/ruleset_host.h"
+
+namespace melee::server {
+
+class Metrics;
+
+// Who receives a match's events: a WebSocket session following one seat.
+class Subscriber {
+ public:
+  virtual ~Subscriber() = default;
+  // Queues one message for the client; called on the match's strand; must not block.
+  virtual void Deliver(std::shared_ptr<const melee::v1::ServerMessage> message) = 0;
+};
+
+using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;
+// Receives the answers to one command, exactly once, on the match's strand.
+using Reply = std::function<void(std::vector<MessagePtr>)>;
+
+// What a match needs from the server around it. Outlives every match.
+struct MatchServices {
+  persistence::EventStore& store;
+  const Clock& clock;
+  Metrics& metrics;
+  uint32_t default_choice_deadline_seconds = 300;
+};
+
+// The fixed facts of a match, from its first event.
+struct MatchIdentity {
+  std::string id;
+  melee::v1::MatchSettings settings;
+  std::string ruleset_version;
+  std::array<persistence::Hash, 3> token_hashes{};  // side A, side B, director
+  persistence::Hash spectator_key_hash{};
+};
+
+class Match : public std::enable_shared_from_this<Match> {
+ public:
+  // A match whose first event (`opened`, seq 1, recorded at `recorded_unix_ms`) is durable.
+  Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
+        MatchIdentity identity, engine::AnyState initial, int64_t recorded_unix_ms);
+
+  // Rebuilds a match from its verified log: folds every event, deciding each logged command
+  // again with its logged dice and checking the same events come out (an audit of the log).
+  static engine::Result<std::shared_ptr<Match>> Recover(
+      asio::any_io_executor executor, MatchServices services,
+      const std::function<const RulesetHost*(std::string_view ruleset)>& hosts,
+      const std::vector<persistence::Event>& events);
+
+  // The stored first event of a new match.
+  static melee::storage::v1::StoredEvent OpenedEvent(const MatchIdentity& identity);
+
+  const std::string& id() const { return identity_.id; }
+  const MatchIdentity& identity() const { return identity_; }
+
+  // Returns the viewer a seat token or spectator key opens, if any. Thread-safe.
+  std::optional<engine::Viewer> Authenticate(std::string_view token) const;
+  bool IsSpectatorKey(std::string_view key) const;
+
+  // Runs a match command (SubmitSetup, ConfirmSetup, Announce, SealDeclaration, MakeChoice) for
+  // `viewer`. Thread-safe; `reply` runs on the match strand.
+  void Execute(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply);
+
+  // Subscribes `subscriber` as `viewer`: answers with every event after `after_seq` as the seat
+  // may see it, then a Joined with the seat's view (carrying `command_id`), then live events.
+  void Attach(std::weak_ptr<Subscriber> subscriber, engine::Viewer viewer, uint64_t after_seq,
+              std::string command_id, Reply reply);
+
+  // Takes the rules default for a choice whose deadline has passed. Thread-safe.
+  void CheckDeadlines();
+
+  // Runs `done` on the strand with the last seq (tests, metrics).
+  void Inspect(std::function<void(uint64_t seq, bool ended)> done);
+
+ private:
+  struct Planned;
+  struct Plan;
+  struct SetupState {
+    SetupParts parts;
+    std::array<bool, 2> confirmed{};
+  };
+  struct Subscription {
+    std::weak_ptr<Subscriber> subscriber;
+    engine::Viewer viewer;
+  };
+  struct Answer {
+    uint64_t seq = 0;
+    std::string receipt;
+  };
+
+  void Process(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
+               bool deadline_default);
+  engine::Result<Plan> PlanCommand(engine::Seat seat, const melee::v1::ClientMessage& message,
+                                   bool deadline_default) const;
+  engine::Result<Plan> PlanRuleset(engine::Seat seat, const DecodedCommand& command,
+                                   const std::string& command_id, Plan plan,
+                                   bool deadline_default) const;
+  // Applies a durable plan: state, history, answers; returns the rendered new events.
+  void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms);
+  void Broadcast(size_t first_index);
+  MessagePtr RenderView(engine::Viewer viewer) const;
+  melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
+  MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
+  void RunQueued();
+
+  asio::strand<asio::any_io_executor> strand_;
+  MatchServices services_;
+  const RulesetHost& host_;
+  const MatchIdentity identity_;
+
+  // Everything below is touched only on strand_.
+  engine::AnyState state_;
+  SetupState setup_;
+  bool started_ = false;  // the engine's close combat has begun
+  uint64_t seq_ = 0;
+  int64_t choice_deadline_unix_ms_ = 0;
+  // history_[seq - 1][viewer]: the event as that viewer sees it; material_[seq - 1] bit s: it
+  // makes older commands of seat s stale.
+  std::vector<std::array<MessagePtr, 4>> history_;
+  std::vector<uint8_t> material_;
+  std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id
+  std::vector<Subscription> subscribers_;
+  bool appending_ = false;
+  std::deque<std::function<void()>> queued_;
+};
+
+}  // namespace melee::server

@@ -1,0 +1,238 @@
+#include "server/matches.h"
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "proto/codec/errors.h"
+#include "proto/codec/frame.h"
+#include "server/metrics.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+
+constexpr size_t kMaxTitleBytes = 200;
+constexpr size_t kMaxTournamentBytes = 64;
+constexpr size_t kMaxOptions = 16;
+constexpr size_t kMaxRememberedCreates = 1024;
+
+// `bytes` random bytes from OpenSSL's CSPRNG, as lowercase hex.
+std::string RandomHex(size_t bytes) {
+  std::vector<unsigned char> buffer(bytes);
+  if (RAND_bytes(buffer.data(), static_cast<int>(buffer.size())) != 1) {
+    spdlog::critical("RAND_bytes failed; cannot create tokens");
+    std::abort();
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char byte : buffer) {
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 15]);
+  }
+  return out;
+}
+
+persistence::Hash Sha256(std::string_view bytes) {
+  persistence::Hash hash;
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash.data());
+  return hash;
+}
+
+v1::ServerMessage Refusal(v1::ErrorCode code, std::string message, const std::string& command_id,
+                          std::string rule_ref = {}) {
+  v1::ServerMessage reply;
+  reply.set_command_id(command_id);
+  *reply.mutable_error() = proto::MakeError(code, std::move(message), command_id);
+  reply.mutable_error()->set_rule_ref(std::move(rule_ref));
+  return reply;
+}
+
+}  // namespace
+
+Matches::Matches(asio::any_io_executor executor, MatchServices services,
+                 const engine::Registry& registry)
+    : executor_(std::move(executor)), services_(services), registry_(registry) {
+  hosts_.emplace("asl", MakeAslHost());
+}
+
+const RulesetHost* Matches::HostOf(std::string_view ruleset) const {
+  const auto it = hosts_.find(ruleset);
+  return it == hosts_.end() ? nullptr : it->second.get();
+}
+
+void Matches::Register(std::shared_ptr<Match> match) {
+  std::lock_guard lock(mutex_);
+  matches_[match->id()] = std::move(match);
+  services_.metrics.matches_open.Set(static_cast<double>(matches_.size()));
+}
+
+size_t Matches::RecoverAll() {
+  auto listed = services_.store.ListMatches();
+  if (!listed) {
+    spdlog::error("cannot list matches to recover: {}", listed.error().message);
+    return 0;
+  }
+  size_t recovered = 0;
+  for (const persistence::MatchSummary& summary : *listed) {
+    auto events = services_.store.Read(summary.match_id);
+    if (!events) {
+      spdlog::error("match {} not recovered: {}", summary.match_id, events.error().message);
+      continue;
+    }
+    auto match = Match::Recover(
+        executor_, services_, [this](std::string_view id) { return HostOf(id); }, *events);
+    if (!match) {
+      spdlog::error("match {} not recovered: {}", summary.match_id,
+                    engine::Describe(match.error()));
+      continue;
+    }
+    Register(std::move(*match));
+    ++recovered;
+  }
+  if (recovered > 0) spdlog::info("recovered {} match(es) from the store", recovered);
+  return recovered;
+}
+
+void Matches::Create(const v1::MatchSettings& requested, const std::string& command_id,
+                     std::function<void(v1::ServerMessage)> done) {
+  const std::string retry_key =
+      command_id + "/" + proto::SerializeDeterministic(requested);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = created_answers_.find(retry_key); it != created_answers_.end()) {
+      return done(it->second);
+    }
+  }
+  v1::MatchSettings settings = requested;
+  if (settings.ruleset().empty()) settings.set_ruleset("asl");
+  auto ruleset = registry_.Find(settings.ruleset());
+  const RulesetHost* host = HostOf(settings.ruleset());
+  if (!ruleset || host == nullptr) {
+    return done(Refusal(v1::ERROR_CODE_NOT_SUPPORTED,
+                        "not supported: ruleset '" + settings.ruleset() +
+                            "' — this server hosts matches of: asl",
+                        command_id));
+  }
+  if (settings.title().size() > kMaxTitleBytes) {
+    return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
+                        "settings.title: at most " + std::to_string(kMaxTitleBytes) + " bytes",
+                        command_id));
+  }
+  if (settings.tournament_id().size() > kMaxTournamentBytes) {
+    return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
+                        "settings.tournament_id: at most " + std::to_string(kMaxTournamentBytes) +
+                            " bytes",
+                        command_id));
+  }
+  if (static_cast<size_t>(settings.options_size()) > kMaxOptions) {
+    return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
+                        "settings.options: at most " + std::to_string(kMaxOptions) + " options",
+                        command_id));
+  }
+  // The declaration order is a setting of the match and an option of the ruleset; one value.
+  if (settings.declaration_order() != v1::DECLARATION_ORDER_UNSPECIFIED) {
+    const std::string order =
+        settings.declaration_order() == v1::DECLARATION_ORDER_ATTACKER_FIRST ? "attacker_first"
+                                                                              : "sealed";
+    auto& options = *settings.mutable_options();
+    if (auto it = options.find("declaration_order"); it != options.end() && it->second != order) {
+      return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
+                          "settings: declaration_order " + order + " contradicts options." +
+                              "declaration_order '" + it->second + "'",
+                          command_id));
+    }
+    options["declaration_order"] = order;
+  }
+  engine::MatchOptions options;
+  options.variant = settings.variant();
+  for (const auto& [key, value] : settings.options()) options.values[key] = value;
+  auto initial = (*ruleset)->NewState(options);
+  if (!initial) {
+    return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
+                        "settings: " + engine::Describe(initial.error()), command_id,
+                        initial.error().rule_ref));
+  }
+
+  MatchIdentity identity;
+  identity.id = "m" + RandomHex(10);
+  identity.settings = settings;
+  identity.ruleset_version = std::string((*ruleset)->version());
+  v1::MatchCreated created;
+  created.set_match_id(identity.id);
+  created.set_side_a_token(RandomHex(32));
+  created.set_side_b_token(RandomHex(32));
+  created.set_director_token(RandomHex(32));
+  created.set_spectator_key(RandomHex(16));
+  created.mutable_ruleset()->set_id(settings.ruleset());
+  created.mutable_ruleset()->set_version(identity.ruleset_version);
+  for (std::string_view variant : (*ruleset)->variants()) {
+    created.mutable_ruleset()->add_variants(std::string(variant));
+  }
+  identity.token_hashes = {Sha256(created.side_a_token()), Sha256(created.side_b_token()),
+                           Sha256(created.director_token())};
+  identity.spectator_key_hash = Sha256(created.spectator_key());
+
+  persistence::AppendBatch batch;
+  batch.match_id = identity.id;
+  batch.expected_seq = 0;
+  batch.recorded_unix_ms = services_.clock.NowUnixMs();
+  batch.payloads.push_back(proto::SerializeDeterministic(Match::OpenedEvent(identity)));
+  const int64_t recorded = batch.recorded_unix_ms;
+  auto state = std::make_shared<engine::AnyState>(std::move(*initial));
+  services_.store.Append(
+      std::move(batch),
+      [this, identity = std::move(identity), created = std::move(created), command_id, host,
+       state, recorded, retry_key, done = std::move(done)](
+          persistence::StoreResult<persistence::Appended> appended) mutable {
+        // Off the store's writer thread before doing any work.
+        asio::post(executor_, [this, identity = std::move(identity), created = std::move(created),
+                               command_id = std::move(command_id), host, state, recorded,
+                               retry_key = std::move(retry_key), done = std::move(done),
+                               appended = std::move(appended)]() mutable {
+        if (!appended) {
+          return done(Refusal(v1::ERROR_CODE_UNAVAILABLE,
+                              "storage refused the new match (" + appended.error().message +
+                                  "); nothing was created",
+                              command_id));
+        }
+        Register(std::make_shared<Match>(executor_, services_, *host, std::move(identity),
+                                         std::move(*state), recorded));
+        v1::ServerMessage reply;
+        reply.set_command_id(command_id);
+        *reply.mutable_match_created() = std::move(created);
+        {
+          std::lock_guard lock(mutex_);
+          if (created_answers_.size() >= kMaxRememberedCreates) created_answers_.clear();
+          created_answers_[retry_key] = reply;
+        }
+        done(std::move(reply));
+        });
+      });
+}
+
+std::shared_ptr<Match> Matches::Find(std::string_view id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = matches_.find(std::string(id));
+  return it == matches_.end() ? nullptr : it->second;
+}
+
+void Matches::CheckDeadlines() {
+  std::vector<std::shared_ptr<Match>> all;
+  {
+    std::lock_guard lock(mutex_);
+    all.reserve(matches_.size());
+    for (const auto& [id, match] : matches_) all.push_back(match);
+  }
+  for (const auto& match : all) match->CheckDeadlines();
+}
+
+size_t Matches::size() const {
+  std::lock_guard lock(mutex_);
+  return matches_.size();
+}
+
+}  // namespace melee::server

@@ -1,0 +1,57 @@
+#pragma once
+
+// Every match this server holds: creating them (ids, seat tokens), finding them, recovering
+// them from the store at start, and sweeping their choice deadlines. Thread-safe.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "engine/core/registry.h"
+#include "melee/v1/envelope.pb.h"
+#include "server/match.h"
+
+namespace melee::server {
+
+class Matches {
+ public:
+  // `registry` lists the rulesets served; each needs a RulesetHost (asl today).
+  Matches(asio::any_io_executor executor, MatchServices services,
+          const engine::Registry& registry);
+
+  // Loads every match in the store and replays it. A match whose log does not replay is not
+  // served (it is logged with the reason). Returns the number recovered. Call before serving.
+  size_t RecoverAll();
+
+  // Creates a match and answers with MatchCreated (tokens shown once) or an Error, carrying
+  // `command_id`. Nothing is answered before the match's first event is durable. A retry of the
+  // same command_id with the same settings gets the same answer while this process runs.
+  void Create(const melee::v1::MatchSettings& settings, const std::string& command_id,
+              std::function<void(melee::v1::ServerMessage)> done);
+
+  // Returns the match, or nullptr.
+  std::shared_ptr<Match> Find(std::string_view id) const;
+
+  // Takes the rules default in every match whose choice deadline has passed.
+  void CheckDeadlines();
+
+  size_t size() const;
+
+ private:
+  const RulesetHost* HostOf(std::string_view ruleset) const;
+  void Register(std::shared_ptr<Match> match);
+
+  asio::any_io_executor executor_;
+  MatchServices services_;
+  const engine::Registry& registry_;
+  std::map<std::string, std::unique_ptr<const RulesetHost>, std::less<>> hosts_;
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
+  std::unordered_map<std::string, melee::v1::ServerMessage> created_answers_;
+};
+
+}  // namespace melee::server

@@ -1,0 +1,89 @@
+#pragma once
+
+// What the server needs from one ruleset beyond the engine's Decide/Apply/View: reading its wire
+// commands, logging them, and rendering its events and views for each seat. One per ruleset;
+// stateless and immutable, so one instance serves every match on every thread.
+//
+// The engine decides what each viewer may see (Ruleset::View); a host only renders that view and
+// masks each event with it, so visibility has one source of truth.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/result.h"
+#include "engine/core/ruleset.h"
+#include "melee/v1/envelope.pb.h"
+
+namespace melee::server {
+
+// An engine command read from the wire, with the bytes the log keeps for it (its cause).
+struct DecodedCommand {
+  engine::AnyCommand command;
+  std::string logged;
+};
+
+// The sealed or set-up parts both sides entered, by seat (side A first).
+using SetupParts = std::array<std::optional<melee::v1::SubmitSetup>, 2>;
+
+class RulesetHost {
+ public:
+  virtual ~RulesetHost() = default;
+
+  virtual const engine::Ruleset& ruleset() const = 0;
+
+  // Checks one side's set-up part: every unit is that seat's own, and it agrees with the other
+  // side's part (shared fields, no id used twice). Errors name the field.
+  virtual engine::Result<void> CheckSetup(engine::Seat seat, const melee::v1::SubmitSetup& part,
+                                          const SetupParts& parts) const = 0;
+  // Returns the engine command that starts the close combat from both confirmed parts.
+  virtual engine::Result<DecodedCommand> StartCommand(const SetupParts& parts) const = 0;
+  // Returns `part` (entered by `owner`) as `viewer` may see it: the owner's concealed units are
+  // "?" to everyone but the owner and the director.
+  virtual melee::v1::SubmitSetup MaskSetup(const melee::v1::SubmitSetup& part, engine::Seat owner,
+                                           engine::Viewer viewer) const = 0;
+
+  // Read wire commands; errors name the field.
+  virtual engine::Result<DecodedCommand> FromAnnounce(const melee::v1::Announce& message) const = 0;
+  virtual engine::Result<DecodedCommand> FromDeclaration(
+      const melee::v1::Declaration& message) const = 0;
+  virtual engine::Result<DecodedCommand> FromChoice(const melee::v1::MakeChoice& message) const = 0;
+  // Reads a logged command back (replay); the log is untrusted, so errors are possible.
+  virtual engine::Result<engine::AnyCommand> FromLogged(std::string_view logged) const = 0;
+
+  // The seat a choice waits for, if the state waits for one.
+  virtual std::optional<engine::Seat> ChoiceSeat(const engine::AnyState& state) const = 0;
+  // The rules default for the pending choice (taken when its deadline passes).
+  virtual DecodedCommand DefaultChoice(const engine::AnyState& state) const = 0;
+  // Whether `event` asks a seat for a choice (its deadline starts then).
+  virtual bool RequestsChoice(const engine::AnyEvent& event) const = 0;
+  // Whether the close combat is over.
+  virtual bool Ended(const engine::AnyState& state) const = 0;
+  // Who the match waits for, in words ("side_b: announce").
+  virtual std::vector<std::string> WaitingFor(const engine::AnyState& state) const = 0;
+
+  // The log form of `event` (decided in `before`): every detail, for replay and audit.
+  virtual std::string LogEvent(const engine::AnyState& before,
+                               const engine::AnyEvent& event) const = 0;
+  // The dice values a logged event rolled, in order (replay feeds them back to Decide).
+  virtual engine::Result<std::vector<int>> DiceOfLogged(std::string_view logged) const = 0;
+  // Whether `event` changes what `seat` is deciding on: anything but the other side sealing.
+  // A command whose expected_seq is older than such an event is stale.
+  virtual bool Material(const engine::AnyEvent& event, engine::Seat seat) const = 0;
+
+  // Fills `out` with `event` as `viewer` may see it: the ruleset's own message and, where one
+  // exists, the generic kind. `before` and `after` are the states around it.
+  virtual void RenderEvent(const engine::AnyState& before, const engine::AnyState& after,
+                           const engine::AnyEvent& event, engine::Viewer viewer,
+                           melee::v1::MatchEvent& out) const = 0;
+  // Fills the ruleset part of `out` with what `viewer` sees of `state`.
+  virtual void RenderView(const engine::AnyState& state, engine::Viewer viewer,
+                          melee::v1::MatchView& out) const = 0;
+};
+
+// The host of the asl ruleset (A11 Close Combat).
+std::unique_ptr<const RulesetHost> MakeAslHost();
+
+}  // namespace melee::server
