@@ -1,7 +1,9 @@
 #include "client-sdk/sync_client.h"
 
 #include <boost/url/parse.hpp>
+#include <cstdio>
 #include <deque>
+#include <random>
 #include <utility>
 
 #include "server/net.h"
@@ -56,7 +58,12 @@ struct SyncClient::Impl {
 };
 
 SyncClient::SyncClient(std::unique_ptr<Impl> impl, FrameKind kind)
-    : impl_(std::move(impl)), kind_(kind) {}
+    : impl_(std::move(impl)), kind_(kind) {
+  std::random_device random;
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "%08x-", random());
+  command_prefix_ = prefix;
+}
 
 SyncClient::~SyncClient() {
   if (impl_ && impl_->ws.is_open()) {
@@ -162,7 +169,9 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
 
 ClientResult<v1::ServerMessage> SyncClient::Call(v1::ClientMessage message,
                                                  std::chrono::milliseconds timeout) {
-  if (message.command_id().empty()) message.set_command_id("c" + std::to_string(next_command_++));
+  if (message.command_id().empty()) {
+    message.set_command_id(command_prefix_ + std::to_string(next_command_++));
+  }
   if (auto sent = Send(message); !sent) return tl::unexpected(sent.error());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::deque<v1::ServerMessage> unrelated;

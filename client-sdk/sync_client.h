@@ -41,7 +41,8 @@ class SyncClient {
   SyncClient(const SyncClient&) = delete;
   SyncClient& operator=(const SyncClient&) = delete;
 
-  // Sends `message`, giving it a fresh command_id ("c1", "c2", ...) when it has none, and
+  // Sends `message`, giving it a fresh command_id (random prefix, then 1, 2, ...) when it has
+  // none, and
   // returns the first answer that carries that command_id. Pushed events that arrive before
   // it are kept for Receive().
   ClientResult<melee::v1::ServerMessage> Call(melee::v1::ClientMessage message,
@@ -68,6 +69,9 @@ class SyncClient {
 
   std::unique_ptr<Impl> impl_;
   melee::proto::FrameKind kind_;
+  // command_ids are unique per seat across connections (the server answers a repeated id with
+  // its first answer): a random prefix per client, then a counter, e.g. "3f9a0c1d-7".
+  std::string command_prefix_;
   unsigned next_command_ = 1;
 };
 

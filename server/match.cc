@@ -281,8 +281,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
                                      ")",
                                  command_id)});
     }
+    // A side's own units never depend on what the other side entered (conflicts are checked),
+    // so only commands that answer the match as it stands can be stale.
     const uint8_t bit = viewer == Viewer::kSideA ? 1 : 2;
-    for (uint64_t s = expected_seq == 0 ? seq_ : expected_seq; s < seq_; ++s) {
+    const uint64_t from = expected_seq == 0 || message.has_submit_setup() ? seq_ : expected_seq;
+    for (uint64_t s = from; s < seq_; ++s) {
       if (material_[s] & bit) {
         return reply({ErrorMessage(v1::ERROR_CODE_STALE,
                                    "stale: event " + std::to_string(s + 1) +
@@ -327,10 +330,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
                                 command_id)});
           } else {
             const size_t first_index = self->history_.size();
+            const std::string answer_key =
+                AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id);
             self->Commit(std::move(*shared_plan), appended->first_seq, recorded);
             self->Broadcast(first_index);
-            const auto it = self->answers_.find(
-                AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id));
+            const auto it = self->answers_.find(answer_key);
             if (it != self->answers_.end()) {
               reply({self->AckOf(command_id, it->second)});
             } else {
@@ -429,8 +433,10 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
 Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
                                        const std::string& command_id, Plan plan,
                                        bool deadline_default) const {
-  RandBitSource bits;
-  engine::SourceDice dice(bits);
+  std::unique_ptr<engine::BitSource> bits = services_.dice_source
+                                                ? services_.dice_source()
+                                                : std::make_unique<RandBitSource>();
+  engine::SourceDice dice(*bits);
   auto events = host_.ruleset().Decide(plan.state, seat, command.command, dice);
   if (!events) return tl::unexpected(events.error());
   const int64_t now = services_.clock.NowUnixMs();

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/core/dice.h"
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/storage/v1/events.pb.h"
@@ -50,6 +51,8 @@ struct MatchServices {
   const Clock& clock;
   Metrics& metrics;
   uint32_t default_choice_deadline_seconds = 300;
+  // Where dice come from; null: OpenSSL's CSPRNG. Tests script them.
+  std::function<std::unique_ptr<engine::BitSource>()> dice_source;
 };
 
 // The fixed facts of a match, from its first event.

@@ -22,18 +22,19 @@ std::shared_ptr<const Clock> OrSystemClock(std::shared_ptr<const Clock> clock) {
 }
 
 Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
-               melee::engine::Registry registry, std::shared_ptr<const Clock> clock)
+               melee::engine::Registry registry, ServerHooks hooks)
     : config_(std::move(config)),
       store_(std::move(store)),
       registry_(std::move(registry)),
-      clock_(OrSystemClock(std::move(clock))),
+      clock_(OrSystemClock(std::move(hooks.clock))),
       ioc_(config_.threads),
       connections_(config_.max_connections, config_.max_connections_per_address),
       matches_(ioc_.get_executor(),
                MatchServices{.store = *store_,
                              .clock = *clock_,
                              .metrics = metrics_,
-                             .default_choice_deadline_seconds = config_.choice_deadline_seconds},
+                             .default_choice_deadline_seconds = config_.choice_deadline_seconds,
+                             .dice_source = std::move(hooks.dice)},
                registry_),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       context_{config_, metrics_, connections_, dispatcher_, *store_, matches_},

@@ -7,6 +7,7 @@
 // closed or a grace period has passed.
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,12 +28,17 @@
 
 namespace melee::server {
 
+// What tests inject into a server: the clock (deadlines, timestamps) and the dice.
+struct ServerHooks {
+  std::shared_ptr<const Clock> clock;  // null: the system clock
+  std::function<std::unique_ptr<engine::BitSource>()> dice;  // null: OpenSSL's CSPRNG
+};
+
 class Server {
  public:
-  // `store` is shared with the caller; `registry` lists the rulesets served; `clock` gives the
-  // time for deadlines and event timestamps (the system clock when null).
+  // `store` is shared with the caller; `registry` lists the rulesets served.
   Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
-         melee::engine::Registry registry, std::shared_ptr<const Clock> clock = nullptr);
+         melee::engine::Registry registry, ServerHooks hooks = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -31,14 +31,23 @@ TEST(SyncClientTest, CallNumbersCommandsAndMatchesTheAnswer) {
   testing::TestServer server;
   auto client = SyncClient::Connect(server.ws_url());
   ASSERT_TRUE(client.has_value()) << client.error().message;
+  std::string prefix;
   for (uint64_t nonce = 1; nonce <= 3; ++nonce) {
     melee::v1::ClientMessage ping;
     ping.mutable_ping()->set_nonce(nonce);
     auto reply = (*client)->Call(ping);
     ASSERT_TRUE(reply.has_value()) << reply.error().message;
-    EXPECT_EQ(reply->command_id(), "c" + std::to_string(nonce));
+    // "<8 random hex digits>-<n>": unique per client, so ids never repeat across reconnects.
+    ASSERT_EQ(reply->command_id().size(), 10u) << reply->command_id();
+    if (nonce == 1) prefix = reply->command_id().substr(0, 9);
+    EXPECT_EQ(reply->command_id(), prefix + std::to_string(nonce));
     EXPECT_EQ(reply->pong().nonce(), nonce);
   }
+  auto other = SyncClient::Connect(server.ws_url());
+  ASSERT_TRUE(other.has_value());
+  melee::v1::ClientMessage ping;
+  ping.mutable_ping();
+  EXPECT_NE((*other)->Call(ping)->command_id().substr(0, 9), prefix) << "another client";
   EXPECT_TRUE((*client)->Close().has_value());
 }
 

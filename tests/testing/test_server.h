@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -18,15 +20,17 @@ namespace melee::testing {
 
 class TestServer {
  public:
-  explicit TestServer(melee::server::ServerConfig config = {}) {
+  explicit TestServer(melee::server::ServerConfig config = {},
+                      melee::server::ServerHooks hooks = {},
+                      std::optional<std::filesystem::path> data_dir = std::nullopt) {
     config.address = "127.0.0.1";
     config.port = 0;
-    config.data_dir = dir_.path() / "data";
+    config.data_dir = data_dir.value_or(dir_.path() / "data");
     auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
     if (!store) ADD_FAILURE() << store.error().message;
     store_ = std::move(*store);
-    server_ = std::make_unique<melee::server::Server>(config, store_,
-                                                      melee::engine::BuiltinRegistry());
+    server_ = std::make_unique<melee::server::Server>(
+        config, store_, melee::engine::BuiltinRegistry(), std::move(hooks));
     auto port = server_->Start();
     if (!port) ADD_FAILURE() << port.error();
     port_ = port.value_or(0);

@@ -1,0 +1,496 @@
+// Matches played over real WebSockets against a real server on loopback with its SQLite file:
+// set-up, announcements, sealed declarations in both orders, resolution with the server's dice,
+// choices and their deadlines, per-seat views (nothing secret leaks), retries, resume, restart,
+// and every bad input with its documented error.
+
+#include <gtest/gtest.h>
+#include <openssl/sha.h>
+
+#include <deque>
+#include <mutex>
+
+#include "proto/codec/frame.h"
+#include "server/clock.h"
+#include "tests/testing/match_client.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+using testing::MatchClient;
+
+// Dice the test decides: faces from a queue, then `fallback` once it runs out.
+class ScriptedFaces {
+ public:
+  explicit ScriptedFaces(int fallback = 3) : fallback_(fallback) {}
+  void Push(std::initializer_list<int> faces) {
+    std::lock_guard lock(mutex_);
+    faces_.insert(faces_.end(), faces);
+  }
+  std::function<std::unique_ptr<engine::BitSource>()> Source() {
+    return [this] { return std::make_unique<Bits>(*this); };
+  }
+
+ private:
+  // FairD6 turns x into x % 6 + 1.
+  class Bits final : public engine::BitSource {
+   public:
+    explicit Bits(ScriptedFaces& faces) : faces_(faces) {}
+    uint64_t Next64() override { return static_cast<uint64_t>(faces_.Next() - 1); }
+
+   private:
+    ScriptedFaces& faces_;
+  };
+  int Next() {
+    std::lock_guard lock(mutex_);
+    if (faces_.empty()) return fallback_;
+    const int face = faces_.front();
+    faces_.pop_front();
+    return face;
+  }
+  std::mutex mutex_;
+  std::deque<int> faces_;
+  int fallback_;
+};
+
+aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, const std::string& name) {
+  aslpb::Unit unit;
+  unit.set_id(id);
+  unit.set_owner(owner);
+  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
+  unit.set_firepower(firepower);
+  unit.set_morale(7);
+  unit.set_name(name);
+  return unit;
+}
+
+v1::ClientMessage EnterUnits(std::vector<aslpb::Unit> units, bool with_location) {
+  v1::ClientMessage message;
+  aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
+  if (with_location) {
+    part.mutable_location()->set_name("G3");
+    part.set_attacker(v1::SEAT_SIDE_A);
+  }
+  for (aslpb::Unit& unit : units) *part.add_units() = std::move(unit);
+  return message;
+}
+
+v1::ClientMessage Confirm() {
+  v1::ClientMessage message;
+  message.mutable_confirm_setup();
+  return message;
+}
+
+v1::ClientMessage AnnounceNothing() {
+  v1::ClientMessage message;
+  message.mutable_announce()->mutable_asl();
+  return message;
+}
+
+v1::ClientMessage Seal(std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>
+                           attacks) {
+  v1::ClientMessage message;
+  v1::SealDeclaration& seal = *message.mutable_seal_declaration();
+  seal.set_client_entropy(std::string(32, 'e'));
+  for (auto& [attackers, targets] : attacks) {
+    aslpb::AttackOrder* order = seal.mutable_declaration()->mutable_asl()->add_attacks();
+    for (auto& id : attackers) order->add_attackers(id);
+    for (auto& id : targets) order->add_targets(id);
+  }
+  return message;
+}
+
+std::string Sha256(const std::string& bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
+}
+
+// Every frame a client received, in both encodings, for byte searches.
+std::string AllBytes(const MatchClient& client) {
+  std::string all;
+  for (const v1::ServerMessage& message : client.received()) {
+    all += proto::EncodeServerMessage(message, proto::FrameKind::kBinary);
+    all += proto::EncodeServerMessage(message, proto::FrameKind::kText);
+  }
+  return all;
+}
+
+class MatchTest : public ::testing::Test {
+ protected:
+  MatchTest() : server_({}, Hooks()) {}
+
+  server::ServerHooks Hooks() {
+    server::ServerHooks hooks;
+    hooks.clock = clock_;
+    hooks.dice = faces_.Source();
+    return hooks;
+  }
+
+  // Creates a match and seats two players; side A is the ATTACKER.
+  void Seat(v1::DeclarationOrder order = v1::DECLARATION_ORDER_SEALED,
+            proto::FrameKind kind = proto::FrameKind::kBinary) {
+    a_ = MatchClient::Connect(server_.ws_url(), kind);
+    b_ = MatchClient::Connect(server_.ws_url(), kind);
+    ASSERT_TRUE(a_ && b_);
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    settings.set_declaration_order(order);
+    settings.set_choice_deadline_seconds(60);
+    created_ = a_->Create(settings);
+    ASSERT_FALSE(created_.match_id().empty());
+    ASSERT_TRUE(a_->Join(created_.match_id(), created_.side_a_token()).has_joined());
+    ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
+    EXPECT_EQ(a_->view().stage(), v1::STAGE_SETUP);
+  }
+
+  // Both sides enter their units, confirm, and announce: the Location is at designation.
+  // Side A: G1 (6 FP). Side B: R1 (4 FP) and R2, a concealed 4-4-7 only B may know.
+  void SetUpAndAnnounce() {
+    ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+    aslpb::Unit hidden = Squad("R2", v1::SEAT_SIDE_B, 4, "SECRET-447");
+    hidden.set_concealed(true);
+    ASSERT_TRUE(
+        b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7"), hidden}, false)).has_ack());
+    ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+    ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+    ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+    ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+    ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+    EXPECT_EQ(a_->view().stage(), v1::STAGE_PLAYING);
+    ASSERT_TRUE(a_->Act(AnnounceNothing()).has_ack());
+    ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+    ASSERT_TRUE(b_->Act(AnnounceNothing()).has_ack());
+    ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+    ASSERT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
+  }
+
+  std::shared_ptr<server::ManualClock> clock_ = std::make_shared<server::ManualClock>();
+  ScriptedFaces faces_;
+  testing::TestServer server_;
+  std::unique_ptr<MatchClient> a_;
+  std::unique_ptr<MatchClient> b_;
+  v1::MatchCreated created_;
+};
+
+// design.md "The way one declaration travels": a whole A11 close combat, sealed (the default).
+TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
+  Seat();
+  SetUpAndAnnounce();
+  const v1::ClientMessage b_seal = Seal({{{"R1"}, {"G1"}}});
+  const v1::ServerMessage b_ack = b_->Act(b_seal);
+  ASSERT_TRUE(b_ack.has_ack()) << b_ack.DebugString();
+  EXPECT_EQ(b_ack.ack().receipt(),
+            Sha256(proto::SerializeDeterministic(b_seal.seal_declaration().declaration())))
+      << "the receipt is SHA-256 of the sealed bytes";
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  ASSERT_TRUE(a_->events().back().has_declaration_sealed());
+  EXPECT_EQ(a_->events().back().declaration_sealed().receipt(), b_ack.ack().receipt());
+
+  faces_.Push({3, 4, 4, 3});  // A's CC DR 3+4 = 7, then B's 4+3 = 7: no 2/12, no choice
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  for (MatchClient* client : {a_.get(), b_.get()}) {
+    EXPECT_EQ(client->view().stage(), v1::STAGE_ENDED);
+    EXPECT_EQ(client->view().asl().phase(), aslpb::PHASE_ENDED);
+    EXPECT_TRUE(client->view().waiting_for().empty());
+    int resolved = 0;
+    bool revealed = false;
+    for (const v1::MatchEvent& event : client->events()) {
+      if (event.asl().kind() == aslpb::EVENT_KIND_ATTACK_RESOLVED) ++resolved;
+      if (event.has_declarations_revealed()) {
+        revealed = true;
+        EXPECT_EQ(event.declarations_revealed().side_a().asl().attacks(0).targets(0), "R1");
+        EXPECT_EQ(event.declarations_revealed().side_b().asl().attacks(0).targets(0), "G1");
+      }
+    }
+    EXPECT_EQ(resolved, 2) << "A11.12: the ATTACKER's attack, then the DEFENDER's";
+    EXPECT_TRUE(revealed);
+    EXPECT_TRUE(client->events().back().has_match_ended());
+  }
+  EXPECT_EQ(a_->last_seq(), b_->last_seq());
+}
+
+// A11.12 as written (declaration_order = attacker_first): the DEFENDER designates after seeing
+// the ATTACKER's attacks.
+TEST_F(MatchTest, AttackerFirstOrderShowsTheAttackersDeclarationToTheDefender) {
+  Seat(v1::DECLARATION_ORDER_ATTACKER_FIRST);
+  SetUpAndAnnounce();
+  const v1::ServerMessage early = b_->Act(Seal({{{"R1"}, {"G1"}}}));
+  ASSERT_TRUE(early.has_error());
+  EXPECT_EQ(early.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+  EXPECT_EQ(early.error().rule_ref(), "A11.12");
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  ASSERT_TRUE(b_->view().asl().has_side_a_declaration());
+  EXPECT_EQ(b_->view().asl().side_a_declaration().attacks(0).targets(0), "R1");
+  faces_.Push({3, 4, 4, 3});
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED);
+}
+
+// The leak test: while one side has sealed, nothing of its declaration reaches the other side,
+// a spectator or the director; a concealed unit's identity never reaches the other side or a
+// spectator (the director sees it).
+TEST_F(MatchTest, SealedDeclarationsAndConcealedUnitsNeverLeak) {
+  Seat();
+  auto spectator = MatchClient::Connect(server_.ws_url());
+  auto director = MatchClient::Connect(server_.ws_url());
+  ASSERT_TRUE(spectator->Join(created_.match_id(), created_.spectator_key(), 0, true).has_joined());
+  ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+  EXPECT_EQ(director->view().seat(), v1::SEAT_DIRECTOR);
+  SetUpAndAnnounce();
+
+  // A seals an attack naming a director field nobody else may see before the reveal.
+  v1::ClientMessage a_seal = Seal({{{"G1"}, {"R1"}}});
+  a_seal.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->mutable_attacks(0)
+      ->set_capture(true);
+  ASSERT_TRUE(a_->Act(a_seal).has_ack());
+  const uint64_t sealed_at = a_->last_seq();
+  for (MatchClient* other : {b_.get(), spectator.get(), director.get()}) {
+    ASSERT_TRUE(other->WaitForSeq(sealed_at));
+    for (const v1::ServerMessage& message : other->received()) {
+      EXPECT_FALSE(message.event().asl().has_seal()) << message.DebugString();
+      EXPECT_FALSE(message.view().asl().has_side_a_declaration());
+      EXPECT_FALSE(message.joined().view().asl().has_side_a_declaration());
+      EXPECT_EQ(message.event().asl().text().find("R1"), std::string::npos)
+          << "the sealed attack's target in an event text: " << message.DebugString();
+    }
+    EXPECT_TRUE(other->view().asl().side_a_sealed()) << "others see only that A sealed";
+  }
+  ASSERT_TRUE(a_->view().asl().has_side_a_declaration()) << "A sees its own declaration";
+  EXPECT_TRUE(a_->view().asl().side_a_declaration().attacks(0).capture());
+
+  faces_.Push({5, 6, 5, 6});  // DR 11 each: no effect, R2 keeps its concealment
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  for (MatchClient* client : {a_.get(), spectator.get(), director.get()}) {
+    ASSERT_TRUE(client->WaitForSeq(b_->last_seq()));
+  }
+  EXPECT_EQ(AllBytes(*a_).find("SECRET-447"), std::string::npos) << "the concealed unit's name";
+  EXPECT_EQ(AllBytes(*spectator).find("SECRET-447"), std::string::npos);
+  EXPECT_NE(AllBytes(*director).find("SECRET-447"), std::string::npos) << "the director sees it";
+  EXPECT_NE(AllBytes(*b_).find("SECRET-447"), std::string::npos) << "its owner sees it";
+  // What A may know of R2: a "?" that shows its Strength Factor at designation (A11.19).
+  bool found = false;
+  for (const aslpb::ViewedUnit& unit : a_->view().asl().units()) {
+    if (unit.unit().id() != "R2") continue;
+    found = true;
+    EXPECT_TRUE(unit.hidden());
+    EXPECT_EQ(unit.unit().kind(), aslpb::UNIT_KIND_UNSPECIFIED);
+    EXPECT_EQ(unit.unit().firepower(), 4);
+  }
+  EXPECT_TRUE(found);
+  // After the reveal everybody sees both declarations.
+  EXPECT_TRUE(director->view().asl().has_side_a_declaration());
+  EXPECT_TRUE(b_->view().asl().side_a_declaration().attacks(0).capture());
+}
+
+// Every command has a command_id: a retry gets the first answer and is never applied twice.
+TEST_F(MatchTest, ARetriedCommandIsAnsweredAgainAndNeverAppliedTwice) {
+  Seat();
+  SetUpAndAnnounce();
+  v1::ClientMessage seal = Seal({{{"R1"}, {"G1"}}});
+  seal.set_command_id("b-seal-1");
+  const v1::ServerMessage first = b_->Act(seal);
+  ASSERT_TRUE(first.has_ack());
+  const uint64_t seq = b_->last_seq();
+  const v1::ServerMessage retry = b_->Act(seal);
+  ASSERT_TRUE(retry.has_ack());
+  EXPECT_EQ(retry.ack().seq(), first.ack().seq());
+  EXPECT_EQ(retry.ack().receipt(), first.ack().receipt());
+  EXPECT_EQ(b_->last_seq(), seq) << "no new event";
+  // The same id with other content is still the same command: the first answer.
+  v1::ClientMessage other = Seal({});
+  other.set_command_id("b-seal-1");
+  EXPECT_EQ(b_->Act(other).ack().seq(), first.ack().seq());
+}
+
+// A client that reconnects sends its last seq and receives exactly what it missed.
+TEST_F(MatchTest, AReconnectingClientResumesWithExactlyWhatItMissed) {
+  Seat();
+  SetUpAndAnnounce();
+  const uint64_t b_saw = b_->last_seq();
+  b_.reset();  // B drops
+  faces_.Push({3, 4, 4, 3});
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  b_ = MatchClient::Connect(server_.ws_url());
+  const v1::ServerMessage joined = b_->Join(created_.match_id(), created_.side_b_token(), b_saw);
+  ASSERT_TRUE(joined.has_joined());
+  ASSERT_EQ(b_->events().size(), a_->last_seq() - b_saw) << "exactly the missed events";
+  EXPECT_EQ(b_->events().front().seq(), b_saw + 1);
+  EXPECT_EQ(b_->view().seq(), a_->last_seq());
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED) << a_->view().ShortDebugString();
+  // Resume on the same connection: nothing after the last seq, just the view.
+  v1::ClientMessage resume;
+  resume.mutable_resume()->set_match_id(created_.match_id());
+  resume.mutable_resume()->set_after_seq(b_->last_seq());
+  const size_t before = b_->events().size();
+  ASSERT_TRUE(b_->Call(resume).has_joined());
+  EXPECT_EQ(b_->events().size(), before);
+}
+
+// A choice waits for its seat until the deadline, then the rules default is taken. The clock is
+// moved by hand: the test never sleeps.
+TEST_F(MatchTest, AChoiceDeadlineTakesTheRulesDefault) {
+  Seat();
+  SetUpAndAnnounce();
+  ASSERT_TRUE(b_->Act(Seal({})).has_ack());
+  faces_.Push({1, 1});  // A's Original 2: A11.22 Infiltration, G1 may withdraw
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_EQ(a_->view().asl().phase(), aslpb::PHASE_CHOICE);
+  const v1::MatchEvent requested = a_->events().back();
+  ASSERT_TRUE(requested.has_choice_requested()) << requested.DebugString();
+  EXPECT_EQ(requested.choice_requested().rule_ref(), "A11.22");
+  EXPECT_EQ(requested.choice_requested().seat(), v1::SEAT_SIDE_A);
+  EXPECT_EQ(requested.choice_requested().deadline_unix_ms(), clock_->NowUnixMs() + 60'000);
+  EXPECT_FALSE(b_->view().asl().has_pending()) << "the choice is A's";
+
+  clock_->Advance(std::chrono::seconds(59));
+  server_.server().matches().CheckDeadlines();
+  v1::ClientMessage ping;
+  ping.mutable_ping()->set_nonce(1);
+  a_->Call(ping);  // a round trip through the server
+  EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_CHOICE) << "not yet";
+
+  clock_->Advance(std::chrono::seconds(2));
+  server_.server().matches().CheckDeadlines();
+  ASSERT_TRUE(a_->WaitForSeq(a_->last_seq() + 1));
+  ASSERT_TRUE(a_->WaitForSeq(a_->view().seq()));
+  bool defaulted = false;
+  for (const v1::MatchEvent& event : a_->events()) {
+    if (event.asl().kind() == aslpb::EVENT_KIND_CHOICE_MADE) {
+      defaulted = true;
+      EXPECT_EQ(event.asl().selected_size(), 0) << "the default: nobody withdraws";
+    }
+  }
+  EXPECT_TRUE(defaulted);
+  EXPECT_NE(a_->view().asl().phase(), aslpb::PHASE_CHOICE);
+}
+
+// The bad-input suite: each refusal has its documented code and names the problem; nothing
+// is applied.
+TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
+  Seat();
+  auto stranger = MatchClient::Connect(server_.ws_url());
+  // A forged token, a token of another match, an unknown match.
+  EXPECT_EQ(stranger->Join(created_.match_id(), std::string(64, 'f')).error().code(),
+            v1::ERROR_CODE_UNAUTHENTICATED);
+  v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  const v1::MatchCreated other = stranger->Create(settings);
+  EXPECT_EQ(stranger->Join(created_.match_id(), other.side_a_token()).error().code(),
+            v1::ERROR_CODE_UNAUTHENTICATED);
+  EXPECT_EQ(stranger->Join("m-nope", created_.side_a_token()).error().code(),
+            v1::ERROR_CODE_NOT_FOUND);
+  // A match command before joining.
+  const v1::ServerMessage unjoined = stranger->Act(Confirm());
+  EXPECT_EQ(unjoined.error().code(), v1::ERROR_CODE_UNAUTHENTICATED);
+  // Unsupported ruleset and invalid options.
+  v1::ClientMessage create;
+  create.mutable_create_match()->mutable_settings()->set_ruleset("vv");
+  EXPECT_EQ(stranger->Call(create).error().code(), v1::ERROR_CODE_NOT_SUPPORTED);
+  create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+  (*create.mutable_create_match()->mutable_settings()->mutable_options())["bogus"] = "1";
+  const v1::ServerMessage bad_option = stranger->Call(create);
+  EXPECT_EQ(bad_option.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+  EXPECT_NE(bad_option.error().message().find("bogus"), std::string::npos);
+
+  // A seat entering the other side's units: "a command for the other seat".
+  const v1::ServerMessage foreign = a_->Act(EnterUnits({Squad("R9", v1::SEAT_SIDE_B, 4, "")}, true));
+  EXPECT_EQ(foreign.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+  EXPECT_NE(foreign.error().message().find("submit_setup.asl.units[0].owner"), std::string::npos)
+      << foreign.error().message();
+  // A spectator may not act; a command for another match.
+  auto spectator = MatchClient::Connect(server_.ws_url());
+  ASSERT_TRUE(spectator->Join(created_.match_id(), created_.spectator_key(), 0, true).has_joined());
+  EXPECT_EQ(spectator->Act(Confirm()).error().code(), v1::ERROR_CODE_PERMISSION_DENIED);
+  v1::ClientMessage elsewhere = Confirm();
+  elsewhere.mutable_confirm_setup()->set_match_id(other.match_id());
+  EXPECT_EQ(a_->Act(elsewhere).error().code(), v1::ERROR_CODE_PERMISSION_DENIED);
+  // Playing before the set-up is done.
+  EXPECT_EQ(a_->Act(AnnounceNothing()).error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+
+  SetUpAndAnnounce();
+  // A rule error names the rule: a unit attacking twice (A11.12).
+  const v1::ServerMessage twice = a_->Act(Seal({{{"G1"}, {"R1"}}, {{"G1"}, {"R1"}}}));
+  EXPECT_EQ(twice.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+  EXPECT_FALSE(twice.error().rule_ref().empty());
+  // A stale command: B sets expected_seq before an event that changed the match for it.
+  v1::ClientMessage stale = Seal({{{"R1"}, {"G1"}}});
+  stale.mutable_seal_declaration()->set_expected_seq(2);
+  EXPECT_EQ(b_->Act(stale).error().code(), v1::ERROR_CODE_STALE);
+  v1::ClientMessage future = Seal({{{"R1"}, {"G1"}}});
+  future.mutable_seal_declaration()->set_expected_seq(9999);
+  EXPECT_EQ(b_->Act(future).error().code(), v1::ERROR_CODE_STALE);
+  // The other side sealing does not make a command stale.
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  v1::ClientMessage after_a = Seal({{{"R1"}, {"G1"}}});
+  after_a.mutable_seal_declaration()->set_expected_seq(a_->last_seq() - 1);
+  ASSERT_TRUE(b_->Act(after_a).has_ack());
+  // A declaration after the reveal.
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  const v1::ServerMessage late = a_->Act(Seal({}));
+  EXPECT_EQ(late.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+  EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
+}
+
+// On restart every unfinished match is recovered from the store (replayed and audited) and
+// play resumes where it was; answers of applied commands survive.
+TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
+  testing::TempDir dir;
+  ScriptedFaces faces;
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  v1::MatchCreated created;
+  uint64_t seq = 0;
+  std::string b_seal_receipt;
+  {
+    testing::TestServer server({}, hooks, dir.path() / "data");
+    auto a = MatchClient::Connect(server.ws_url());
+    auto b = MatchClient::Connect(server.ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created = a->Create(settings);
+    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+    ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    ASSERT_TRUE(a->Act(Confirm()).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    ASSERT_TRUE(b->Act(Confirm()).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    ASSERT_TRUE(a->Act(AnnounceNothing()).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    ASSERT_TRUE(b->Act(AnnounceNothing()).has_ack());
+    v1::ClientMessage seal = Seal({{{"R1"}, {"G1"}}});
+    seal.set_command_id("b-seal");
+    b_seal_receipt = b->Act(seal).ack().receipt();
+    seq = b->last_seq();
+  }
+  testing::TestServer server({}, hooks, dir.path() / "data");
+  auto a = MatchClient::Connect(server.ws_url());
+  auto b = MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  EXPECT_EQ(a->last_seq(), seq);
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token(), seq).has_joined());
+  EXPECT_TRUE(b->events().empty());
+  EXPECT_TRUE(b->view().asl().has_side_b_declaration()) << "B's sealed declaration survived";
+  // The retried seal is answered from the log, not applied again.
+  v1::ClientMessage seal = Seal({{{"R1"}, {"G1"}}});
+  seal.set_command_id("b-seal");
+  EXPECT_EQ(b->Act(seal).ack().receipt(), b_seal_receipt);
+  faces.Push({3, 4, 4, 3});
+  ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+  EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
+}
+
+}  // namespace
+}  // namespace melee
