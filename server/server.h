@@ -65,16 +65,19 @@ class Server {
   void OnAccept(error_code ec, tcp::socket socket);
   void ScheduleDeadlineSweep();
 
+  // Declaration order is destruction order, reversed: the io_context goes before the matches
+  // and the dispatcher but after what its pending handlers' owners (sessions) still touch when
+  // they are destroyed with it: metrics, connections and the context.
   ServerConfig config_;
   std::shared_ptr<persistence::EventStore> store_;
   melee::engine::Registry registry_;
   std::shared_ptr<const Clock> clock_;
-  asio::io_context ioc_;
   Metrics metrics_;
   Connections connections_;
+  ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
+  asio::io_context ioc_;
   Matches matches_;
   Dispatcher dispatcher_;
-  ServerContext context_;
 
   tcp::acceptor acceptor_;
   asio::signal_set signals_;

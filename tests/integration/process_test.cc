@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tests/testing/http_get.h"
+#include "tests/testing/match_client.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -65,6 +66,119 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
 
   EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
   EXPECT_NE(server.output().find("melee-server stopped"), std::string::npos) << server.output();
+}
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+
+aslpb::Unit Squad(const std::string& id, v1::Seat owner) {
+  aslpb::Unit unit;
+  unit.set_id(id);
+  unit.set_owner(owner);
+  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
+  unit.set_firepower(4);
+  return unit;
+}
+
+v1::ClientMessage SealAttack(const std::string& attacker, const std::string& target) {
+  v1::ClientMessage message;
+  aslpb::AttackOrder* order =
+      message.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->add_attacks();
+  order->add_attackers(attacker);
+  order->add_targets(target);
+  return message;
+}
+
+// Answers every choice the server's dice bring (nobody withdraws; the first unit of a capture
+// set) until the close combat is over.
+void PlayOut(testing::MatchClient& a, testing::MatchClient& b) {
+  for (int round = 0; round < 20 && a.view().stage() != v1::STAGE_ENDED; ++round) {
+    for (testing::MatchClient* client : {&a, &b}) {
+      const aslpb::AslView& view = client->view().asl();
+      if (!view.has_pending() || view.pending().seat() != client->view().seat()) continue;
+      v1::ClientMessage choose;
+      choose.mutable_make_choice()->set_choice_id(std::to_string(view.pending().id()));
+      if (view.pending().min_selected() > 0) {
+        choose.mutable_make_choice()->add_selected(view.pending().options(0));
+      }
+      ASSERT_TRUE(client->Act(choose).has_ack());
+    }
+    const uint64_t seq = std::max(a.last_seq(), b.last_seq());
+    ASSERT_TRUE(a.WaitForSeq(seq));
+    ASSERT_TRUE(b.WaitForSeq(seq));
+  }
+  EXPECT_EQ(a.view().stage(), v1::STAGE_ENDED);
+}
+
+// The restart test: melee-server is killed with SIGKILL in the middle of a close combat and
+// started again on the same data directory; both clients resume from their last seq and finish
+// the combat with nothing lost or doubled.
+TEST(ProcessTest, AMatchSurvivesSigkillOfTheServer) {
+  testing::TempDir dir;
+  const std::string data = (dir.path() / "data").string();
+  const std::vector<std::string> argv = {MELEE_SERVER_BINARY, "--port", "0", "--data-dir", data};
+  v1::MatchCreated created;
+  uint64_t a_saw = 0;
+  uint64_t b_saw = 0;
+  std::string b_seal_receipt;
+  v1::ClientMessage b_seal = SealAttack("R1", "G1");
+  b_seal.set_command_id("b-seal");
+  {
+    testing::Subprocess server(argv);
+    const uint16_t port = StartServer(server);
+    ASSERT_NE(port, 0) << server.output();
+    const std::string url = "ws://127.0.0.1:" + std::to_string(port) + "/ws";
+    auto a = testing::MatchClient::Connect(url);
+    auto b = testing::MatchClient::Connect(url, proto::FrameKind::kText);
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created = a->Create(settings);
+    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    v1::ClientMessage a_units;
+    a_units.mutable_submit_setup()->mutable_asl()->set_attacker(v1::SEAT_SIDE_A);
+    *a_units.mutable_submit_setup()->mutable_asl()->add_units() = Squad("G1", v1::SEAT_SIDE_A);
+    ASSERT_TRUE(a->Act(a_units).has_ack());
+    v1::ClientMessage b_units;
+    *b_units.mutable_submit_setup()->mutable_asl()->add_units() = Squad("R1", v1::SEAT_SIDE_B);
+    ASSERT_TRUE(b->Act(b_units).has_ack());
+    for (auto* client : {a.get(), b.get()}) {
+      ASSERT_TRUE(client->WaitForSeq(3));
+      v1::ClientMessage confirm;
+      confirm.mutable_confirm_setup();
+      ASSERT_TRUE(client->Act(confirm).has_ack());
+    }
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    for (auto* client : {a.get(), b.get()}) {
+      ASSERT_TRUE(client->WaitForSeq(std::max(a->last_seq(), b->last_seq())));
+      v1::ClientMessage announce;
+      announce.mutable_announce()->mutable_asl();
+      ASSERT_TRUE(client->Act(announce).has_ack());
+    }
+    b_seal_receipt = b->Act(b_seal).ack().receipt();
+    ASSERT_FALSE(b_seal_receipt.empty());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    a_saw = a->last_seq();
+    b_saw = b->last_seq();
+    server.SignalAndWait(SIGKILL, seconds(10));
+  }
+  testing::Subprocess server(argv);
+  const uint16_t port = StartServer(server);
+  ASSERT_NE(port, 0) << server.output();
+  EXPECT_NE(server.output().find("recovered 1 match"), std::string::npos) << server.output();
+  const std::string url = "ws://127.0.0.1:" + std::to_string(port) + "/ws";
+  auto a = testing::MatchClient::Connect(url);
+  auto b = testing::MatchClient::Connect(url, proto::FrameKind::kText);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token(), a_saw).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token(), b_saw).has_joined());
+  EXPECT_TRUE(a->events().empty() && b->events().empty()) << "nothing was lost";
+  EXPECT_EQ(a->view().seq(), a_saw);
+  EXPECT_EQ(b->Act(b_seal).ack().receipt(), b_seal_receipt) << "the retry is not applied again";
+  EXPECT_EQ(b->last_seq(), b_saw);
+  ASSERT_TRUE(a->Act(SealAttack("G1", "R1")).has_ack());
+  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+  PlayOut(*a, *b);
+  EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
 }
 
 TEST(ProcessTest, ServerStopsOnSigintToo) {
