@@ -47,7 +47,111 @@ async def run_checks(url: str) -> list[str]:
         await ws.send(json.dumps({"command_id": "py3", "ping": {"nonce": "7"}}))
         reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
         check(reply.get("pong", {}).get("nonce") == "7", "connection still serves after errors")
+    for order in ("DECLARATION_ORDER_SEALED", "DECLARATION_ORDER_ATTACKER_FIRST"):
+        await play_close_combat(url, order, check)
     return failures
+
+
+class Player:
+    """One seat over its own WebSocket, speaking JSON; records events, the view and the seq."""
+
+    def __init__(self, ws, name: str):
+        self.ws, self.name, self.count = ws, name, 0
+        self.match, self.seq, self.view, self.events = "", 0, {}, []
+
+    def record(self, message: dict) -> None:
+        if "event" in message:
+            seq = int(message["event"]["seq"])
+            assert seq == self.seq + 1, f"{self.name}: seq {seq} after {self.seq}"
+            self.seq = seq
+            self.events.append(message["event"])
+        if "view" in message:
+            self.view = message["view"]
+        if "joined" in message:
+            self.view = message["joined"]["view"]
+
+    async def call(self, body: dict) -> dict:
+        self.count += 1
+        command_id = f"{self.name}-{self.count}"
+        await self.ws.send(json.dumps({"command_id": command_id, **body}))
+        while True:
+            message = json.loads(await asyncio.wait_for(self.ws.recv(), 5))
+            self.record(message)
+            if message.get("command_id") == command_id:
+                return message
+
+    async def act(self, kind: str, body: dict) -> dict:
+        return await self.call({kind: {"match_id": self.match, "expected_seq": str(self.seq), **body}})
+
+    async def wait_seq(self, seq: int) -> None:
+        while self.seq < seq or int(self.view.get("seq", 0)) < self.seq:
+            self.record(json.loads(await asyncio.wait_for(self.ws.recv(), 5)))
+
+
+async def play_close_combat(url: str, order: str, check) -> None:
+    """A whole A11 close combat between two JSON clients, in one declaration order."""
+    async with websockets.connect(url) as ws_a, websockets.connect(url) as ws_b:
+        a, b = Player(ws_a, "a"), Player(ws_b, "b")
+        created = await a.call({"create_match": {"settings": {
+            "ruleset": "asl", "declaration_order": order, "title": "python " + order}}})
+        tokens = created.get("match_created", {})
+        check(bool(tokens.get("side_a_token")), f"{order}: create_match answers seat tokens")
+        a.match = b.match = tokens.get("match_id", "")
+        joined_a = await a.call({"join_seat": {"match_id": a.match,
+                                               "seat_token": tokens.get("side_a_token")}})
+        joined_b = await b.call({"join_seat": {"match_id": b.match,
+                                               "seat_token": tokens.get("side_b_token")}})
+        check(joined_a.get("joined", {}).get("seat") == "SEAT_SIDE_A"
+              and joined_b.get("joined", {}).get("seat") == "SEAT_SIDE_B",
+              f"{order}: join_seat binds each token to its seat")
+
+        def squad(unit_id: str, owner: str) -> dict:
+            return {"id": unit_id, "owner": owner, "kind": "UNIT_KIND_SQUAD", "firepower": 4}
+
+        ack = await a.act("submit_setup", {"asl": {"location": {"name": "H4"},
+                                                   "attacker": "SEAT_SIDE_A",
+                                                   "units": [squad("G1", "SEAT_SIDE_A")]}})
+        check("ack" in ack, f"{order}: side A enters its units")
+        ack = await b.act("submit_setup", {"asl": {"units": [squad("R1", "SEAT_SIDE_B")]}})
+        check("ack" in ack, f"{order}: side B enters its units")
+        for player in (a, b):
+            await player.wait_seq(max(a.seq, b.seq))
+            check("ack" in await player.act("confirm_setup", {}), f"{order}: {player.name} confirms")
+        for player in (a, b):
+            await player.wait_seq(max(a.seq, b.seq))
+            check("ack" in await player.act("announce", {"asl": {}}),
+                  f"{order}: {player.name} announces (ATTACKER first)")
+        await b.wait_seq(a.seq)
+        attack = {"G1": "R1", "R1": "G1"}
+        first, second = (b, a) if order == "DECLARATION_ORDER_SEALED" else (a, b)
+        for player in (first, second):
+            await player.wait_seq(max(a.seq, b.seq))
+            mine = "G1" if player is a else "R1"
+            sealed = await player.act("seal_declaration", {
+                "client_entropy": "cHl0aG9uLWVudHJvcHk=",
+                "declaration": {"asl": {"attacks": [{"attackers": [mine],
+                                                      "targets": [attack[mine]]}]}}})
+            check(len(sealed.get("ack", {}).get("receipt", "")) == 44,
+                  f"{order}: {player.name} seals and gets a SHA-256 receipt")
+        # Answer whatever choices the server's dice bring, until the combat is over.
+        for _ in range(20):
+            await a.wait_seq(max(a.seq, b.seq))
+            await b.wait_seq(max(a.seq, b.seq))
+            if a.view.get("stage") == "STAGE_ENDED":
+                break
+            for player in (a, b):
+                pending = player.view.get("asl", {}).get("pending")
+                if pending and pending.get("seat") == player.view.get("seat"):
+                    selected = pending["options"][:1] if pending.get("min_selected") else []
+                    await player.act("make_choice", {"choice_id": str(pending["id"]),
+                                                     "selected": selected})
+        check(a.view.get("stage") == "STAGE_ENDED" and b.view.get("stage") == "STAGE_ENDED",
+              f"{order}: the close combat ends for both seats")
+        kinds = [event.get("asl", {}).get("kind") for event in a.events]
+        check(kinds.count("EVENT_KIND_ATTACK_RESOLVED") == 2,
+              f"{order}: both attacks are resolved with the server's dice")
+        check(a.seq == b.seq and [e["seq"] for e in a.events] == [e["seq"] for e in b.events],
+              f"{order}: both seats saw every seq once, in order")
 
 
 def main() -> int:
@@ -69,7 +173,7 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=10)
-    total = 5
+    total = 5 + 2 * 13
     print(f"{total - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
