@@ -1,5 +1,9 @@
 #include "server/http_routes.h"
 
+#include <google/protobuf/util/json_util.h>
+
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "melee/v1/envelope.pb.h"
@@ -40,15 +44,51 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
                       "application/json", ToJson(report));
 }
 
-}  // namespace
-
-HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
-                       std::string message) {
-  return MakeResponse(request, status, "application/json",
-                      ToJson(melee::proto::MakeError(code, std::move(message))));
+// POST /api/matches: the body is a melee.v1.MatchSettings in JSON; the answer (201) is the
+// MatchCreated with the seat tokens, shown this once. An Idempotency-Key header makes a retry
+// get the first answer (it is the command_id).
+void CreateMatch(const HttpRequest& request, ServerContext& context,
+                 std::function<void(HttpResponse)> respond) {
+  if (request.method() != http::verb::post) {
+    HttpResponse response =
+        HttpError(request, http::status::method_not_allowed, melee::v1::ERROR_CODE_NOT_SUPPORTED,
+                  "/api/matches answers POST only (a MatchSettings in JSON)");
+    response.set(http::field::allow, "POST");
+    return respond(std::move(response));
+  }
+  melee::v1::MatchSettings settings;
+  google::protobuf::util::JsonParseOptions options;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(request.body(), &settings, options);
+  if (!parsed.ok()) {
+    return respond(HttpError(request, http::status::bad_request,
+                             melee::v1::ERROR_CODE_MALFORMED_FRAME,
+                             "the body is not a MatchSettings in JSON: " +
+                                 std::string(parsed.message())));
+  }
+  // Without a key every request is a new command.
+  static std::atomic<uint64_t> unkeyed{0};
+  std::string command_id(request["Idempotency-Key"]);
+  if (command_id.empty()) command_id = "http-unkeyed-" + std::to_string(++unkeyed);
+  context.matches.Create(
+      settings, command_id,
+      [request_version = request.version(), keep_alive = request.keep_alive(),
+       respond = std::move(respond)](melee::v1::ServerMessage answer) {
+        HttpRequest shape;
+        shape.version(request_version);
+        shape.keep_alive(keep_alive);
+        if (answer.has_error()) {
+          const auto code = answer.error().code();
+          const http::status status = code == melee::v1::ERROR_CODE_UNAVAILABLE
+                                          ? http::status::service_unavailable
+                                          : http::status::bad_request;
+          return respond(MakeResponse(shape, status, "application/json", ToJson(answer.error())));
+        }
+        respond(MakeResponse(shape, http::status::created, "application/json",
+                             ToJson(answer.match_created())));
+      });
 }
 
-HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& context) {
+HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& context) {
   context.metrics.http_requests.Increment();
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
@@ -70,7 +110,27 @@ HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& contex
   }
   return HttpError(
       request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-      "no such endpoint: " + path + " (try /healthz, /metrics or " + kWebSocketPath + ")");
+      "no such endpoint: " + path + " (try /healthz, /metrics, /api/matches or " +
+          kWebSocketPath + ")");
+}
+
+}  // namespace
+
+HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
+                       std::string message) {
+  return MakeResponse(request, status, "application/json",
+                      ToJson(melee::proto::MakeError(code, std::move(message))));
+}
+
+void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
+                       std::function<void(HttpResponse)> respond) {
+  const std::string target(request.target());
+  const std::string path = target.substr(0, target.find('?'));
+  if (path == "/api/matches") {
+    context.metrics.http_requests.Increment();
+    return CreateMatch(request, context, std::move(respond));
+  }
+  respond(HandleSimpleRequest(request, context));
 }
 
 }  // namespace melee::server

@@ -1,9 +1,11 @@
 #pragma once
 
-// The plain HTTP endpoints beside the WebSocket: GET /healthz, GET /metrics.
+// The plain HTTP endpoints beside the WebSocket: GET /healthz, GET /metrics, and
+// POST /api/matches (create a match, for scripts and play-by-email).
 // Errors are the JSON mapping of melee.v1.Error, like every other refusal.
 
 #include <boost/beast/http.hpp>
+#include <functional>
 
 #include "server/context.h"
 
@@ -15,8 +17,10 @@ using HttpResponse = boost::beast::http::response<boost::beast::http::string_bod
 // The WebSocket endpoint's path.
 inline constexpr const char* kWebSocketPath = "/ws";
 
-// Answers one plain HTTP request (WebSocket upgrades are handled by the session).
-HttpResponse HandleHttpRequest(const HttpRequest& request, ServerContext& context);
+// Answers one plain HTTP request (WebSocket upgrades are handled by the session). `respond` runs
+// exactly once, possibly later and on another thread (a new match answers once it is durable).
+void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
+                       std::function<void(HttpResponse)> respond);
 
 // Builds an error response whose body is a melee.v1.Error in JSON.
 HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,

@@ -90,7 +90,11 @@ void HttpSession::OnRead(error_code ec, std::size_t) {
     session->Run(std::move(request));
     return;
   }
-  Send(HandleHttpRequest(request, context_));
+  HandleHttpRequest(request, context_, [self = shared_from_this()](HttpResponse response) {
+    asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+      self->Send(std::move(response));
+    });
+  });
 }
 
 void HttpSession::Send(HttpResponse&& response) {

@@ -1,9 +1,11 @@
 #pragma once
 
-// A plain blocking HTTP/1.1 GET for tests (Beast), with a timeout.
+// A plain blocking HTTP/1.1 request for tests (Beast), with a timeout.
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/net.h"
 
@@ -17,7 +19,8 @@ struct HttpResult {
 };
 
 inline HttpResult HttpGet(uint16_t port, const std::string& target,
-                          http::verb verb = http::verb::get) {
+                          http::verb verb = http::verb::get, const std::string& body = {},
+                          const std::vector<std::pair<std::string, std::string>>& headers = {}) {
   HttpResult result;
   asio::io_context ioc;
   beast::tcp_stream stream(ioc);
@@ -26,6 +29,12 @@ inline HttpResult HttpGet(uint16_t port, const std::string& target,
   http::request<http::string_body> request{verb, target, 11};
   request.set(http::field::host, "127.0.0.1");
   request.keep_alive(false);
+  for (const auto& [name, value] : headers) request.set(name, value);
+  if (!body.empty()) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = body;
+    request.prepare_payload();
+  }
   http::response<http::string_body> response;
   stream.async_connect(
       tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), [&](error_code ec) {
