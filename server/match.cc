@@ -171,6 +171,7 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
       services_(services),
       host_(host),
       identity_(std::move(identity)),
+      initial_state_(initial),
       state_(std::move(initial)) {
   Plan opened;
   opened.setup = setup_;
@@ -355,6 +356,17 @@ void Match::RunQueued() {
   if (!appending_) CheckDeadlines();
 }
 
+void Match::EnterSetup(Plan& plan, Seat seat, v1::SubmitSetup part, bool next_combat) {
+  if (next_combat) {
+    // The last close combat is over: this part opens the set-up of the next one (the next
+    // Location the ATTACKER resolves, or this Location in the next CCPh).
+    plan.started = false;
+    plan.setup = SetupState{};
+  }
+  plan.setup.parts[SeatIndex(seat)] = std::move(part);
+  plan.setup.confirmed = {false, false};
+}
+
 Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& message,
                                        bool deadline_default) const {
   Plan plan;
@@ -370,12 +382,16 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
   }
   switch (message.command_case()) {
     case v1::ClientMessage::kSubmitSetup: {
-      if (started_) return Reject("", "the set-up is over: the close combat has started");
-      if (auto ok = host_.CheckSetup(seat, message.submit_setup(), setup_.parts); !ok) {
+      const bool next_combat = started_ && host_.Ended(state_);
+      if (started_ && !next_combat) {
+        return Reject("", "the set-up is over: the close combat has started");
+      }
+      if (auto ok = host_.CheckSetup(seat, message.submit_setup(),
+                                     next_combat ? SetupParts{} : setup_.parts);
+          !ok) {
         return tl::unexpected(ok.error());
       }
-      plan.setup.parts[me] = message.submit_setup();
-      plan.setup.confirmed = {false, false};
+      EnterSetup(plan, seat, message.submit_setup(), next_combat);
       Planned planned;
       storage::SetupSubmitted& stored = *planned.stored.mutable_setup_submitted();
       stored.set_seat(StoredSeat(seat));
@@ -385,7 +401,11 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       return plan;
     }
     case v1::ClientMessage::kConfirmSetup: {
-      if (started_) return Reject("", "the set-up is over: the close combat has started");
+      if (started_) {
+        return Reject("", host_.Ended(state_)
+                              ? "confirm_setup: enter units for the next close combat first"
+                              : "the set-up is over: the close combat has started");
+      }
       if (!setup_.parts[me]) return Reject("", "confirm_setup: enter your units first");
       if (!setup_.parts[other]) {
         return Reject("", "confirm_setup: " + std::string(engine::Name(engine::Opponent(seat))) +
@@ -402,13 +422,16 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       auto start = host_.StartCommand(setup_.parts);
       if (!start) return tl::unexpected(start.error());
       plan.started = true;
+      plan.state = initial_state_;  // every close combat starts from the match's options
       return PlanRuleset(seat, *start, "", std::move(plan), false);
     }
     case v1::ClientMessage::kAnnounce:
     case v1::ClientMessage::kSealDeclaration:
     case v1::ClientMessage::kMakeChoice: {
       if (!started_) return Reject("", "the close combat has not started: finish the set-up");
-      if (host_.Ended(state_)) return Reject("", "the close combat is over");
+      if (host_.Ended(state_)) {
+        return Reject("", "the close combat is over; enter units to start the next one");
+      }
       Result<DecodedCommand> command =
           message.has_announce()           ? host_.FromAnnounce(message.announce())
           : message.has_seal_declaration() ? host_.FromDeclaration(
@@ -698,8 +721,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
       if (!seat || !part.ParseFromString(stored.setup_submitted().part())) {
         return Reject("", at(i) + "malformed set-up");
       }
-      plan.setup.parts[SeatIndex(*seat)] = std::move(part);
-      plan.setup.confirmed = {false, false};
+      EnterSetup(plan, *seat, std::move(part), plan.started && host->Ended(plan.state));
       plan.command_id = stored.setup_submitted().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
                                      .after = {}});
@@ -712,7 +734,10 @@ Result<std::shared_ptr<Match>> Match::Recover(
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
                                      .after = {}});
       ++i;
-      if (plan.setup.confirmed[0] && plan.setup.confirmed[1]) plan.started = true;
+      if (plan.setup.confirmed[0] && plan.setup.confirmed[1]) {
+        plan.started = true;
+        plan.state = match->initial_state_;
+      }
     }
     // The ruleset events caused by one command (after the second confirmation: the set-up).
     if (i < events.size() && (!setup_event || (plan.started && !match->started_))) {

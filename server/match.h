@@ -1,6 +1,8 @@
 #pragma once
 
-// One match: its seats, its set-up, the ruleset state, and the log behind it.
+// One match: its seats, its set-up, the ruleset state, and the log behind it. A match plays
+// close combats one after another: when one is over, either side may enter units for the next
+// (the next Location the ATTACKER resolves, A11.12, or the same Location in the next CCPh).
 //
 // Every command of a match runs on the match's strand, one at a time: decide with the engine,
 // append the resulting events to the store, and only once they are durable apply them, answer
@@ -118,6 +120,10 @@ class Match : public std::enable_shared_from_this<Match> {
     std::string receipt;
   };
 
+  // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
+  // this part opens the next one.
+  static void EnterSetup(Plan& plan, engine::Seat seat, melee::v1::SubmitSetup part,
+                         bool next_combat);
   void Process(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
                bool deadline_default);
   engine::Result<Plan> PlanCommand(engine::Seat seat, const melee::v1::ClientMessage& message,
@@ -137,6 +143,8 @@ class Match : public std::enable_shared_from_this<Match> {
   MatchServices services_;
   const RulesetHost& host_;
   const MatchIdentity identity_;
+
+  const engine::AnyState initial_state_;  // the ruleset state every close combat starts from
 
   // Everything below is touched only on strand_.
   engine::AnyState state_;

@@ -440,6 +440,59 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
 }
 
+// When a close combat is over, the sides enter units for the next one (the next Location of the
+// CCPh in the ATTACKER's order, A11.12, or the same Location in the next CCPh), and the log
+// replays both after a restart.
+TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart) {
+  testing::TempDir dir;
+  ScriptedFaces faces;
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  v1::MatchCreated created;
+  uint64_t seq = 0;
+  {
+    testing::TestServer server({}, hooks, dir.path() / "data");
+    auto a = MatchClient::Connect(server.ws_url());
+    auto b = MatchClient::Connect(server.ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created = a->Create(settings);
+    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    for (int combat = 0; combat < 2; ++combat) {
+      const std::string location = combat == 0 ? "G3" : "H4";
+      v1::ClientMessage a_units = EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+      a_units.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
+      ASSERT_TRUE(a->Act(a_units).has_ack());
+      ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+      for (MatchClient* client : {a.get(), b.get()}) {
+        ASSERT_TRUE(client->WaitForSeq(std::max(a->last_seq(), b->last_seq())));
+        ASSERT_TRUE(client->Act(Confirm()).has_ack());
+      }
+      for (MatchClient* client : {a.get(), b.get()}) {
+        ASSERT_TRUE(client->WaitForSeq(std::max(a->last_seq(), b->last_seq())));
+        ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
+      }
+      ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+      ASSERT_TRUE(b->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+      faces.Push({3, 4, 4, 3});
+      ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+      ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+      ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+      EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
+      EXPECT_EQ(b->view().asl().location().name(), location);
+      EXPECT_EQ(a->Act(AnnounceNothing()).error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+    }
+    seq = a->last_seq();
+  }
+  testing::TestServer server({}, hooks, dir.path() / "data");
+  auto a = MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token(), seq).has_joined());
+  EXPECT_EQ(a->view().seq(), seq);
+  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  EXPECT_EQ(a->view().asl().location().name(), "H4");
+}
+
 // On restart every unfinished match is recovered from the store (replayed and audited) and
 // play resumes where it was; answers of applied commands survive.
 TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
