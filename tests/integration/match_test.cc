@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
 
+#include <atomic>
 #include <deque>
+#include <thread>
 #include <mutex>
 
 #include "proto/codec/frame.h"
@@ -438,6 +440,34 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   const v1::ServerMessage late = a_->Act(Seal({}));
   EXPECT_EQ(late.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
   EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
+}
+
+// A flood of malformed frames on another connection gets its errors (and, if it keeps on, a
+// close) while a match plays through on the same server.
+TEST_F(MatchTest, AFloodOnAnotherConnectionDoesNotHoldUpAMatch) {
+  Seat();
+  std::atomic<bool> stop{false};
+  std::atomic<int> refusals{0};
+  std::thread flooder([&] {
+    auto client = client::SyncClient::Connect(server_.ws_url());
+    if (!client) return;
+    for (int i = 0; i < 3000 && !stop; ++i) {
+      if (!(*client)->SendRaw("\x01not a ClientMessage", false)) break;
+    }
+    while (!stop) {
+      auto message = (*client)->Receive(std::chrono::milliseconds(200));
+      if (!message) break;
+      if (message->has_error()) ++refusals;
+    }
+  });
+  SetUpAndAnnounce();
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  EXPECT_EQ(b_->view().stage(), v1::STAGE_ENDED);
+  stop = true;
+  flooder.join();
+  EXPECT_GT(refusals.load(), 0) << "the flooder was answered with errors";
 }
 
 // When a close combat is over, the sides enter units for the next one (the next Location of the
