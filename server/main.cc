@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{
       "melee-server — authoritative game server for wargame close combat.\n"
-      "Serves GET /healthz, GET /metrics and the WebSocket protocol at /ws."};
+      "Serves the WebSocket protocol at /ws, POST /api/matches, GET /healthz and GET /metrics."};
   app.set_version_flag("--version", std::string(melee::server::kServerVersion));
   app.add_option("--listen", config.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", config.port, "TCP port (0 picks a free one)")->capture_default_str();
@@ -39,6 +39,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--messages-per-second", config.messages_per_second,
                  "Sustained WebSocket messages per second per connection")
+      ->capture_default_str();
+  app.add_option("--max-queued-bytes", config.max_queued_bytes,
+                 "Unsent bytes a WebSocket client may have waiting before it is closed as a slow "
+                 "reader")
+      ->capture_default_str();
+  app.add_option("--choice-deadline-seconds", config.choice_deadline_seconds,
+                 "Seconds a seat has to answer a mid-resolution choice (matches may set their "
+                 "own); then the rules default is taken")
+      ->check(CLI::Range(1u, 7u * 24 * 3600))
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))

@@ -3,6 +3,7 @@
 // choices and their deadlines, per-seat views (nothing secret leaks), retries, resume, restart,
 // and every bad input with its documented error.
 
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
 
@@ -13,6 +14,7 @@
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
+#include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
@@ -468,6 +470,36 @@ TEST_F(MatchTest, AFloodOnAnotherConnectionDoesNotHoldUpAMatch) {
   stop = true;
   flooder.join();
   EXPECT_GT(refusals.load(), 0) << "the flooder was answered with errors";
+}
+
+// A client whose unsent messages exceed --max-queued-bytes is closed with 1008 "slow reader"
+// rather than holding the server's memory (here the limit is below one view).
+TEST(SlowReaderTest, AClientThatCannotKeepUpIsClosedWithAReason) {
+  server::ServerConfig config;
+  config.max_queued_bytes = 100;
+  testing::TestServer server(config);
+  const auto http = testing::HttpGet(server.port(), "/api/matches", http::verb::post,
+                                     R"({"ruleset": "asl"})");
+  v1::MatchCreated created;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(http.body, &created).ok()) << http.body;
+  auto client = client::SyncClient::Connect(server.ws_url());
+  ASSERT_TRUE(client.has_value());
+  v1::ClientMessage join;
+  join.mutable_join_seat()->set_match_id(created.match_id());
+  join.mutable_join_seat()->set_seat_token(created.side_b_token());
+  join.set_command_id("join");
+  ASSERT_TRUE((*client)->Send(join));
+  std::optional<int> close_code;
+  std::string reason;
+  for (int i = 0; i < 3 && !close_code; ++i) {
+    auto message = (*client)->Receive();
+    if (!message) {
+      close_code = message.error().close_code;
+      reason = message.error().close_reason;
+    }
+  }
+  EXPECT_EQ(close_code, 1008);
+  EXPECT_NE(reason.find("slow reader"), std::string::npos) << reason;
 }
 
 // When a close combat is over, the sides enter units for the next one (the next Location of the
