@@ -33,6 +33,9 @@ struct ServerConfig {
   // Seconds a seat has to answer a mid-resolution choice when the match does not set its own;
   // then the ruleset's default is taken.
   uint32_t choice_deadline_seconds = 300;
+  // TLS: when both are set every connection is TLS (https://, wss://); PEM files.
+  std::filesystem::path tls_certificate;  // the certificate chain
+  std::filesystem::path tls_private_key;
 };
 
 }  // namespace melee::server

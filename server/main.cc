@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
                  "own); then the rules default is taken")
       ->check(CLI::Range(1u, 7u * 24 * 3600))
       ->capture_default_str();
+  app.add_option("--tls-certificate", config.tls_certificate,
+                 "PEM certificate chain; with --tls-private-key every connection is TLS "
+                 "(https://, wss://)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-private-key", config.tls_private_key, "PEM private key of the certificate")
+      ->check(CLI::ExistingFile);
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();

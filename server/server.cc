@@ -46,6 +46,27 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
 Server::~Server() = default;
 
 tl::expected<uint16_t, std::string> Server::Start() {
+  if (!config_.tls_certificate.empty() || !config_.tls_private_key.empty()) {
+    if (config_.tls_certificate.empty() || config_.tls_private_key.empty()) {
+      return tl::unexpected(std::string("TLS needs both --tls-certificate and --tls-private-key"));
+    }
+    tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    tls_->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                      asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                      asio::ssl::context::no_tlsv1_1);
+    error_code tls_error;
+    tls_->use_certificate_chain_file(config_.tls_certificate.string(), tls_error);
+    if (tls_error) {
+      return tl::unexpected("cannot read the TLS certificate " + config_.tls_certificate.string() +
+                            ": " + tls_error.message());
+    }
+    tls_->use_private_key_file(config_.tls_private_key.string(), asio::ssl::context::pem,
+                               tls_error);
+    if (tls_error) {
+      return tl::unexpected("cannot read the TLS private key " + config_.tls_private_key.string() +
+                            ": " + tls_error.message());
+    }
+  }
   matches_.RecoverAll();
   ScheduleDeadlineSweep();
   error_code ec;
@@ -67,8 +88,8 @@ tl::expected<uint16_t, std::string> Server::Start() {
     return tl::unexpected("cannot listen on " + where + ": " + ec.message());
   }
   const uint16_t port = acceptor_.local_endpoint().port();
-  spdlog::info("{} listening on http://{}:{} (WebSocket at /ws), data in {}", "melee-server",
-               config_.address, port, config_.data_dir.string());
+  spdlog::info("{} listening on {}://{}:{} (WebSocket at /ws), data in {}", "melee-server",
+               tls_ ? "https" : "http", config_.address, port, config_.data_dir.string());
   DoAccept();
   return port;
 }
@@ -87,7 +108,15 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
     const std::string address = socket.remote_endpoint(ignored).address().to_string();
     if (auto slot = connections_.Admit(address)) {
       metrics_.connections_accepted.Increment();
-      std::make_shared<HttpSession>(std::move(socket), context_, std::move(*slot))->Run();
+      if (tls_) {
+        std::make_shared<HttpSession<TlsStream>>(
+            TlsStream(beast::tcp_stream(std::move(socket)), *tls_), context_, std::move(*slot))
+            ->Run();
+      } else {
+        std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
+                                                   std::move(*slot))
+            ->Run();
+      }
     } else {
       metrics_.connections_refused.Increment();
       spdlog::warn("refused a connection from {}: connection limit reached", address);

@@ -26,6 +26,8 @@
 #include "server/metrics.h"
 #include "server/net.h"
 
+#include <boost/asio/ssl.hpp>
+
 namespace melee::server {
 
 // What tests inject into a server: the clock (deadlines, timestamps) and the dice.
@@ -83,6 +85,7 @@ class Server {
   asio::signal_set signals_;
   asio::steady_timer grace_timer_;
   asio::steady_timer deadline_timer_;
+  std::unique_ptr<asio::ssl::context> tls_;  // set when a certificate is configured
   std::atomic<bool> stopping_{false};
 };
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include "proto/codec/errors.h"
@@ -44,23 +45,44 @@ bool RateLimiter::TryTake(std::chrono::steady_clock::time_point now) {
 
 // ---- HttpSession ------------------------------------------------------------------------------
 
-HttpSession::HttpSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot)
-    : stream_(std::move(socket)), context_(context), slot_(std::move(slot)) {}
+template <class Stream>
+HttpSession<Stream>::HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot)
+    : stream_(std::move(stream)), context_(context), slot_(std::move(slot)) {}
 
-void HttpSession::Run() {
-  asio::dispatch(stream_.get_executor(),
-                 beast::bind_front_handler(&HttpSession::DoRead, shared_from_this()));
+template <class Stream>
+void HttpSession<Stream>::Run() {
+  asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
+    if constexpr (std::is_same_v<Stream, TlsStream>) {
+      beast::get_lowest_layer(self->stream_).expires_after(kHttpReadTimeout);
+      self->stream_.async_handshake(asio::ssl::stream_base::server,
+                                    beast::bind_front_handler(&HttpSession::OnHandshake, self));
+    } else {
+      self->DoRead();
+    }
+  });
 }
 
-void HttpSession::DoRead() {
+template <class Stream>
+void HttpSession<Stream>::OnHandshake(error_code ec) {
+  if (ec) {
+    context_.metrics.CountError("TLS_HANDSHAKE_FAILED");
+    spdlog::info("TLS handshake with {} failed: {}", slot_->address(), ec.message());
+    return;
+  }
+  DoRead();
+}
+
+template <class Stream>
+void HttpSession<Stream>::DoRead() {
   parser_.emplace();
   parser_->body_limit(context_.config.max_http_body_bytes);
-  stream_.expires_after(kHttpReadTimeout);
+  beast::get_lowest_layer(stream_).expires_after(kHttpReadTimeout);
   http::async_read(stream_, buffer_, *parser_,
-                   beast::bind_front_handler(&HttpSession::OnRead, shared_from_this()));
+                   beast::bind_front_handler(&HttpSession::OnRead, this->shared_from_this()));
 }
 
-void HttpSession::OnRead(error_code ec, std::size_t) {
+template <class Stream>
+void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
   if (ec == http::error::end_of_stream) return DoClose();
   if (ec == http::error::body_limit) {
     HttpRequest request;
@@ -83,29 +105,31 @@ void HttpSession::OnRead(error_code ec, std::size_t) {
                             "WebSocket endpoint is " + std::string(kWebSocketPath)));
     }
     context_.metrics.http_requests.Increment();
-    stream_.expires_never();
-    auto session =
-        std::make_shared<WebSocketSession>(stream_.release_socket(), context_, std::move(*slot_));
+    beast::get_lowest_layer(stream_).expires_never();
+    auto session = std::make_shared<WebSocketSession<Stream>>(std::move(stream_), context_,
+                                                              std::move(*slot_));
     slot_.reset();
     session->Run(std::move(request));
     return;
   }
-  HandleHttpRequest(request, context_, [self = shared_from_this()](HttpResponse response) {
+  HandleHttpRequest(request, context_, [self = this->shared_from_this()](HttpResponse response) {
     asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
       self->Send(std::move(response));
     });
   });
 }
 
-void HttpSession::Send(HttpResponse&& response) {
+template <class Stream>
+void HttpSession<Stream>::Send(HttpResponse&& response) {
   const bool keep_alive = response.keep_alive();
   response_ = std::make_shared<HttpResponse>(std::move(response));
   http::async_write(
       stream_, *response_,
-      beast::bind_front_handler(&HttpSession::OnWrite, shared_from_this(), keep_alive));
+      beast::bind_front_handler(&HttpSession::OnWrite, this->shared_from_this(), keep_alive));
 }
 
-void HttpSession::OnWrite(bool keep_alive, error_code ec, std::size_t) {
+template <class Stream>
+void HttpSession<Stream>::OnWrite(bool keep_alive, error_code ec, std::size_t) {
   response_.reset();
   if (ec) {
     spdlog::debug("http write to {}: {}", slot_->address(), ec.message());
@@ -115,49 +139,61 @@ void HttpSession::OnWrite(bool keep_alive, error_code ec, std::size_t) {
   DoRead();
 }
 
-void HttpSession::DoClose() {
-  error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+template <class Stream>
+void HttpSession<Stream>::DoClose() {
+  if constexpr (std::is_same_v<Stream, TlsStream>) {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
+    stream_.async_shutdown([self = this->shared_from_this()](error_code) {});
+  } else {
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
 }
 
 // ---- WebSocketSession -------------------------------------------------------------------------
 
-WebSocketSession::WebSocketSession(tcp::socket&& socket, ServerContext& context,
-                                   Connections::Slot slot)
-    : ws_(std::move(socket)),
+template <class Stream>
+WebSocketSession<Stream>::WebSocketSession(Stream&& stream, ServerContext& context,
+                                           Connections::Slot slot)
+    : ws_(std::move(stream)),
       context_(context),
       slot_(std::move(slot)),
       limiter_(context.config.messages_per_second, context.config.message_burst,
                std::chrono::steady_clock::now()) {}
 
-WebSocketSession::~WebSocketSession() {
+template <class Stream>
+WebSocketSession<Stream>::~WebSocketSession() {
   if (accepted_) context_.metrics.websocket_open.Decrement();
 }
 
-void WebSocketSession::Run(HttpRequest request) {
+template <class Stream>
+void WebSocketSession<Stream>::Run(HttpRequest request) {
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
     response.set(http::field::server, ServerHeader());
   }));
   ws_.read_message_max(context_.config.hard_max_message_bytes);
   ws_.async_accept(request,
-                   beast::bind_front_handler(&WebSocketSession::OnAccept, shared_from_this()));
+                   beast::bind_front_handler(&WebSocketSession::OnAccept, this->shared_from_this()));
 }
 
-void WebSocketSession::OnAccept(error_code ec) {
+template <class Stream>
+void WebSocketSession<Stream>::OnAccept(error_code ec) {
   if (ec) return Fail(ec, "accept");
   accepted_ = true;
   context_.metrics.websocket_open.Increment();
-  context_.connections.Attach(slot_, weak_from_this());
-  state_.subscriber = std::weak_ptr<Subscriber>(shared_from_this());
+  context_.connections.Attach(slot_, this->weak_from_this());
+  state_.subscriber = std::weak_ptr<Subscriber>(this->shared_from_this());
   DoRead();
 }
 
-void WebSocketSession::DoRead() {
-  ws_.async_read(buffer_, beast::bind_front_handler(&WebSocketSession::OnRead, shared_from_this()));
+template <class Stream>
+void WebSocketSession<Stream>::DoRead() {
+  ws_.async_read(buffer_, beast::bind_front_handler(&WebSocketSession::OnRead, this->shared_from_this()));
 }
 
-void WebSocketSession::OnRead(error_code ec, std::size_t bytes) {
+template <class Stream>
+void WebSocketSession<Stream>::OnRead(error_code ec, std::size_t bytes) {
   if (ec == websocket::error::message_too_big) {
     // Beast has already started the close with 1009 (message too big).
     context_.metrics.CountError(v1::ErrorCode_Name(v1::ERROR_CODE_MESSAGE_TOO_LARGE));
@@ -174,7 +210,8 @@ void WebSocketSession::OnRead(error_code ec, std::size_t bytes) {
   if (!closing_) DoRead();
 }
 
-void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
+template <class Stream>
+void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
   reply_as_text_ = text;
   if (!limiter_.TryTake(std::chrono::steady_clock::now())) {
     if (++rate_limited_ > context_.config.max_rate_limited_before_close) {
@@ -196,7 +233,7 @@ void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
   if (!message) return SendError(message.error().code, message.error().message);
   context_.metrics.CountCommand(CommandName(*message));
   context_.dispatcher.Handle(*message, state_,
-                             [self = weak_from_this()](std::vector<MessagePtr> replies) {
+                             [self = this->weak_from_this()](std::vector<MessagePtr> replies) {
                                auto session = self.lock();
                                if (!session) return;
                                for (MessagePtr& reply : replies) {
@@ -209,13 +246,15 @@ void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
                              });
 }
 
-void WebSocketSession::Deliver(MessagePtr message) {
-  asio::dispatch(ws_.get_executor(), [self = shared_from_this(), message = std::move(message)] {
+template <class Stream>
+void WebSocketSession<Stream>::Deliver(MessagePtr message) {
+  asio::dispatch(ws_.get_executor(), [self = this->shared_from_this(), message = std::move(message)] {
     self->Enqueue(*message);
   });
 }
 
-void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
+template <class Stream>
+void WebSocketSession<Stream>::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
   context_.metrics.CountError(v1::ErrorCode_Name(code));
   v1::ServerMessage reply;
   reply.set_command_id(command_id);
@@ -223,13 +262,15 @@ void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::s
   Send(std::move(reply));
 }
 
-void WebSocketSession::Send(v1::ServerMessage message) {
-  asio::dispatch(ws_.get_executor(), [self = shared_from_this(), message = std::move(message)] {
+template <class Stream>
+void WebSocketSession<Stream>::Send(v1::ServerMessage message) {
+  asio::dispatch(ws_.get_executor(), [self = this->shared_from_this(), message = std::move(message)] {
     self->Enqueue(message);
   });
 }
 
-void WebSocketSession::Enqueue(const v1::ServerMessage& message) {
+template <class Stream>
+void WebSocketSession<Stream>::Enqueue(const v1::ServerMessage& message) {
   if (closing_) return;
   const bool text = reply_as_text_;
   queue_.push_back(
@@ -248,13 +289,15 @@ void WebSocketSession::Enqueue(const v1::ServerMessage& message) {
   if (queue_.size() == 1) DoWrite();
 }
 
-void WebSocketSession::DoWrite() {
+template <class Stream>
+void WebSocketSession<Stream>::DoWrite() {
   ws_.text(queue_.front().text);
   ws_.async_write(asio::buffer(queue_.front().frame),
-                  beast::bind_front_handler(&WebSocketSession::OnWrite, shared_from_this()));
+                  beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
 }
 
-void WebSocketSession::OnWrite(error_code ec, std::size_t) {
+template <class Stream>
+void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
   if (ec) return Fail(ec, "write");
   context_.metrics.messages_sent.Increment();
   queued_bytes_ -= queue_.front().frame.size();
@@ -262,22 +305,25 @@ void WebSocketSession::OnWrite(error_code ec, std::size_t) {
   if (!queue_.empty()) DoWrite();
 }
 
-void WebSocketSession::Shutdown() {
-  asio::dispatch(ws_.get_executor(), [self = shared_from_this()] {
+template <class Stream>
+void WebSocketSession<Stream>::Shutdown() {
+  asio::dispatch(ws_.get_executor(), [self = this->shared_from_this()] {
     self->Close(websocket::close_code::going_away, "server shutting down");
   });
 }
 
-void WebSocketSession::Close(websocket::close_code code, std::string reason) {
+template <class Stream>
+void WebSocketSession<Stream>::Close(websocket::close_code code, std::string reason) {
   if (closing_ || !accepted_) return;
   closing_ = true;
   ws_.async_close(websocket::close_reason(code, reason),
-                  [self = shared_from_this()](error_code ec) {
+                  [self = this->shared_from_this()](error_code ec) {
                     if (ec) self->Fail(ec, "close");
                   });
 }
 
-void WebSocketSession::Fail(error_code ec, const char* what) {
+template <class Stream>
+void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
   if (ec == websocket::error::closed || ec == asio::error::operation_aborted ||
       ec == beast::error::timeout || ec == asio::error::eof ||
       ec == asio::error::connection_reset) {
@@ -285,5 +331,10 @@ void WebSocketSession::Fail(error_code ec, const char* what) {
   }
   spdlog::debug("websocket {} with {}: {}", what, slot_.address(), ec.message());
 }
+
+template class HttpSession<PlainStream>;
+template class HttpSession<TlsStream>;
+template class WebSocketSession<PlainStream>;
+template class WebSocketSession<TlsStream>;
 
 }  // namespace melee::server

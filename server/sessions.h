@@ -17,6 +17,8 @@
 #include "server/http_routes.h"
 #include "server/net.h"
 
+#include <boost/beast/ssl.hpp>
+
 namespace melee::server {
 
 // A token bucket: `rate` tokens per second up to `burst`. Not thread-safe (one per session).
@@ -34,20 +36,28 @@ class RateLimiter {
   std::chrono::steady_clock::time_point last_;
 };
 
+// The two transports a session runs on: plain TCP, and TLS over TCP (when the server has a
+// certificate). Sessions are templates over them; everything else is the same.
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
 // Reads HTTP requests on one connection; hands an upgrade to a WebSocketSession.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+template <class Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot);
+  HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot);
+  // Starts the session: the TLS handshake first when the stream is TLS, then reading.
   void Run();
 
  private:
+  void OnHandshake(error_code ec);
   void DoRead();
   void OnRead(error_code ec, std::size_t bytes);
   void Send(HttpResponse&& response);
   void OnWrite(bool keep_alive, error_code ec, std::size_t bytes);
   void DoClose();
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   ServerContext& context_;
   std::optional<Connections::Slot> slot_;
@@ -56,11 +66,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 };
 
 // One WebSocket connection speaking the melee.v1 protocol.
+template <class Stream>
 class WebSocketSession : public Closable,
                          public Subscriber,
-                         public std::enable_shared_from_this<WebSocketSession> {
+                         public std::enable_shared_from_this<WebSocketSession<Stream>> {
  public:
-  WebSocketSession(tcp::socket&& socket, ServerContext& context, Connections::Slot slot);
+  WebSocketSession(Stream&& stream, ServerContext& context, Connections::Slot slot);
   ~WebSocketSession() override;
 
   // Accepts the upgrade `request` and starts reading.
@@ -84,7 +95,7 @@ class WebSocketSession : public Closable,
   void Close(websocket::close_code code, std::string reason);
   void Fail(error_code ec, const char* what);
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   beast::flat_buffer buffer_;
   ServerContext& context_;
   Connections::Slot slot_;
@@ -101,5 +112,10 @@ class WebSocketSession : public Closable,
   std::deque<Outgoing> queue_;
   std::size_t queued_bytes_ = 0;
 };
+
+extern template class HttpSession<PlainStream>;
+extern template class HttpSession<TlsStream>;
+extern template class WebSocketSession<PlainStream>;
+extern template class WebSocketSession<TlsStream>;
 
 }  // namespace melee::server

@@ -1,0 +1,134 @@
+// TLS: with a certificate and key configured, the server speaks https:// and wss:// only. The
+// test makes a throwaway self-signed certificate with OpenSSL and talks to a real server on
+// loopback with Beast's TLS streams, verifying the certificate.
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "proto/codec/frame.h"
+#include "tests/testing/http_get.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace ssl = asio::ssl;
+
+// Writes a self-signed certificate for "127.0.0.1" and its key as PEM files in `dir`.
+void MakeCertificate(const std::filesystem::path& dir) {
+  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+  ASSERT_NE(key, nullptr);
+  X509* cert = X509_new();
+  ASSERT_NE(cert, nullptr);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  ASSERT_GT(X509_sign(cert, key, EVP_sha256()), 0);
+  FILE* key_file = std::fopen((dir / "key.pem").c_str(), "w");
+  FILE* cert_file = std::fopen((dir / "cert.pem").c_str(), "w");
+  ASSERT_TRUE(key_file && cert_file);
+  PEM_write_PrivateKey(key_file, key, nullptr, nullptr, 0, nullptr, nullptr);
+  PEM_write_X509(cert_file, cert);
+  std::fclose(key_file);
+  std::fclose(cert_file);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+}
+
+class TlsTest : public ::testing::Test {
+ protected:
+  TlsTest() {
+    MakeCertificate(dir_.path());
+    client_tls_.load_verify_file((dir_.path() / "cert.pem").string());
+    client_tls_.set_verify_mode(ssl::verify_peer);
+  }
+
+  server::ServerConfig Config() {
+    server::ServerConfig config;
+    config.tls_certificate = dir_.path() / "cert.pem";
+    config.tls_private_key = dir_.path() / "key.pem";
+    return config;
+  }
+
+  // Connects and completes the TLS handshake (verifying the certificate).
+  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> Connect(uint16_t port) {
+    auto stream = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc_, client_tls_);
+    beast::get_lowest_layer(*stream).expires_after(std::chrono::seconds(5));
+    beast::get_lowest_layer(*stream).connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    stream->handshake(ssl::stream_base::client);
+    return stream;
+  }
+
+  testing::TempDir dir_;
+  asio::io_context ioc_;
+  ssl::context client_tls_{ssl::context::tls_client};
+};
+
+TEST_F(TlsTest, HttpsAndWssServeWithTheConfiguredCertificate) {
+  testing::TestServer server(Config());
+  {
+    auto stream = Connect(server.port());
+    http::request<http::string_body> request{http::verb::get, "/healthz", 11};
+    request.set(http::field::host, "127.0.0.1");
+    http::write(*stream, request);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    http::read(*stream, buffer, response);
+    EXPECT_EQ(response.result_int(), 200u);
+    EXPECT_NE(response.body().find("\"status\":\"ok\""), std::string::npos) << response.body();
+  }
+  websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(std::move(*Connect(server.port())));
+  beast::get_lowest_layer(ws).expires_never();
+  ws.handshake("127.0.0.1", "/ws");
+  melee::v1::ClientMessage hello;
+  hello.set_command_id("tls-1");
+  hello.mutable_hello();
+  ws.binary(true);
+  ws.write(asio::buffer(proto::EncodeClientMessage(hello, proto::FrameKind::kBinary)));
+  beast::flat_buffer buffer;
+  ws.read(buffer);
+  auto reply =
+      proto::DecodeServerMessage(beast::buffers_to_string(buffer.data()), proto::FrameKind::kBinary);
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->command_id(), "tls-1");
+  EXPECT_TRUE(reply->has_hello());
+  ws.close(websocket::close_code::normal);
+}
+
+TEST_F(TlsTest, PlainHttpIsNotServedWhenTlsIsConfigured) {
+  testing::TestServer server(Config());
+  const auto plain = testing::HttpGet(server.port(), "/healthz");
+  EXPECT_FALSE(plain.error.empty()) << "a plain request gets no HTTP answer";
+}
+
+TEST(TlsConfigTest, AMissingKeyIsRefusedAtStart) {
+  testing::TempDir dir;
+  server::ServerConfig config;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.tls_certificate = dir.path() / "cert.pem";
+  auto store = persistence::SqliteEventStore::OpenDataDirectory(dir.path() / "data");
+  ASSERT_TRUE(store.has_value());
+  std::shared_ptr<persistence::EventStore> shared = std::move(*store);
+  server::Server server(config, shared, engine::BuiltinRegistry());
+  auto started = server.Start();
+  ASSERT_FALSE(started.has_value());
+  EXPECT_NE(started.error().find("--tls-private-key"), std::string::npos) << started.error();
+}
+
+}  // namespace
+}  // namespace melee
