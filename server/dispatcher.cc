@@ -73,6 +73,7 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
     case v1::ClientMessage::kAnnounce:
     case v1::ClientMessage::kSealDeclaration:
     case v1::ClientMessage::kMakeChoice:
+    case v1::ClientMessage::kFlagForDirector:
       if (matches_ == nullptr) {
         return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_SUPPORTED,
                                            "not supported: '" + CommandName(message) +

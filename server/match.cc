@@ -26,6 +26,7 @@ using engine::Viewer;
 
 constexpr size_t kMaxEntropyBytes = 64;
 constexpr size_t kMaxRememberedAnswers = 4096;
+constexpr size_t kMaxFlagCommentBytes = 1000;
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 size_t ViewerIndex(Viewer viewer) { return static_cast<size_t>(viewer); }
@@ -138,6 +139,9 @@ std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message)
       return {&message.seal_declaration().match_id(), message.seal_declaration().expected_seq()};
     case v1::ClientMessage::kMakeChoice:
       return {&message.make_choice().match_id(), message.make_choice().expected_seq()};
+    case v1::ClientMessage::kFlagForDirector:
+      return {&message.flag_for_director().match_id(),
+              message.flag_for_director().expected_seq()};
     default:
       return {nullptr, 0};
   }
@@ -283,9 +287,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
                                  command_id)});
     }
     // A side's own units never depend on what the other side entered (conflicts are checked),
-    // so only commands that answer the match as it stands can be stale.
+    // nor does a flag for the director, so only commands that answer the match as it stands
+    // can be stale.
     const uint8_t bit = viewer == Viewer::kSideA ? 1 : 2;
-    const uint64_t from = expected_seq == 0 || message.has_submit_setup() ? seq_ : expected_seq;
+    const bool never_stale = message.has_submit_setup() || message.has_flag_for_director();
+    const uint64_t from = expected_seq == 0 || never_stale ? seq_ : expected_seq;
     for (uint64_t s = from; s < seq_; ++s) {
       if (material_[s] & bit) {
         return reply({ErrorMessage(v1::ERROR_CODE_STALE,
@@ -425,6 +431,25 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       plan.state = initial_state_;  // every close combat starts from the match's options
       return PlanRuleset(seat, *start, "", std::move(plan), false);
     }
+    case v1::ClientMessage::kFlagForDirector: {
+      const v1::FlagForDirector& flag = message.flag_for_director();
+      if (flag.seq() < 1 || flag.seq() > seq_) {
+        return Reject("", "flag_for_director.seq: " + std::to_string(flag.seq()) +
+                              " is not an event of this match (1.." + std::to_string(seq_) + ")");
+      }
+      if (flag.comment().empty() || flag.comment().size() > kMaxFlagCommentBytes) {
+        return Reject("", "flag_for_director.comment: 1.." + std::to_string(kMaxFlagCommentBytes) +
+                              " bytes");
+      }
+      Planned planned;
+      storage::DirectorFlag& stored = *planned.stored.mutable_director_flag();
+      stored.set_seat(StoredSeat(seat));
+      stored.set_seq(flag.seq());
+      stored.set_comment(flag.comment());
+      stored.set_command_id(message.command_id());
+      plan.entries.push_back(std::move(planned));
+      return plan;
+    }
     case v1::ClientMessage::kAnnounce:
     case v1::ClientMessage::kSealDeclaration:
     case v1::ClientMessage::kMakeChoice: {
@@ -518,7 +543,7 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
       if (planned.stored.ruleset_event().deadline_unix_ms() != 0) {
         choice_deadline_unix_ms_ = planned.stored.ruleset_event().deadline_unix_ms();
       }
-    } else if (planned.stored.has_setup_confirmed()) {
+    } else if (planned.stored.has_setup_confirmed() || planned.stored.has_director_flag()) {
       material = 0;
     }
     material_.push_back(material);
@@ -550,6 +575,14 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
   } else if (stored.has_setup_confirmed()) {
     const Seat owner = *SeatOfStored(stored.setup_confirmed().seat());
     out.mutable_setup_confirmed()->set_seat(WireSeat(engine::ViewerOf(owner)));
+  } else if (stored.has_director_flag()) {
+    const Seat by = *SeatOfStored(stored.director_flag().seat());
+    v1::DirectorFlag& flag = *out.mutable_director_flag();
+    flag.set_seat(WireSeat(engine::ViewerOf(by)));
+    flag.set_seq(stored.director_flag().seq());
+    if (viewer == Viewer::kDirector || viewer == engine::ViewerOf(by)) {
+      flag.set_comment(stored.director_flag().comment());
+    }
   } else if (planned.event) {
     host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
     const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
@@ -792,6 +825,14 @@ Result<std::shared_ptr<Match>> Match::Recover(
         if (!cause.receipt().empty()) plan.receipt = cause.receipt();
         i += decided->size();
       }
+    }
+    if (!setup_event && plan.entries.empty() && stored.has_director_flag()) {
+      seat = SeatOfStored(stored.director_flag().seat());
+      if (!seat) return Reject("", at(i) + "malformed flag");
+      plan.command_id = stored.director_flag().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}});
+      ++i;
     }
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
     plan.seat = seat.value_or(Seat::kSideA);

@@ -444,6 +444,34 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
 }
 
+// Either player can flag an event for the director with a comment: the director and the
+// flagging seat read the comment, the others see that the event was flagged.
+TEST_F(MatchTest, APlayerFlagsAnEventForTheDirector) {
+  Seat();
+  auto director = MatchClient::Connect(server_.ws_url());
+  ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+  SetUpAndAnnounce();
+  v1::ClientMessage flag;
+  flag.mutable_flag_for_director()->set_seq(2);
+  flag.mutable_flag_for_director()->set_comment("G1 was broken at the end of my last turn");
+  ASSERT_TRUE(b_->Act(flag).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  ASSERT_TRUE(director->WaitForSeq(b_->last_seq()));
+  EXPECT_EQ(director->events().back().director_flag().comment(),
+            "G1 was broken at the end of my last turn");
+  EXPECT_EQ(b_->events().back().director_flag().comment(),
+            "G1 was broken at the end of my last turn");
+  EXPECT_EQ(a_->events().back().director_flag().seq(), 2u);
+  EXPECT_EQ(a_->events().back().director_flag().seat(), v1::SEAT_SIDE_B);
+  EXPECT_TRUE(a_->events().back().director_flag().comment().empty());
+  // A flag is not a move: the other side's commands are not stale because of it.
+  v1::ClientMessage seal = Seal({{{"G1"}, {"R1"}}});
+  seal.mutable_seal_declaration()->set_expected_seq(a_->last_seq() - 1);
+  EXPECT_TRUE(a_->Act(seal).has_ack());
+  flag.mutable_flag_for_director()->set_seq(9999);
+  EXPECT_EQ(b_->Act(flag).error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+}
+
 // A flood of malformed frames on another connection gets its errors (and, if it keeps on, a
 // close) while a match plays through on the same server.
 TEST_F(MatchTest, AFloodOnAnotherConnectionDoesNotHoldUpAMatch) {
@@ -587,6 +615,11 @@ TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
     v1::ClientMessage seal = Seal({{{"R1"}, {"G1"}}});
     seal.set_command_id("b-seal");
     b_seal_receipt = b->Act(seal).ack().receipt();
+    v1::ClientMessage flag;
+    flag.mutable_flag_for_director()->set_seq(3);
+    flag.mutable_flag_for_director()->set_comment("check this");
+    ASSERT_TRUE(a->Act(flag).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
     seq = b->last_seq();
   }
   testing::TestServer server({}, hooks, dir.path() / "data");

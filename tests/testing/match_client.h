@@ -73,6 +73,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kMakeChoice:
         Fill(message.mutable_make_choice());
         break;
+      case melee::v1::ClientMessage::kFlagForDirector:
+        Fill(message.mutable_flag_for_director());
+        break;
       default:
         break;
     }
