@@ -123,6 +123,19 @@ std::string AllBytes(const MatchClient& client) {
   return all;
 }
 
+// Creates an asl match on `server` and seats a (side A) and b (side B).
+void SeatTwoPlayers(testing::TestServer& server, std::unique_ptr<MatchClient>& a,
+                    std::unique_ptr<MatchClient>& b, v1::MatchCreated& created) {
+  a = MatchClient::Connect(server.ws_url());
+  b = MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a && b);
+  v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  created = a->Create(settings);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+}
+
 class MatchTest : public ::testing::Test {
  protected:
   MatchTest() : server_({}, Hooks()) {}
@@ -542,13 +555,9 @@ TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart
   uint64_t seq = 0;
   {
     testing::TestServer server({}, hooks, dir.path() / "data");
-    auto a = MatchClient::Connect(server.ws_url());
-    auto b = MatchClient::Connect(server.ws_url());
-    v1::MatchSettings settings;
-    settings.set_ruleset("asl");
-    created = a->Create(settings);
-    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
-    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(SeatTwoPlayers(server, a, b, created));
     for (int combat = 0; combat < 2; ++combat) {
       const std::string location = combat == 0 ? "G3" : "H4";
       v1::ClientMessage a_units = EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
@@ -595,13 +604,9 @@ TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
   std::string b_seal_receipt;
   {
     testing::TestServer server({}, hooks, dir.path() / "data");
-    auto a = MatchClient::Connect(server.ws_url());
-    auto b = MatchClient::Connect(server.ws_url());
-    v1::MatchSettings settings;
-    settings.set_ruleset("asl");
-    created = a->Create(settings);
-    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
-    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(SeatTwoPlayers(server, a, b, created));
     ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
     ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
     ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
