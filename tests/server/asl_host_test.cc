@@ -1,0 +1,123 @@
+// The asl ruleset on the server, without sockets: set-up checks that name the field, what each
+// seat sees of the other side's set-up, commands read from the wire, and choice defaults.
+
+#include <gtest/gtest.h>
+
+#include "engine/asl/protocol.h"
+#include "server/ruleset_host.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+using engine::Seat;
+using engine::Viewer;
+
+aslpb::Unit Unit(const std::string& id, v1::Seat owner, bool concealed = false) {
+  aslpb::Unit unit;
+  unit.set_id(id);
+  unit.set_owner(owner);
+  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
+  unit.set_firepower(4);
+  unit.set_name("4-4-7");
+  unit.set_concealed(concealed);
+  return unit;
+}
+
+v1::SubmitSetup Part(std::vector<aslpb::Unit> units, const std::string& location = "") {
+  v1::SubmitSetup part;
+  if (!location.empty()) part.mutable_asl()->mutable_location()->set_name(location);
+  for (auto& unit : units) *part.mutable_asl()->add_units() = std::move(unit);
+  return part;
+}
+
+std::string ErrorOf(const engine::Result<void>& result) {
+  return result ? "ok" : result.error().message;
+}
+
+class AslHostTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<const RulesetHost> host_ = MakeAslHost();
+};
+
+TEST_F(AslHostTest, ASideEntersOnlyItsOwnUnitsWithUniqueIds) {
+  SetupParts parts;
+  EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("G1", v1::SEAT_SIDE_A)}), parts)),
+            "ok");
+  EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("R1", v1::SEAT_SIDE_B)}), parts)),
+            "submit_setup.asl.units[0].owner: side_a enters only its own units");
+  parts[1] = Part({Unit("R1", v1::SEAT_SIDE_B)}, "G3");
+  EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("R1", v1::SEAT_SIDE_A)}), parts)),
+            "submit_setup.asl.units[0].id: 'R1' is already used in this Location");
+  EXPECT_EQ(
+      ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("G1", v1::SEAT_SIDE_A)}, "H4"), parts)),
+      "submit_setup.asl.location: differs from the Location side_b entered; leave it empty or "
+      "enter the same");
+  EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, v1::SubmitSetup(), parts)),
+            "submit_setup.asl: required for an asl match");
+  aslpb::Unit bad = Unit("G1", v1::SEAT_SIDE_A);
+  bad.set_morale(13);
+  EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({bad}), parts)),
+            "submit_setup.asl.units[0].morale: 13 is out of range 1..12");
+}
+
+// A11.19: the other side and spectators see a concealed unit as "?" with its id only; its owner
+// and the director see it whole.
+TEST_F(AslHostTest, ConcealedUnitsOfASetUpAreHiddenFromTheOtherSide) {
+  const v1::SubmitSetup part = Part({Unit("R1", v1::SEAT_SIDE_B), Unit("R2", v1::SEAT_SIDE_B, true)});
+  for (Viewer viewer : {Viewer::kSideA, Viewer::kSpectator}) {
+    const v1::SubmitSetup shown = host_->MaskSetup(part, Seat::kSideB, viewer);
+    EXPECT_EQ(shown.asl().units(0).name(), "4-4-7");
+    EXPECT_EQ(shown.asl().units(1).id(), "R2");
+    EXPECT_TRUE(shown.asl().units(1).concealed());
+    EXPECT_EQ(shown.asl().units(1).name(), "");
+    EXPECT_EQ(shown.asl().units(1).kind(), aslpb::UNIT_KIND_UNSPECIFIED);
+    EXPECT_EQ(shown.asl().units(1).firepower(), 0);
+  }
+  for (Viewer viewer : {Viewer::kSideB, Viewer::kDirector}) {
+    EXPECT_EQ(host_->MaskSetup(part, Seat::kSideB, viewer).asl().units(1).name(), "4-4-7");
+  }
+}
+
+TEST_F(AslHostTest, StartCommandMergesBothPartsAndNeedsAnAttacker) {
+  SetupParts parts;
+  parts[0] = Part({Unit("G1", v1::SEAT_SIDE_A)}, "G3");
+  parts[1] = Part({Unit("R1", v1::SEAT_SIDE_B)});
+  EXPECT_EQ(host_->StartCommand(parts).error().message,
+            "set-up.attacker: required: SEAT_SIDE_A or SEAT_SIDE_B");
+  parts[1]->mutable_asl()->set_attacker(v1::SEAT_SIDE_B);
+  auto start = host_->StartCommand(parts);
+  ASSERT_TRUE(start.has_value());
+  const auto* command = start->command.As<engine::asl::Command>();
+  ASSERT_NE(command, nullptr);
+  const auto& setup = std::get<engine::asl::SetUp>(*command);
+  EXPECT_EQ(setup.situation.location.name, "G3");
+  EXPECT_EQ(setup.situation.attacker, Seat::kSideB);
+  ASSERT_EQ(setup.situation.units.size(), 2u);
+  EXPECT_TRUE(host_->FromLogged(start->logged).has_value()) << "the log form reads back";
+}
+
+TEST_F(AslHostTest, WireCommandsAreReadWithFieldNamesInErrors) {
+  v1::Declaration plain;
+  v1::Attack* attack = plain.add_attacks();
+  attack->add_attacker_ids("G1");
+  attack->add_target_ids("R1");
+  auto seal = host_->FromDeclaration(plain);
+  ASSERT_TRUE(seal.has_value());
+  EXPECT_EQ(std::get<engine::asl::Seal>(*seal->command.As<engine::asl::Command>())
+                .attacks.front()
+                .targets.front(),
+            "R1");
+  plain.mutable_asl();
+  EXPECT_EQ(host_->FromDeclaration(plain).error().message,
+            "declaration: give either attacks or asl, not both");
+  v1::MakeChoice choice;
+  choice.set_choice_id("x7");
+  EXPECT_EQ(host_->FromChoice(choice).error().message,
+            "make_choice.choice_id: 'x7' is not the decimal id of a ChoiceRequested event");
+  EXPECT_FALSE(host_->FromLogged("\xff\xff not a command").has_value());
+}
+
+}  // namespace
+}  // namespace melee::server
