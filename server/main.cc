@@ -10,12 +10,14 @@
 
 #include "engine/core/registry.h"
 #include "persistence/sqlite_event_store.h"
+#include "server/json_log.h"
 #include "server/server.h"
 #include "server/version.h"
 
 int main(int argc, char** argv) {
   melee::server::ServerConfig config;
   std::string log_level = "info";
+  std::string log_format = "text";
 
   CLI::App app{
       "melee-server — authoritative game server for wargame close combat.\n"
@@ -58,9 +60,14 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+  app.add_option("--log-format", log_format,
+                 "text (for people) or json (one object per line, for log shippers)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(log_level));
+  if (log_format == "json") melee::server::UseJsonLogs();
   if (config.hard_max_message_bytes < config.max_message_bytes) {
     config.hard_max_message_bytes = config.max_message_bytes * 2;
   }

@@ -1,9 +1,12 @@
 // The real executables, started as a user would start them.
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
@@ -179,6 +182,27 @@ TEST(ProcessTest, AMatchSurvivesSigkillOfTheServer) {
   ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
   PlayOut(*a, *b);
   EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
+}
+
+// --log-format json: every log line is one JSON object with time, level, thread and msg.
+TEST(ProcessTest, JsonLogsAreOneObjectPerLine) {
+  testing::TempDir dir;
+  testing::Subprocess server({MELEE_SERVER_BINARY, "--port", "0", "--data-dir",
+                              (dir.path() / "data").string(), "--log-format", "json"});
+  ASSERT_TRUE(server.WaitForOutput("(WebSocket at /ws)", seconds(20))) << server.output();
+  ASSERT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
+  std::istringstream lines(server.output());
+  std::string line;
+  int parsed = 0;
+  while (std::getline(lines, line)) {
+    google::protobuf::Struct object;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &object).ok()) << line;
+    EXPECT_TRUE(object.fields().contains("time") && object.fields().contains("level") &&
+                object.fields().contains("msg"))
+        << line;
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 3) << "listening, signal, stopping, stopped";
 }
 
 TEST(ProcessTest, ServerStopsOnSigintToo) {
