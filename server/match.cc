@@ -25,7 +25,6 @@ using engine::Seat;
 using engine::Viewer;
 
 constexpr size_t kMaxEntropyBytes = 64;
-constexpr size_t kMaxRememberedAnswers = 4096;
 constexpr size_t kMaxFlagCommentBytes = 1000;
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
@@ -176,7 +175,8 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
       host_(host),
       identity_(std::move(identity)),
       initial_state_(initial),
-      state_(std::move(initial)) {
+      state_(std::move(initial)),
+      recent_limit_(std::max<size_t>(services_.recent_events, 1)) {
   Plan opened;
   opened.setup = setup_;
   opened.state = state_;
@@ -336,11 +336,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
                                     "); nothing was applied, send the command again",
                                 command_id)});
           } else {
-            const size_t first_index = self->history_.size();
             const std::string answer_key =
                 AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id);
             self->Commit(std::move(*shared_plan), appended->first_seq, recorded);
-            self->Broadcast(first_index);
+            self->Broadcast(appended->first_seq);
+            self->TrimRecent();
             const auto it = self->answers_.find(answer_key);
             if (it != self->answers_.end()) {
               reply({self->AckOf(command_id, it->second)});
@@ -535,7 +535,7 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
       event.set_recorded_unix_ms(recorded_unix_ms);
       rendered[ViewerIndex(viewer)] = std::move(message);
     }
-    history_.push_back(std::move(rendered));
+    recent_.push_back(std::move(rendered));
     uint8_t material = 3;
     if (planned.event) {
       material = static_cast<uint8_t>((host_.Material(*planned.event, Seat::kSideA) ? 1 : 0) |
@@ -552,7 +552,6 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
   seq_ = seq - 1;
   if (!host_.ChoiceSeat(state_)) choice_deadline_unix_ms_ = 0;
   if (!plan.command_id.empty()) {
-    if (answers_.size() >= kMaxRememberedAnswers) answers_.clear();
     answers_[AnswerKey(engine::ViewerOf(plan.seat), plan.command_id)] =
         Answer{.seq = seq_, .receipt = plan.receipt};
   }
@@ -646,14 +645,15 @@ MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) con
   return message;
 }
 
-void Match::Broadcast(size_t first_index) {
+void Match::Broadcast(uint64_t first_seq) {
   std::array<MessagePtr, 4> views;
   std::erase_if(subscribers_, [](const Subscription& s) { return s.subscriber.expired(); });
+  const size_t first_index = recent_.size() - static_cast<size_t>(seq_ - first_seq + 1);
   for (const Subscription& s : subscribers_) {
     auto subscriber = s.subscriber.lock();
     if (!subscriber) continue;
-    for (size_t i = first_index; i < history_.size(); ++i) {
-      subscriber->Deliver(history_[i][ViewerIndex(s.viewer)]);
+    for (size_t i = first_index; i < recent_.size(); ++i) {
+      subscriber->Deliver(recent_[i][ViewerIndex(s.viewer)]);
     }
     MessagePtr& view = views[ViewerIndex(s.viewer)];
     if (!view) view = RenderView(s.viewer);
@@ -666,10 +666,14 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
   asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber), viewer,
                        after_seq, command_id = std::move(command_id),
                        reply = std::move(reply)]() mutable {
-    std::vector<MessagePtr> answers;
-    for (uint64_t s = after_seq; s < self->history_.size(); ++s) {
-      answers.push_back(self->history_[s][ViewerIndex(viewer)]);
+    auto events = self->EventsAfter(after_seq, viewer);
+    if (!events) {
+      return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE,
+                                 "cannot read the events after seq " + std::to_string(after_seq) +
+                                     ": " + events.error().message,
+                                 command_id)});
     }
+    std::vector<MessagePtr> answers = std::move(*events);
     const bool known = std::any_of(
         self->subscribers_.begin(), self->subscribers_.end(), [&](const Subscription& s) {
           return !s.subscriber.owner_before(subscriber) && !subscriber.owner_before(s.subscriber);
@@ -684,6 +688,36 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
     answers.push_back(std::move(joined));
     reply(std::move(answers));
   });
+}
+
+void Match::TrimRecent() {
+  while (recent_.size() > recent_limit_) recent_.pop_front();
+}
+
+Result<std::vector<MessagePtr>> Match::EventsAfter(uint64_t after_seq, Viewer viewer) {
+  std::vector<MessagePtr> events;
+  if (after_seq >= seq_) return events;
+  const uint64_t first_recent = seq_ - recent_.size() + 1;
+  if (after_seq + 1 >= first_recent) {
+    for (size_t i = static_cast<size_t>(after_seq + 1 - first_recent); i < recent_.size(); ++i) {
+      events.push_back(recent_[i][ViewerIndex(viewer)]);
+    }
+    return events;
+  }
+  // Older than what is kept rendered: replay the log into a scratch match that keeps it all.
+  auto logged = services_.store.Read(identity_.id, 0, seq_);
+  if (!logged) return Reject("", logged.error().message);
+  MatchServices keep_all = services_;
+  keep_all.recent_events = SIZE_MAX;
+  auto replayed = Recover(
+      strand_.get_inner_executor(), keep_all, [this](std::string_view) { return &host_; },
+      *logged);
+  if (!replayed) return tl::unexpected(replayed.error());
+  const auto& all = (*replayed)->recent_;
+  for (size_t i = static_cast<size_t>(after_seq); i < all.size(); ++i) {
+    events.push_back(all[i][ViewerIndex(viewer)]);
+  }
+  return events;
 }
 
 void Match::Inspect(std::function<void(uint64_t, bool)> done) {
@@ -837,6 +871,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
     plan.seat = seat.value_or(Seat::kSideA);
     match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms);
+    match->TrimRecent();
   }
   return match;
 }

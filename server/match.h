@@ -55,6 +55,10 @@ struct MatchServices {
   uint32_t default_choice_deadline_seconds = 300;
   // Where dice come from; null: OpenSSL's CSPRNG. Tests script them.
   std::function<std::unique_ptr<engine::BitSource>()> dice_source;
+  // How many of its latest events a match keeps rendered for every viewer. A client resuming
+  // from further back is served from the log (read, replayed, rendered): slower, but a long
+  // match's memory stays flat.
+  size_t recent_events = 48;
 };
 
 // The fixed facts of a match, from its first event.
@@ -133,7 +137,12 @@ class Match : public std::enable_shared_from_this<Match> {
                                    bool deadline_default) const;
   // Applies a durable plan: state, history, answers; returns the rendered new events.
   void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms);
-  void Broadcast(size_t first_index);
+  // Sends every subscriber the events from `first_seq` on, then its view.
+  void Broadcast(uint64_t first_seq);
+  // Drops rendered events beyond recent_limit_.
+  void TrimRecent();
+  // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
+  engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
   MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
@@ -152,9 +161,10 @@ class Match : public std::enable_shared_from_this<Match> {
   bool started_ = false;  // the engine's close combat has begun
   uint64_t seq_ = 0;
   int64_t choice_deadline_unix_ms_ = 0;
-  // history_[seq - 1][viewer]: the event as that viewer sees it; material_[seq - 1] bit s: it
-  // makes older commands of seat s stale.
-  std::vector<std::array<MessagePtr, 4>> history_;
+  // The last events as each viewer sees them: recent_.back() is event seq_, indexed by viewer.
+  std::deque<std::array<MessagePtr, 4>> recent_;
+  size_t recent_limit_;
+  // material_[seq - 1] bit s: event seq makes older commands of seat s stale.
   std::vector<uint8_t> material_;
   std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id
   std::vector<Subscription> subscribers_;

@@ -34,6 +34,7 @@ namespace melee::server {
 struct ServerHooks {
   std::shared_ptr<const Clock> clock;  // null: the system clock
   std::function<std::unique_ptr<engine::BitSource>()> dice;  // null: OpenSSL's CSPRNG
+  size_t recent_events = 48;  // rendered events a match keeps for quick resumes
 };
 
 class Server {

@@ -144,6 +144,9 @@ class MatchTest : public ::testing::Test {
     server::ServerHooks hooks;
     hooks.clock = clock_;
     hooks.dice = faces_.Source();
+    // Keep only 3 rendered events, so that joins and resumes from further back are served by
+    // replaying the log (the path a long match takes).
+    hooks.recent_events = 3;
     return hooks;
   }
 
