@@ -81,7 +81,7 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
                                            id));
       }
       if (message.has_create_match()) {
-        return matches_->Create(message.create_match().settings(), id,
+        return matches_->Create(message.create_match().settings(), id, /*idempotency_key=*/"",
                                 [reply](v1::ServerMessage answer) {
                                   ReplyWith(reply, std::move(answer));
                                 });

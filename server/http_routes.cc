@@ -65,12 +65,9 @@ void CreateMatch(const HttpRequest& request, ServerContext& context,
                              "the body is not a MatchSettings in JSON: " +
                                  std::string(parsed.message())));
   }
-  // Without a key every request is a new command.
-  static std::atomic<uint64_t> unkeyed{0};
-  std::string command_id(request["Idempotency-Key"]);
-  if (command_id.empty()) command_id = "http-unkeyed-" + std::to_string(++unkeyed);
+  const std::string key(request["Idempotency-Key"]);
   context.matches.Create(
-      settings, command_id,
+      settings, key.empty() ? "http" : key, key,
       [request_version = request.version(), keep_alive = request.keep_alive(),
        respond = std::move(respond)](melee::v1::ServerMessage answer) {
         HttpRequest shape;

@@ -98,10 +98,14 @@ size_t Matches::RecoverAll() {
 }
 
 void Matches::Create(const v1::MatchSettings& requested, const std::string& command_id,
+                     const std::string& idempotency_key,
                      std::function<void(v1::ServerMessage)> done) {
+  // Only an explicit idempotency key (HTTP) is remembered: command_ids are chosen by clients and
+  // shared by none, so answering another connection's id with its tokens would leak them.
   const std::string retry_key =
-      command_id + "/" + proto::SerializeDeterministic(requested);
-  {
+      idempotency_key.empty() ? std::string()
+                              : idempotency_key + "/" + proto::SerializeDeterministic(requested);
+  if (!retry_key.empty()) {
     std::lock_guard lock(mutex_);
     if (auto it = created_answers_.find(retry_key); it != created_answers_.end()) {
       return done(it->second);
@@ -204,7 +208,7 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
         v1::ServerMessage reply;
         reply.set_command_id(command_id);
         *reply.mutable_match_created() = std::move(created);
-        {
+        if (!retry_key.empty()) {
           std::lock_guard lock(mutex_);
           if (created_answers_.size() >= kMaxRememberedCreates) created_answers_.clear();
           created_answers_[retry_key] = reply;

@@ -27,9 +27,12 @@ class Matches {
   size_t RecoverAll();
 
   // Creates a match and answers with MatchCreated (tokens shown once) or an Error, carrying
-  // `command_id`. Nothing is answered before the match's first event is durable. A retry of the
-  // same command_id with the same settings gets the same answer while this process runs.
+  // `command_id`. Nothing is answered before the match's first event is durable. With an
+  // `idempotency_key` (HTTP's Idempotency-Key: a secret the client makes unguessable), a retry
+  // with the same key and settings gets the same answer while this process runs; without one,
+  // every call creates a match.
   void Create(const melee::v1::MatchSettings& settings, const std::string& command_id,
+              const std::string& idempotency_key,
               std::function<void(melee::v1::ServerMessage)> done);
 
   // Returns the match, or nullptr.
