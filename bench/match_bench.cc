@@ -50,6 +50,7 @@
 
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/envelope.pb.h"
+#include "bench/process_stats.h"
 #include "proto/codec/frame.h"
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
@@ -69,37 +70,6 @@ constexpr int kStallSeconds = 60;
 
 double Millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-// ---- the server process, from /proc (as in ws_bench) --------------------------------------------
-
-// Reads VmRSS (KiB) of a process.
-long RssKiB(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
-// Reads user + system CPU seconds of a process.
-double CpuSeconds(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::istringstream fields(content.substr(content.rfind(')') + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-double Percentile(std::vector<double>& values, double p) {
-  if (values.empty()) return 0;
-  const auto at = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
-  std::nth_element(values.begin(), values.begin() + static_cast<long>(at), values.end());
-  return values[at];
-}
 
 // ---- the workload -------------------------------------------------------------------------------
 
