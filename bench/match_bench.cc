@@ -64,7 +64,7 @@ namespace aslpb = melee::asl::v1;
 using Clock = std::chrono::steady_clock;
 using proto::FrameKind;
 
-constexpr int kServerThreads = 2;
+constexpr int kDefaultServerThreads = 2;
 // A run in which no message arrives for this long is declared stalled and abandoned.
 constexpr int kStallSeconds = 60;
 
@@ -863,10 +863,10 @@ IdleResult OpenIdleConnections(const tcp::endpoint& endpoint, FrameKind kind, in
 // printing its output) when it does not come up.
 std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
                                                  const std::filesystem::path& data_dir,
-                                                 tcp::endpoint& endpoint) {
+                                                 tcp::endpoint& endpoint, int threads) {
   auto server = std::make_unique<testing::Subprocess>(std::vector<std::string>{
       binary, "--port", "0", "--data-dir", data_dir.string(), "--threads",
-      std::to_string(kServerThreads), "--messages-per-second", "1000000",
+      std::to_string(threads), "--messages-per-second", "1000000",
       "--max-connections-per-address", "100000", "--max-connections", "100000"});
   const std::string marker = "listening on http://127.0.0.1:";
   if (!server->WaitForOutput("(WebSocket at /ws)", std::chrono::seconds(20))) {
@@ -898,6 +898,7 @@ int main(int argc, char** argv) {
   int idle_connections = 1000;
   bool text = false;
   std::string server_binary = MELEE_SERVER_BINARY;
+  int server_threads = kDefaultServerThreads;
   CLI::App app{"match_bench — the reference workload (\"the round\") on a real melee-server"};
   app.add_option("--matches", match_counts, "Match counts N to run, one after another (1,10,100)")
       ->delimiter(',')
@@ -910,6 +911,9 @@ int main(int argc, char** argv) {
                  "Connections opened after the runs to measure memory per idle connection")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--server-threads", server_threads, "melee-server's I/O threads")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_flag("--text", text, "Use JSON text frames instead of binary protobuf");
   app.add_option("--server-binary", server_binary, "melee-server to start")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -918,13 +922,13 @@ int main(int argc, char** argv) {
   Settings settings;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
   settings.rounds = rounds;
-  auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint);
+  auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint, server_threads);
   if (!server) return 1;
 
   std::printf(
       "match_bench: melee-server (%d I/O threads, SQLite synchronous=FULL), the round: asl 3-vs-3 "
       "Melee, sealed declarations, %s frames, %d rounds per match, closed loop, 1 client thread\n",
-      kServerThreads, text ? "JSON text" : "binary protobuf", rounds);
+      server_threads, text ? "JSON text" : "binary protobuf", rounds);
   std::printf("%7s %9s %10s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "matches", "rounds/s",
               "commands/s", "ack p50", "ack p99", "round p50", "round p95", "round p99",
               "RSS before", "RSS after", "CPU s", "viol");
@@ -961,7 +965,7 @@ int main(int argc, char** argv) {
         OpenIdleConnections(settings.endpoint, settings.kind, idle_connections, server->pid());
     if (!StopServer(*server)) failed = true;
     tcp::endpoint fresh_endpoint;
-    auto fresh = StartServer(server_binary, dir.path() / "fresh", fresh_endpoint);
+    auto fresh = StartServer(server_binary, dir.path() / "fresh", fresh_endpoint, server_threads);
     if (!fresh) return 1;
     const IdleResult baseline =
         OpenIdleConnections(fresh_endpoint, settings.kind, idle_connections, fresh->pid());

@@ -153,8 +153,9 @@ struct Match::Planned {
   storage::StoredEvent stored;
   // Ruleset events: the event and the states around it.
   std::optional<AnyEvent> event;
-  std::optional<AnyState> before;
-  std::optional<AnyState> after;
+  // Consecutive events share the state between them (one copy per event, not two).
+  std::shared_ptr<const AnyState> before;
+  std::shared_ptr<const AnyState> after;
 };
 
 // Everything a command changes, decided before the append and applied after it.
@@ -492,6 +493,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
                                ? identity_.settings.choice_deadline_seconds()
                                : services_.default_choice_deadline_seconds;
   bool first = true;
+  auto current = std::make_shared<const AnyState>(plan.state);
   for (AnyEvent& event : *events) {
     Planned planned;
     storage::RulesetEvent& stored = *planned.stored.mutable_ruleset_event();
@@ -508,9 +510,10 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
     if (host_.RequestsChoice(event)) {
       stored.set_deadline_unix_ms(now + static_cast<int64_t>(seconds) * 1000);
     }
-    planned.before = plan.state;
+    planned.before = current;
     host_.ruleset().Apply(plan.state, event);
-    planned.after = plan.state;
+    current = std::make_shared<const AnyState>(plan.state);
+    planned.after = current;
     planned.event = std::move(event);
     plan.entries.push_back(std::move(planned));
   }
@@ -652,12 +655,15 @@ void Match::Broadcast(uint64_t first_seq) {
   for (const Subscription& s : subscribers_) {
     auto subscriber = s.subscriber.lock();
     if (!subscriber) continue;
+    std::vector<MessagePtr> messages;
+    messages.reserve(recent_.size() - first_index + 1);
     for (size_t i = first_index; i < recent_.size(); ++i) {
-      subscriber->Deliver(recent_[i][ViewerIndex(s.viewer)]);
+      messages.push_back(recent_[i][ViewerIndex(s.viewer)]);
     }
     MessagePtr& view = views[ViewerIndex(s.viewer)];
     if (!view) view = RenderView(s.viewer);
-    subscriber->Deliver(view);
+    messages.push_back(view);
+    subscriber->Deliver(std::move(messages));
   }
 }
 
@@ -840,15 +846,17 @@ Result<std::shared_ptr<Match>> Match::Recover(
           return Reject("", at(i) + "replaying the logged command with the logged dice does not "
                                     "give the logged events");
         }
+        auto current = std::make_shared<const AnyState>(plan.state);
         for (size_t k = 0; k < decided->size(); ++k) {
           AnyEvent& event = (*decided)[k];
           if (host->LogEvent(plan.state, event) != logged[k].ruleset_event().event()) {
             return Reject("", at(i + k) + "differs from what its command decides on replay");
           }
           Planned planned;
-          planned.before = plan.state;
+          planned.before = current;
           host->ruleset().Apply(plan.state, event);
-          planned.after = plan.state;
+          current = std::make_shared<const AnyState>(plan.state);
+          planned.after = current;
           planned.event = std::move(event);
           planned.stored = std::move(logged[k]);
           plan.entries.push_back(std::move(planned));

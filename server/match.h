@@ -39,8 +39,9 @@ class Metrics;
 class Subscriber {
  public:
   virtual ~Subscriber() = default;
-  // Queues one message for the client; called on the match's strand; must not block.
-  virtual void Deliver(std::shared_ptr<const melee::v1::ServerMessage> message) = 0;
+  // Queues messages for the client, in order; called on the match's strand; must not block.
+  // Messages handed over together are sent together.
+  virtual void Deliver(std::vector<std::shared_ptr<const melee::v1::ServerMessage>> messages) = 0;
 };
 
 using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;

@@ -236,21 +236,24 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
                              [self = this->weak_from_this()](std::vector<MessagePtr> replies) {
                                auto session = self.lock();
                                if (!session) return;
-                               for (MessagePtr& reply : replies) {
+                               for (const MessagePtr& reply : replies) {
                                  if (reply->has_error()) {
                                    session->context_.metrics.CountError(
                                        v1::ErrorCode_Name(reply->error().code()));
                                  }
-                                 session->Deliver(std::move(reply));
                                }
+                               session->Deliver(std::move(replies));
                              });
 }
 
 template <class Stream>
-void WebSocketSession<Stream>::Deliver(MessagePtr message) {
-  asio::dispatch(ws_.get_executor(), [self = this->shared_from_this(), message = std::move(message)] {
-    self->Enqueue(*message);
-  });
+void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
+  if (messages.empty()) return;
+  asio::dispatch(ws_.get_executor(),
+                 [self = this->shared_from_this(), messages = std::move(messages)] {
+                   for (const MessagePtr& message : messages) self->Enqueue(*message, false);
+                   self->StartWriting();
+                 });
 }
 
 template <class Stream>
@@ -270,7 +273,7 @@ void WebSocketSession<Stream>::Send(v1::ServerMessage message) {
 }
 
 template <class Stream>
-void WebSocketSession<Stream>::Enqueue(const v1::ServerMessage& message) {
+void WebSocketSession<Stream>::Enqueue(const v1::ServerMessage& message, bool start_writing) {
   if (closing_) return;
   const bool text = reply_as_text_;
   queue_.push_back(
@@ -286,11 +289,19 @@ void WebSocketSession<Stream>::Enqueue(const v1::ServerMessage& message) {
     return Close(websocket::close_code::policy_error,
                  "slow reader: too many unsent messages; reconnect and resume");
   }
-  if (queue_.size() == 1) DoWrite();
+  if (start_writing) StartWriting();
+}
+
+template <class Stream>
+void WebSocketSession<Stream>::StartWriting() {
+  if (!writing_ && !closing_ && !queue_.empty()) DoWrite();
 }
 
 template <class Stream>
 void WebSocketSession<Stream>::DoWrite() {
+  // Frames queued behind this one wait for it in the buffer below, and all leave together.
+  writing_ = true;
+  ws_.next_layer().Cork(queue_.size() > 1);
   ws_.text(queue_.front().text);
   ws_.async_write(asio::buffer(queue_.front().frame),
                   beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
@@ -302,7 +313,8 @@ void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
   context_.metrics.messages_sent.Increment();
   queued_bytes_ -= queue_.front().frame.size();
   queue_.pop_front();
-  if (!queue_.empty()) DoWrite();
+  writing_ = false;
+  StartWriting();
 }
 
 template <class Stream>
@@ -316,6 +328,7 @@ template <class Stream>
 void WebSocketSession<Stream>::Close(websocket::close_code code, std::string reason) {
   if (closing_ || !accepted_) return;
   closing_ = true;
+  ws_.next_layer().Cork(false);
   ws_.async_close(websocket::close_reason(code, reason),
                   [self = this->shared_from_this()](error_code ec) {
                     if (ec) self->Fail(ec, "close");

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "server/coalescing_stream.h"
 #include "server/connections.h"
 #include "server/context.h"
 #include "server/dispatcher.h"
@@ -79,7 +80,7 @@ class WebSocketSession : public Closable,
 
   // Queues `message` for this client; may be called from any thread.
   void Send(melee::v1::ServerMessage message);
-  void Deliver(MessagePtr message) override;
+  void Deliver(std::vector<MessagePtr> messages) override;
 
   void Shutdown() override;
 
@@ -89,13 +90,16 @@ class WebSocketSession : public Closable,
   void OnRead(error_code ec, std::size_t bytes);
   void HandleFrame(std::string_view frame, bool text);
   void SendError(melee::v1::ErrorCode code, std::string message, std::string command_id = {});
-  void Enqueue(const melee::v1::ServerMessage& message);  // on the strand
+  // Queues `message` (on the strand) and, unless told not to, starts writing.
+  void Enqueue(const melee::v1::ServerMessage& message, bool start_writing = true);
+  void StartWriting();
   void DoWrite();
   void OnWrite(error_code ec, std::size_t bytes);
   void Close(websocket::close_code code, std::string reason);
   void Fail(error_code ec, const char* what);
 
-  websocket::stream<Stream> ws_;
+  // Frames queued together leave in one write (see CoalescingStream).
+  websocket::stream<CoalescingStream<Stream>> ws_;
   beast::flat_buffer buffer_;
   ServerContext& context_;
   Connections::Slot slot_;
@@ -105,6 +109,7 @@ class WebSocketSession : public Closable,
   bool reply_as_text_ = false;  // answer in the frame kind the client used last
   bool accepted_ = false;
   bool closing_ = false;
+  bool writing_ = false;  // a frame of queue_ is being written
   struct Outgoing {
     std::string frame;
     bool text;
