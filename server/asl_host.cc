@@ -216,24 +216,78 @@ class AslHost final : public RulesetHost {
     return AnyCommand(std::move(*read));
   }
 
-  std::optional<Seat> ChoiceSeat(const AnyState& state) const override {
+  Awaiting AwaitingOf(const AnyState& state) const override {
     const asl::State& s = StateOf(state);
-    if (s.phase != asl::Phase::kChoice || !s.pending) return std::nullopt;
-    return s.pending->seat;
-  }
-
-  DecodedCommand DefaultChoice(const AnyState& state) const override {
-    // The rules defaults script.h documents: nobody withdraws; the first unit of a capture set.
-    const asl::State& s = StateOf(state);
-    asl::Choose answer{.choice_id = s.pending->id, .selected = {}};
-    if (s.pending->kind == asl::ChoiceKind::kCaptureSelection && !s.pending->options.empty()) {
-      answer.selected.emplace_back(asl::UnitId(s, s.pending->options.front()));
+    const std::string to_act(engine::Name(s.to_act));
+    switch (s.phase) {
+      case asl::Phase::kAnnounce:
+        return {.kind = Awaiting::Kind::kAnnouncement, .seats = {s.to_act},
+                .step = "announce/" + to_act};
+      case asl::Phase::kDeclare: {
+        if (s.sequential) {
+          // A11.3: one side at a time; every turn (an attack or a pass) is a new step.
+          return {.kind = Awaiting::Kind::kDeclaration, .seats = {s.to_act},
+                  .step = "sequential/" + std::to_string(s.queue.size()) + "/" + to_act + "/" +
+                          std::to_string(s.passed[0]) + std::to_string(s.passed[1])};
+        }
+        if (s.options.declaration_order == asl::DeclarationOrder::kAttackerFirst) {
+          // The DEFENDER's time starts when the ATTACKER's declaration is public.
+          const Seat seat = s.sealed[SeatIndex(s.attacker)] ? engine::Opponent(s.attacker)
+                                                            : s.attacker;
+          return {.kind = Awaiting::Kind::kDeclaration, .seats = {seat},
+                  .step = std::string("declare/") + std::string(engine::Name(seat))};
+        }
+        // Sealed: both sides owe their declarations in the same step.
+        Awaiting awaiting{.kind = Awaiting::Kind::kDeclaration, .seats = {}, .step = "declare"};
+        for (Seat seat : {s.attacker, engine::Opponent(s.attacker)}) {
+          if (!s.sealed[SeatIndex(seat)]) awaiting.seats.push_back(seat);
+        }
+        return awaiting;
+      }
+      case asl::Phase::kChoice:
+        return {.kind = Awaiting::Kind::kChoice, .seats = {s.pending->seat},
+                .step = "choice/" + std::to_string(s.pending->id)};
+      case asl::Phase::kSetUp:
+      case asl::Phase::kEnded:
+        break;
     }
-    return Decoded(std::move(answer));
+    return {};
   }
 
-  bool RequestsChoice(const AnyEvent& event) const override {
-    return EventOf(event).kind == asl::EventKind::kChoiceRequested;
+  DecodedCommand DefaultAction(const AnyState& state, Seat) const override {
+    const asl::State& s = StateOf(state);
+    switch (s.phase) {
+      case asl::Phase::kAnnounce:
+        return Decoded(asl::Announce{});  // no withdrawal, no solo SMC, no HtH
+      case asl::Phase::kChoice: {
+        // The rules defaults script.h documents: nobody withdraws; the first unit of a capture
+        // set.
+        asl::Choose answer{.choice_id = s.pending->id, .selected = {}};
+        if (s.pending->kind == asl::ChoiceKind::kCaptureSelection && !s.pending->options.empty()) {
+          answer.selected.emplace_back(asl::UnitId(s, s.pending->options.front()));
+        }
+        return Decoded(std::move(answer));
+      }
+      case asl::Phase::kDeclare:
+      case asl::Phase::kSetUp:
+      case asl::Phase::kEnded:
+        break;
+    }
+    // A11.12: not every unit has to attack; in sequential CC an empty turn is a pass (A11.3).
+    return Decoded(asl::Seal{});
+  }
+
+  SetupFacts FactsOf(const SetupParts& parts) const override {
+    SetupFacts facts;
+    for (const auto& part : parts) {
+      if (!part || !part->has_asl()) continue;
+      if (facts.location.empty()) facts.location = part->asl().location().name();
+      if (!facts.attacker && part->asl().attacker() != v1::SEAT_UNSPECIFIED) {
+        auto attacker = proto::SideFromProto(part->asl().attacker(), "attacker");
+        if (attacker) facts.attacker = *attacker;
+      }
+    }
+    return facts;
   }
 
   bool Ended(const AnyState& state) const override {

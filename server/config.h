@@ -33,6 +33,9 @@ struct ServerConfig {
   // Seconds a seat has to answer a mid-resolution choice when the match does not set its own;
   // then the ruleset's default is taken.
   uint32_t choice_deadline_seconds = 300;
+  // Seconds a seat has for each announcement and declaration when the match does not set its
+  // own; then the rules default is taken (announce nothing, declare no attack). 0: no deadline.
+  uint32_t declaration_deadline_seconds = 0;
   // TLS: when both are set every connection is TLS (https://, wss://); PEM files.
   std::filesystem::path tls_certificate;  // the certificate chain
   std::filesystem::path tls_private_key;

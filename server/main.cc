@@ -51,6 +51,12 @@ int main(int argc, char** argv) {
                  "own); then the rules default is taken")
       ->check(CLI::Range(1u, 7u * 24 * 3600))
       ->capture_default_str();
+  app.add_option("--declaration-deadline-seconds", config.declaration_deadline_seconds,
+                 "Seconds a seat has for each announcement and declaration (matches may set "
+                 "their own); then the rules default is taken: announce nothing, declare no "
+                 "attack. 0: no deadline")
+      ->check(CLI::Range(0u, 30u * 24 * 3600))
+      ->capture_default_str();
   app.add_option("--tls-certificate", config.tls_certificate,
                  "PEM certificate chain; with --tls-private-key every connection is TLS "
                  "(https://, wss://)")

@@ -26,6 +26,8 @@ using engine::Viewer;
 
 constexpr size_t kMaxEntropyBytes = 64;
 constexpr size_t kMaxFlagCommentBytes = 1000;
+constexpr size_t kMaxOrderedLocations = 32;
+constexpr size_t kMaxLocationNameBytes = 64;
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 size_t ViewerIndex(Viewer viewer) { return static_cast<size_t>(viewer); }
@@ -141,6 +143,8 @@ std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message)
     case v1::ClientMessage::kFlagForDirector:
       return {&message.flag_for_director().match_id(),
               message.flag_for_director().expected_seq()};
+    case v1::ClientMessage::kOrderLocations:
+      return {&message.order_locations().match_id(), message.order_locations().expected_seq()};
     default:
       return {nullptr, 0};
   }
@@ -241,14 +245,17 @@ void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
 
 void Match::CheckDeadlines() {
   asio::post(strand_, [self = shared_from_this()] {
-    if (self->appending_ || self->choice_deadline_unix_ms_ == 0) return;
-    if (self->services_.clock.NowUnixMs() < self->choice_deadline_unix_ms_) return;
-    const std::optional<Seat> seat = self->host_.ChoiceSeat(self->state_);
-    if (!seat) return;
-    spdlog::info("match {}: the choice deadline of {} passed; taking the rules default",
-                 self->identity_.id, engine::Name(*seat));
+    if (self->appending_ || self->deadline_unix_ms_ == 0 || !self->started_) return;
+    if (self->services_.clock.NowUnixMs() < self->deadline_unix_ms_) return;
+    const Awaiting awaiting = self->host_.AwaitingOf(self->state_);
+    if (awaiting.seats.empty()) return;
+    // One seat at a time: when both owe (sealed declarations), the next sweep, run once this
+    // default is applied, takes the other's.
+    const Seat seat = awaiting.seats.front();
+    spdlog::info("match {}: the deadline of {} for {} passed; taking the rules default",
+                 self->identity_.id, engine::Name(seat), awaiting.step);
     v1::ClientMessage none;
-    self->Process(engine::ViewerOf(*seat), std::move(none), [](std::vector<MessagePtr>) {}, true);
+    self->Process(engine::ViewerOf(seat), std::move(none), [](std::vector<MessagePtr>) {}, true);
   });
 }
 
@@ -385,7 +392,7 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
   const size_t me = SeatIndex(seat);
   const size_t other = 1 - me;
   if (deadline_default) {
-    return PlanRuleset(seat, host_.DefaultChoice(state_), "", std::move(plan), true);
+    return PlanRuleset(seat, host_.DefaultAction(state_, seat), "", std::move(plan), true);
   }
   switch (message.command_case()) {
     case v1::ClientMessage::kSubmitSetup: {
@@ -396,6 +403,9 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       if (auto ok = host_.CheckSetup(seat, message.submit_setup(),
                                      next_combat ? SetupParts{} : setup_.parts);
           !ok) {
+        return tl::unexpected(ok.error());
+      }
+      if (auto ok = CheckOrder(host_.FactsOf({message.submit_setup(), std::nullopt})); !ok) {
         return tl::unexpected(ok.error());
       }
       EnterSetup(plan, seat, message.submit_setup(), next_combat);
@@ -426,6 +436,9 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       stored.set_command_id(message.command_id());
       plan.entries.push_back(std::move(planned));
       if (!setup_.confirmed[other]) return plan;
+      if (auto ok = CheckOrder(host_.FactsOf(setup_.parts)); !ok) {
+        return tl::unexpected(ok.error());
+      }
       auto start = host_.StartCommand(setup_.parts);
       if (!start) return tl::unexpected(start.error());
       plan.started = true;
@@ -447,6 +460,48 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       stored.set_seat(StoredSeat(seat));
       stored.set_seq(flag.seq());
       stored.set_comment(flag.comment());
+      stored.set_command_id(message.command_id());
+      plan.entries.push_back(std::move(planned));
+      return plan;
+    }
+    case v1::ClientMessage::kOrderLocations: {
+      const v1::OrderLocations& order = message.order_locations();
+      if (CombatUnderWay()) {
+        return Reject("A11.12", std::string("order_locations: a close combat is ") +
+                                    (started_ ? "being played" : "being set up") +
+                                    "; each Location's CC is resolved completely before the next, "
+                                    "so order the Locations before the next set-up");
+      }
+      const bool continuing = order_ && !order_->remaining.empty();
+      if (continuing && order_->attacker != seat) {
+        return Reject("A11.12", "order_locations: the ATTACKER (" +
+                                    std::string(engine::Name(order_->attacker)) +
+                                    ") orders the Locations of this CCPh");
+      }
+      if (order.locations().empty() ||
+          static_cast<size_t>(order.locations_size()) > kMaxOrderedLocations) {
+        return Reject("", "order_locations.locations: 1.." +
+                              std::to_string(kMaxOrderedLocations) + " Locations");
+      }
+      for (int i = 0; i < order.locations_size(); ++i) {
+        const std::string& name = order.locations(i);
+        const std::string field = "order_locations.locations[" + std::to_string(i) + "]";
+        if (name.empty() || name.size() > kMaxLocationNameBytes) {
+          return Reject("", field + ": 1.." + std::to_string(kMaxLocationNameBytes) + " bytes");
+        }
+        for (int k = 0; k < i; ++k) {
+          if (order.locations(k) == name) return Reject("", field + ": '" + name + "' twice");
+        }
+        if (continuing && std::find(order_->resolved.begin(), order_->resolved.end(), name) !=
+                              order_->resolved.end()) {
+          return Reject("A11.12", field + ": the CC in " + name +
+                                      " was already resolved in this CCPh");
+        }
+      }
+      Planned planned;
+      storage::LocationsOrdered& stored = *planned.stored.mutable_locations_ordered();
+      stored.set_seat(StoredSeat(seat));
+      *stored.mutable_locations() = order.locations();
       stored.set_command_id(message.command_id());
       plan.entries.push_back(std::move(planned));
       return plan;
@@ -488,10 +543,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   engine::SourceDice dice(*bits);
   auto events = host_.ruleset().Decide(plan.state, seat, command.command, dice);
   if (!events) return tl::unexpected(events.error());
-  const int64_t now = services_.clock.NowUnixMs();
-  const uint32_t seconds = identity_.settings.choice_deadline_seconds() != 0
-                               ? identity_.settings.choice_deadline_seconds()
-                               : services_.default_choice_deadline_seconds;
+  const std::string step_before = host_.AwaitingOf(plan.state).step;
   bool first = true;
   auto current = std::make_shared<const AnyState>(plan.state);
   for (AnyEvent& event : *events) {
@@ -507,9 +559,6 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
       first = false;
     }
     stored.set_event(host_.LogEvent(plan.state, event));
-    if (host_.RequestsChoice(event)) {
-      stored.set_deadline_unix_ms(now + static_cast<int64_t>(seconds) * 1000);
-    }
     planned.before = current;
     host_.ruleset().Apply(plan.state, event);
     current = std::make_shared<const AnyState>(plan.state);
@@ -517,16 +566,60 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
     planned.event = std::move(event);
     plan.entries.push_back(std::move(planned));
   }
+  // A new step the rules wait for starts its deadline; the last event carries it, so that a
+  // replay of the log restores it.
+  const Awaiting after = host_.AwaitingOf(plan.state);
+  if (after.kind != Awaiting::Kind::kNothing && after.step != step_before &&
+      plan.entries.back().stored.has_ruleset_event()) {
+    const uint32_t seconds = DeadlineSeconds(after.kind);
+    if (seconds != 0) {
+      plan.entries.back().stored.mutable_ruleset_event()->set_deadline_unix_ms(
+          services_.clock.NowUnixMs() + static_cast<int64_t>(seconds) * 1000);
+    }
+  }
   return plan;
+}
+
+uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {
+  if (kind == Awaiting::Kind::kChoice) {
+    return identity_.settings.choice_deadline_seconds() != 0
+               ? identity_.settings.choice_deadline_seconds()
+               : services_.default_choice_deadline_seconds;
+  }
+  return identity_.settings.declaration_deadline_seconds() != 0
+             ? identity_.settings.declaration_deadline_seconds()
+             : services_.default_declaration_deadline_seconds;
+}
+
+bool Match::CombatUnderWay() const {
+  if (started_) return !host_.Ended(state_);
+  return setup_.parts[0].has_value() || setup_.parts[1].has_value();
+}
+
+Result<void> Match::CheckOrder(const SetupFacts& facts) const {
+  if (!order_ || order_->remaining.empty()) return {};
+  const std::string& next = order_->remaining.front();
+  if (!facts.location.empty() && facts.location != next) {
+    return Reject("A11.12", "the ATTACKER ordered the CC in " + next + " next; this set-up is for " +
+                                facts.location);
+  }
+  if (facts.attacker && *facts.attacker != order_->attacker) {
+    return Reject("A11.12", "the ATTACKER of this CCPh is " +
+                                std::string(engine::Name(order_->attacker)) +
+                                " (it ordered the Locations)");
+  }
+  return {};
 }
 
 // ---- applying ---------------------------------------------------------------------------------
 
 void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
+  const bool was_ended = started_ && host_.Ended(state_);
   state_ = std::move(plan.state);
   setup_ = std::move(plan.setup);
   started_ = plan.started;
   uint64_t seq = first_seq;
+  bool deadline_set = false;
   for (const Planned& planned : plan.entries) {
     std::array<MessagePtr, 4> rendered;
     for (Viewer viewer : kViewers) {
@@ -544,16 +637,38 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
       material = static_cast<uint8_t>((host_.Material(*planned.event, Seat::kSideA) ? 1 : 0) |
                                       (host_.Material(*planned.event, Seat::kSideB) ? 2 : 0));
       if (planned.stored.ruleset_event().deadline_unix_ms() != 0) {
-        choice_deadline_unix_ms_ = planned.stored.ruleset_event().deadline_unix_ms();
+        deadline_unix_ms_ = planned.stored.ruleset_event().deadline_unix_ms();
+        deadline_set = true;
       }
     } else if (planned.stored.has_setup_confirmed() || planned.stored.has_director_flag()) {
       material = 0;
+    } else if (planned.stored.has_locations_ordered()) {
+      const storage::LocationsOrdered& ordered = planned.stored.locations_ordered();
+      const Seat by = SeatOfStored(ordered.seat()).value_or(Seat::kSideA);
+      if (!order_ || order_->remaining.empty()) order_ = LocationOrder{.attacker = by, .resolved = {}, .remaining = {}};
+      order_->remaining.assign(ordered.locations().begin(), ordered.locations().end());
     }
     material_.push_back(material);
     ++seq;
   }
   seq_ = seq - 1;
-  if (!host_.ChoiceSeat(state_)) choice_deadline_unix_ms_ = 0;
+  // The deadline belongs to the step it was set for; another step without one has none.
+  const Awaiting awaiting = started_ ? host_.AwaitingOf(state_) : Awaiting{};
+  if (awaiting.kind == Awaiting::Kind::kNothing) {
+    deadline_unix_ms_ = 0;
+    deadline_step_.clear();
+  } else if (deadline_set) {
+    deadline_step_ = awaiting.step;
+  } else if (awaiting.step != deadline_step_) {
+    deadline_unix_ms_ = 0;
+    deadline_step_ = awaiting.step;
+  }
+  // A11.12: the close combat in the next ordered Location is over.
+  if (started_ && host_.Ended(state_) && !was_ended && order_ && !order_->remaining.empty() &&
+      host_.FactsOf(setup_.parts).location == order_->remaining.front()) {
+    order_->resolved.push_back(std::move(order_->remaining.front()));
+    order_->remaining.erase(order_->remaining.begin());
+  }
   if (!plan.command_id.empty()) {
     answers_[AnswerKey(engine::ViewerOf(plan.seat), plan.command_id)] =
         Answer{.seq = seq_, .receipt = plan.receipt};
@@ -585,9 +700,15 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     if (viewer == Viewer::kDirector || viewer == engine::ViewerOf(by)) {
       flag.set_comment(stored.director_flag().comment());
     }
+  } else if (stored.has_locations_ordered()) {
+    v1::LocationsOrdered& ordered = *out.mutable_locations_ordered();
+    ordered.set_seat(WireSeat(engine::ViewerOf(
+        SeatOfStored(stored.locations_ordered().seat()).value_or(Seat::kSideA))));
+    *ordered.mutable_locations() = stored.locations_ordered().locations();
   } else if (planned.event) {
     host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
     const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
+    if (ruleset_event.cause().deadline_default()) out.set_by_default(true);
     if (out.has_declaration_sealed()) {
       out.mutable_declaration_sealed()->set_receipt(ruleset_event.cause().receipt());
     }
@@ -622,19 +743,33 @@ MessagePtr Match::RenderView(Viewer viewer) const {
           host_.MaskSetup(*setup_.parts[i], seat, viewer).asl();
     }
   }
+  const std::string ordered_next =
+      order_ && !order_->remaining.empty()
+          ? " for " + order_->remaining.front() + " (the ATTACKER's order, A11.12)"
+          : "";
   if (!started_) {
     for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
       const size_t i = SeatIndex(seat);
       if (!setup_.parts[i]) {
-        view.add_waiting_for(std::string(engine::Name(seat)) + ": enter its units");
+        view.add_waiting_for(std::string(engine::Name(seat)) + ": enter its units" + ordered_next);
       } else if (!setup_.confirmed[i]) {
         view.add_waiting_for(std::string(engine::Name(seat)) + ": confirm the set-up");
       }
     }
   } else {
     for (std::string& waiting : host_.WaitingFor(state_)) view.add_waiting_for(std::move(waiting));
+    if (host_.Ended(state_) && !ordered_next.empty()) {
+      view.add_waiting_for("both sides: enter units" + ordered_next);
+    }
     host_.RenderView(state_, viewer, view);
   }
+  if (order_) {
+    v1::LocationOrder& order = *view.mutable_location_order();
+    order.set_attacker(WireSeat(engine::ViewerOf(order_->attacker)));
+    for (const std::string& name : order_->resolved) order.add_resolved(name);
+    for (const std::string& name : order_->remaining) order.add_remaining(name);
+  }
+  view.set_deadline_unix_ms(deadline_unix_ms_);
   return message;
 }
 
@@ -872,6 +1007,13 @@ Result<std::shared_ptr<Match>> Match::Recover(
       seat = SeatOfStored(stored.director_flag().seat());
       if (!seat) return Reject("", at(i) + "malformed flag");
       plan.command_id = stored.director_flag().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}});
+      ++i;
+    } else if (!setup_event && plan.entries.empty() && stored.has_locations_ordered()) {
+      seat = SeatOfStored(stored.locations_ordered().seat());
+      if (!seat) return Reject("", at(i) + "malformed order of Locations");
+      plan.command_id = stored.locations_ordered().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
                                      .after = {}});
       ++i;

@@ -54,6 +54,8 @@ struct MatchServices {
   const Clock& clock;
   Metrics& metrics;
   uint32_t default_choice_deadline_seconds = 300;
+  // For announcements and declarations; 0: none (a match's settings may still set one).
+  uint32_t default_declaration_deadline_seconds = 0;
   // Where dice come from; null: OpenSSL's CSPRNG. Tests script them.
   std::function<std::unique_ptr<engine::BitSource>()> dice_source;
   // How many of its latest events a match keeps rendered for every viewer. A client resuming
@@ -103,7 +105,8 @@ class Match : public std::enable_shared_from_this<Match> {
   void Attach(std::weak_ptr<Subscriber> subscriber, engine::Viewer viewer, uint64_t after_seq,
               std::string command_id, Reply reply);
 
-  // Takes the rules default for a choice whose deadline has passed. Thread-safe.
+  // Takes the rules default for a step (choice, announcement, declaration) whose deadline has
+  // passed. Thread-safe.
   void CheckDeadlines();
 
   // Runs `done` on the strand with the last seq (tests, metrics).
@@ -123,6 +126,12 @@ class Match : public std::enable_shared_from_this<Match> {
   struct Answer {
     uint64_t seq = 0;
     std::string receipt;
+  };
+  // A11.12: the ATTACKER's order of this CCPh's Locations.
+  struct LocationOrder {
+    engine::Seat attacker = engine::Seat::kSideA;
+    std::vector<std::string> resolved;
+    std::vector<std::string> remaining;  // the next one first
   };
 
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
@@ -146,6 +155,12 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
+  // Whether a close combat is being set up or played (the ATTACKER may not order Locations).
+  bool CombatUnderWay() const;
+  // How long a step of `kind` may take (0: no deadline), from the settings or the server.
+  uint32_t DeadlineSeconds(Awaiting::Kind kind) const;
+  // A11.12: refuses a set-up part that does not fit the ATTACKER's order of Locations.
+  engine::Result<void> CheckOrder(const SetupFacts& facts) const;
   MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
   void RunQueued();
 
@@ -161,7 +176,10 @@ class Match : public std::enable_shared_from_this<Match> {
   SetupState setup_;
   bool started_ = false;  // the engine's close combat has begun
   uint64_t seq_ = 0;
-  int64_t choice_deadline_unix_ms_ = 0;
+  // The deadline of the step the rules wait for (0: none), and that step's name.
+  int64_t deadline_unix_ms_ = 0;
+  std::string deadline_step_;
+  std::optional<LocationOrder> order_;
   // The last events as each viewer sees them: recent_.back() is event seq_, indexed by viewer.
   std::deque<std::array<MessagePtr, 4>> recent_;
   size_t recent_limit_;

@@ -28,6 +28,22 @@ struct DecodedCommand {
 // The sealed or set-up parts both sides entered, by seat (side A first).
 using SetupParts = std::array<std::optional<melee::v1::SubmitSetup>, 2>;
 
+// The Location and the ATTACKER a set-up names, where it names them.
+struct SetupFacts {
+  std::string location;
+  std::optional<engine::Seat> attacker;
+};
+
+// What the rules wait for, and from whom.
+struct Awaiting {
+  enum class Kind { kNothing, kAnnouncement, kDeclaration, kChoice };
+  Kind kind = Kind::kNothing;
+  std::vector<engine::Seat> seats;  // who owes it, in the order the default is taken
+  // Names the step. A new step (another name) starts a new deadline; a seat acting within the
+  // same step (one side sealing while the other still owes) does not.
+  std::string step;
+};
+
 class RulesetHost {
  public:
   virtual ~RulesetHost() = default;
@@ -53,12 +69,14 @@ class RulesetHost {
   // Reads a logged command back (replay); the log is untrusted, so errors are possible.
   virtual engine::Result<engine::AnyCommand> FromLogged(std::string_view logged) const = 0;
 
-  // The seat a choice waits for, if the state waits for one.
-  virtual std::optional<engine::Seat> ChoiceSeat(const engine::AnyState& state) const = 0;
-  // The rules default for the pending choice (taken when its deadline passes).
-  virtual DecodedCommand DefaultChoice(const engine::AnyState& state) const = 0;
-  // Whether `event` asks a seat for a choice (its deadline starts then).
-  virtual bool RequestsChoice(const engine::AnyEvent& event) const = 0;
+  // What the rules wait for in `state` (a close combat under way).
+  virtual Awaiting AwaitingOf(const engine::AnyState& state) const = 0;
+  // The rules default for what `seat` owes in `state`, taken when its deadline passes: announce
+  // nothing, declare no attack (a pass in sequential CC), the documented default of a choice.
+  virtual DecodedCommand DefaultAction(const engine::AnyState& state, engine::Seat seat) const = 0;
+  // The facts the set-up parts give so far (either side may give them; CheckSetup keeps them
+  // consistent).
+  virtual SetupFacts FactsOf(const SetupParts& parts) const = 0;
   // Whether the close combat is over.
   virtual bool Ended(const engine::AnyState& state) const = 0;
   // Who the match waits for, in words ("side_b: announce").

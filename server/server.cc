@@ -35,6 +35,8 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                              .clock = *clock_,
                              .metrics = metrics_,
                              .default_choice_deadline_seconds = config_.choice_deadline_seconds,
+                             .default_declaration_deadline_seconds =
+                                 config_.declaration_deadline_seconds,
                              .dice_source = std::move(hooks.dice),
                              .recent_events = hooks.recent_events},
                registry_),

@@ -4,6 +4,7 @@
 // and every bad input with its documented error.
 
 #include <google/protobuf/util/json_util.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
 
@@ -136,6 +137,46 @@ void SeatTwoPlayers(testing::TestServer& server, std::unique_ptr<MatchClient>& a
   ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
 }
 
+v1::ClientMessage OrderLocations(std::vector<std::string> locations) {
+  v1::ClientMessage message;
+  for (std::string& name : locations) message.mutable_order_locations()->add_locations(name);
+  return message;
+}
+
+// A's part of a set-up in `location`, with A as the ATTACKER.
+v1::ClientMessage EnterUnitsAt(const std::string& location) {
+  v1::ClientMessage message = EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  message.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
+  return message;
+}
+
+// Plays one close combat in `location` to its end: G1 (A, the ATTACKER) against R1 (B).
+void PlayCombat(MatchClient& a, MatchClient& b, ScriptedFaces& faces,
+                const std::string& location) {
+  ASSERT_TRUE(a.Act(EnterUnitsAt(location)).has_ack());
+  ASSERT_TRUE(b.Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  for (MatchClient* client : {&a, &b}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
+    ASSERT_TRUE(client->Act(Confirm()).has_ack());
+  }
+  for (MatchClient* client : {&a, &b}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
+    ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
+  }
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(b.Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  faces.Push({3, 4, 4, 3});
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_EQ(b.view().stage(), v1::STAGE_ENDED);
+  ASSERT_EQ(b.view().asl().location().name(), location);
+}
+
+std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  return {names.begin(), names.end()};
+}
+
 class MatchTest : public ::testing::Test {
  protected:
   MatchTest() : server_({}, Hooks()) {}
@@ -152,7 +193,8 @@ class MatchTest : public ::testing::Test {
 
   // Creates a match and seats two players; side A is the ATTACKER.
   void Seat(v1::DeclarationOrder order = v1::DECLARATION_ORDER_SEALED,
-            proto::FrameKind kind = proto::FrameKind::kBinary) {
+            proto::FrameKind kind = proto::FrameKind::kBinary,
+            uint32_t declaration_deadline_seconds = 0) {
     a_ = MatchClient::Connect(server_.ws_url(), kind);
     b_ = MatchClient::Connect(server_.ws_url(), kind);
     ASSERT_TRUE(a_ && b_);
@@ -160,11 +202,32 @@ class MatchTest : public ::testing::Test {
     settings.set_ruleset("asl");
     settings.set_declaration_order(order);
     settings.set_choice_deadline_seconds(60);
+    settings.set_declaration_deadline_seconds(declaration_deadline_seconds);
     created_ = a_->Create(settings);
     ASSERT_FALSE(created_.match_id().empty());
     ASSERT_TRUE(a_->Join(created_.match_id(), created_.side_a_token()).has_joined());
     ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
     EXPECT_EQ(a_->view().stage(), v1::STAGE_SETUP);
+  }
+
+  // Both sides enter their units and confirm: the close combat starts (A owes its announcement).
+  void EnterAndConfirm() {
+    ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+    ASSERT_TRUE(b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+    ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+    ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+    ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+    ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+    ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  }
+
+  // Runs the server's deadline sweep at the clock's time, then a round trip through the server
+  // for each client, so that whatever the sweep caused has arrived.
+  void SweepDeadlines() {
+    server_.server().matches().CheckDeadlines();
+    v1::ClientMessage ping;
+    ping.mutable_ping()->set_nonce(1);
+    for (MatchClient* client : {a_.get(), b_.get()}) client->Call(ping);
   }
 
   // Both sides enter their units, confirm, and announce: the Location is at designation.
@@ -391,6 +454,104 @@ TEST_F(MatchTest, AChoiceDeadlineTakesTheRulesDefault) {
   }
   EXPECT_TRUE(defaulted);
   EXPECT_NE(a_->view().asl().phase(), aslpb::PHASE_CHOICE);
+}
+
+// Announcements and declarations have a deadline when the match sets one (here 120 s): each
+// seat that still owes one when it passes gets the rules default — announce nothing, declare
+// no attack (A11.12: not every unit has to attack) — marked as such for every viewer.
+TEST_F(MatchTest, ADeclarationDeadlineTakesTheRulesDefaultForEachSeatThatOwes) {
+  Seat(v1::DECLARATION_ORDER_SEALED, proto::FrameKind::kBinary, 120);
+  EnterAndConfirm();
+  ASSERT_EQ(a_->view().asl().phase(), aslpb::PHASE_ANNOUNCE);
+  EXPECT_EQ(a_->view().deadline_unix_ms(), clock_->NowUnixMs() + 120'000)
+      << "the ATTACKER's announcement is due 120 s after the close combat started";
+
+  clock_->Advance(std::chrono::seconds(119));
+  const uint64_t before = a_->last_seq();
+  SweepDeadlines();
+  EXPECT_EQ(a_->last_seq(), before) << "not yet";
+
+  clock_->Advance(std::chrono::seconds(2));
+  server_.server().matches().CheckDeadlines();
+  ASSERT_TRUE(b_->WaitForSeq(before + 1));
+  ASSERT_TRUE(b_->WaitForSeq(b_->view().seq()));
+  const v1::MatchEvent& announced = b_->events().back();
+  EXPECT_EQ(announced.asl().kind(), aslpb::EVENT_KIND_ANNOUNCED);
+  EXPECT_TRUE(announced.by_default()) << announced.DebugString();
+  // The DEFENDER's announcement is a new step: its own 120 s start now.
+  EXPECT_EQ(b_->view().deadline_unix_ms(), clock_->NowUnixMs() + 120'000);
+  ASSERT_TRUE(b_->Act(AnnounceNothing()).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  ASSERT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
+  const int64_t declarations_due = clock_->NowUnixMs() + 120'000;
+  EXPECT_EQ(a_->view().deadline_unix_ms(), declarations_due);
+
+  // B seals in time; that does not restart A's clock (both owe in the same step).
+  clock_->Advance(std::chrono::seconds(30));
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  EXPECT_EQ(a_->view().deadline_unix_ms(), declarations_due);
+
+  faces_.Push({4, 3});  // B's CC DR 7 (A declared nothing)
+  clock_->Advance(std::chrono::seconds(91));
+  server_.server().matches().CheckDeadlines();
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq() + 1));
+  ASSERT_TRUE(a_->WaitForSeq(a_->view().seq()));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED);
+  EXPECT_EQ(a_->view().deadline_unix_ms(), 0);
+  bool a_sealed_by_default = false;
+  bool revealed = false;
+  for (const v1::MatchEvent& event : a_->events()) {
+    if (event.has_declaration_sealed() && event.declaration_sealed().seat() == v1::SEAT_SIDE_A) {
+      a_sealed_by_default = event.by_default();
+    }
+    if (event.has_declarations_revealed()) {
+      revealed = true;
+      EXPECT_EQ(event.declarations_revealed().side_a().asl().attacks_size(), 0);
+      EXPECT_EQ(event.declarations_revealed().side_b().asl().attacks_size(), 1);
+    }
+  }
+  EXPECT_TRUE(a_sealed_by_default);
+  EXPECT_TRUE(revealed);
+}
+
+// With no deadline in the match's settings and none on the server (the default), a seat that
+// does not declare holds the match, however long it takes (play by email).
+TEST_F(MatchTest, WithoutADeclarationDeadlineTheMatchWaitsForTheSeat) {
+  Seat();
+  SetUpAndAnnounce();
+  EXPECT_EQ(a_->view().deadline_unix_ms(), 0);
+  const uint64_t before = a_->last_seq();
+  clock_->Advance(std::chrono::hours(24 * 30));
+  SweepDeadlines();
+  EXPECT_EQ(a_->last_seq(), before);
+  EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
+}
+
+// attacker_first (A11.12 as written): the DEFENDER designates after seeing the ATTACKER's
+// attacks, so its time starts only then.
+TEST_F(MatchTest, UnderAttackerFirstTheDefendersTimeStartsWithTheAttackersDeclaration) {
+  Seat(v1::DECLARATION_ORDER_ATTACKER_FIRST, proto::FrameKind::kBinary, 100);
+  SetUpAndAnnounce();
+  EXPECT_EQ(a_->view().deadline_unix_ms(), clock_->NowUnixMs() + 100'000);
+  clock_->Advance(std::chrono::seconds(50));
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  EXPECT_EQ(b_->view().deadline_unix_ms(), clock_->NowUnixMs() + 100'000);
+
+  faces_.Push({3, 4});  // A's CC DR 7
+  clock_->Advance(std::chrono::seconds(101));
+  server_.server().matches().CheckDeadlines();
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq() + 1));
+  ASSERT_TRUE(b_->WaitForSeq(b_->view().seq()));
+  EXPECT_EQ(b_->view().stage(), v1::STAGE_ENDED);
+  bool b_by_default = false;
+  for (const v1::MatchEvent& event : b_->events()) {
+    if (event.has_declaration_sealed() && event.declaration_sealed().seat() == v1::SEAT_SIDE_B) {
+      b_by_default = event.by_default();
+    }
+  }
+  EXPECT_TRUE(b_by_default);
 }
 
 // The bad-input suite: each refusal has its documented code and names the problem; nothing
@@ -648,6 +809,127 @@ TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
   ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
   ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
   EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
+}
+
+
+// A11.12: the ATTACKER specifies the order in which the Locations of the CCPh are resolved, and
+// each Location's CC is resolved completely before the next. The server holds the order, starts
+// close combats only in it, and recovers it after a restart.
+TEST(LocationOrderTest, CloseCombatsFollowTheAttackersOrderOfLocations) {
+  testing::TempDir dir;
+  ScriptedFaces faces;
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  v1::MatchCreated created;
+  {
+    testing::TestServer server({}, hooks, dir.path() / "data");
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(SeatTwoPlayers(server, a, b, created));
+    ASSERT_TRUE(a->Act(OrderLocations({"G3", "H4"})).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    ASSERT_TRUE(b->events().back().has_locations_ordered());
+    EXPECT_EQ(Names(b->events().back().locations_ordered().locations()),
+              (std::vector<std::string>{"G3", "H4"}));
+    EXPECT_EQ(b->view().location_order().attacker(), v1::SEAT_SIDE_A);
+    EXPECT_EQ(Names(b->view().location_order().remaining()),
+              (std::vector<std::string>{"G3", "H4"}));
+    EXPECT_THAT(b->view().waiting_for(),
+                ::testing::Contains(::testing::HasSubstr("enter its units for G3")));
+
+    // Only the ATTACKER orders; a set-up must be for the next Location, with that ATTACKER.
+    const v1::ServerMessage by_defender = b->Act(OrderLocations({"H4", "G3"}));
+    EXPECT_EQ(by_defender.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+    EXPECT_EQ(by_defender.error().rule_ref(), "A11.12");
+    const v1::ServerMessage out_of_order = a->Act(EnterUnitsAt("H4"));
+    EXPECT_EQ(out_of_order.error().rule_ref(), "A11.12");
+    EXPECT_THAT(out_of_order.error().message(), ::testing::HasSubstr("G3 next"));
+    v1::ClientMessage b_as_attacker =
+        EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, true);
+    b_as_attacker.mutable_submit_setup()->mutable_asl()->set_attacker(v1::SEAT_SIDE_B);
+    EXPECT_EQ(b->Act(b_as_attacker).error().rule_ref(), "A11.12");
+
+    ASSERT_NO_FATAL_FAILURE(PlayCombat(*a, *b, faces, "G3"));
+    EXPECT_EQ(Names(b->view().location_order().resolved()), std::vector<std::string>{"G3"});
+    EXPECT_EQ(Names(b->view().location_order().remaining()), std::vector<std::string>{"H4"});
+    EXPECT_THAT(b->view().waiting_for(), ::testing::Contains(::testing::HasSubstr("for H4")));
+
+    // A resolved Location is not fought again this CCPh; what remains may be reordered.
+    const v1::ServerMessage again = a->Act(OrderLocations({"G3", "H4"}));
+    EXPECT_EQ(again.error().rule_ref(), "A11.12");
+    EXPECT_THAT(again.error().message(), ::testing::HasSubstr("already resolved"));
+    ASSERT_TRUE(a->Act(OrderLocations({"J5", "H4"})).has_ack());
+    // Once a set-up is under way, the order stands until that Location is resolved.
+    ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    const v1::ServerMessage during = a->Act(OrderLocations({"H4", "J5"}));
+    EXPECT_EQ(during.error().rule_ref(), "A11.12");
+    EXPECT_THAT(during.error().message(), ::testing::HasSubstr("being set up"));
+  }
+  // After a restart the order is rebuilt from the log.
+  testing::TestServer server({}, hooks, dir.path() / "data");
+  auto a = MatchClient::Connect(server.ws_url());
+  auto b = MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  EXPECT_EQ(Names(a->view().location_order().resolved()), std::vector<std::string>{"G3"});
+  EXPECT_EQ(Names(a->view().location_order().remaining()),
+            (std::vector<std::string>{"J5", "H4"}));
+  ASSERT_NO_FATAL_FAILURE(PlayCombat(*a, *b, faces, "J5"));
+  ASSERT_NO_FATAL_FAILURE(PlayCombat(*a, *b, faces, "H4"));
+  EXPECT_EQ(Names(a->view().location_order().resolved()),
+            (std::vector<std::string>{"G3", "J5", "H4"}));
+  EXPECT_TRUE(a->view().location_order().remaining().empty());
+  // The CCPh is over; in the next Player Turn B is the ATTACKER and orders its own Locations.
+  ASSERT_TRUE(b->Act(OrderLocations({"G3"})).has_ack());
+  ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+  EXPECT_EQ(a->view().location_order().attacker(), v1::SEAT_SIDE_B);
+  EXPECT_TRUE(a->view().location_order().resolved().empty());
+}
+
+
+// A deadline is part of the log (on the event that started the step), so a restart neither
+// forgets nor extends it.
+TEST(DeadlineRestartTest, ADeclarationDeadlineSurvivesARestart) {
+  testing::TempDir dir;
+  ScriptedFaces faces;
+  auto clock = std::make_shared<server::ManualClock>();
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  hooks.clock = clock;
+  v1::MatchCreated created;
+  int64_t due = 0;
+  {
+    testing::TestServer server({}, hooks, dir.path() / "data");
+    auto a = MatchClient::Connect(server.ws_url());
+    auto b = MatchClient::Connect(server.ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    settings.set_declaration_deadline_seconds(60);
+    created = a->Create(settings);
+    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    ASSERT_TRUE(a->Act(EnterUnitsAt("G3")).has_ack());
+    ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    ASSERT_TRUE(a->Act(Confirm()).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    ASSERT_TRUE(b->Act(Confirm()).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    due = a->view().deadline_unix_ms();
+    ASSERT_EQ(due, clock->NowUnixMs() + 60'000);
+  }
+  clock->Advance(std::chrono::seconds(30));
+  testing::TestServer server({}, hooks, dir.path() / "data");
+  auto a = MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  EXPECT_EQ(a->view().deadline_unix_ms(), due);
+  const uint64_t before = a->last_seq();
+  clock->Advance(std::chrono::seconds(31));
+  server.server().matches().CheckDeadlines();
+  ASSERT_TRUE(a->WaitForSeq(before + 1));
+  EXPECT_TRUE(a->events().back().by_default());
+  EXPECT_EQ(a->events().back().asl().kind(), aslpb::EVENT_KIND_ANNOUNCED);
 }
 
 }  // namespace

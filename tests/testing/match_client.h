@@ -76,6 +76,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kFlagForDirector:
         Fill(message.mutable_flag_for_director());
         break;
+      case melee::v1::ClientMessage::kOrderLocations:
+        Fill(message.mutable_order_locations());
+        break;
       default:
         break;
     }
