@@ -21,6 +21,8 @@ struct ClientError {
   // Set when the server closed the WebSocket: its close code (e.g. 1009) and reason.
   std::optional<int> close_code;
   std::string close_reason;
+  // The server answered with an Error (a refusal, not a transport failure).
+  bool refused = false;
 };
 
 template <class T>

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/rules_command.h"
 #include "client-sdk/sync_client.h"
 #include "proto/codec/json.h"
@@ -63,8 +64,14 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 the server or the rules refused, 2 usage error, 3 server "
       "unreachable."};
   app.require_subcommand(1);
-  std::string url = "ws://127.0.0.1:8080/ws";
-  app.add_option("--server", url, "WebSocket URL of the server")->capture_default_str();
+  // The server: --server, else $MELEE_SERVER, else a server on this machine.
+  const char* from_environment = std::getenv("MELEE_SERVER");
+  std::string url = from_environment != nullptr && *from_environment != '\0'
+                        ? from_environment
+                        : "ws://127.0.0.1:8080/ws";
+  app.add_option("--server", url,
+                 "WebSocket URL of the server (default: $MELEE_SERVER, else this machine)")
+      ->capture_default_str();
 
   bool json = false;
   CLI::App* hello = app.add_subcommand("hello", "Connect and print the server's versions");
@@ -72,6 +79,9 @@ int main(int argc, char** argv) {
 
   melee::cli::RulesArgs rules_args;
   const melee::cli::RulesCommand rules(app, rules_args);
+
+  melee::cli::MatchArgs match_args;
+  const melee::cli::MatchCommands match(app, match_args);
 
   try {
     app.parse(argc, argv);
@@ -81,5 +91,9 @@ int main(int argc, char** argv) {
   }
   if (*hello) return RunHello(url, json);
   if (rules.chosen()) return rules.Run(std::cout, std::cerr);
+  if (match.chosen()) {
+    match_args.server = url;
+    return match.Run(std::cout, std::cerr);
+  }
   return EXIT_SUCCESS;
 }

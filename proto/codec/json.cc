@@ -14,4 +14,14 @@ std::string ToJson(const google::protobuf::Message& message, JsonStyle style) {
   return json;
 }
 
+std::string FromJson(std::string_view json, google::protobuf::Message& message) {
+  message.Clear();
+  const google::protobuf::util::JsonParseOptions strict;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &message, strict);
+  if (status.ok()) return {};
+  const std::string problem(status.message());
+  return problem.empty() ? "not valid JSON for " + message.GetTypeName() : problem;
+}
+
 }  // namespace melee::proto

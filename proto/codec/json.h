@@ -6,6 +6,7 @@
 #include <google/protobuf/message.h>
 
 #include <string>
+#include <string_view>
 
 namespace melee::proto {
 
@@ -17,5 +18,9 @@ enum class JsonStyle {
 
 // Returns `message` in the protobuf JSON mapping. Never fails for Melee's messages (no Any).
 std::string ToJson(const google::protobuf::Message& message, JsonStyle style = JsonStyle::kCompact);
+
+// Reads `json` (the protobuf JSON mapping, strict: unknown fields are refused) into `message`.
+// Returns an empty string on success, else what is wrong, e.g. "attacks[0].attackers: ...".
+std::string FromJson(std::string_view json, google::protobuf::Message& message);
 
 }  // namespace melee::proto

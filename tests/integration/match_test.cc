@@ -17,6 +17,7 @@
 #include "server/clock.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 
@@ -26,40 +27,7 @@ namespace {
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
 using testing::MatchClient;
-
-// Dice the test decides: faces from a queue, then `fallback` once it runs out.
-class ScriptedFaces {
- public:
-  explicit ScriptedFaces(int fallback = 3) : fallback_(fallback) {}
-  void Push(std::initializer_list<int> faces) {
-    std::lock_guard lock(mutex_);
-    faces_.insert(faces_.end(), faces);
-  }
-  std::function<std::unique_ptr<engine::BitSource>()> Source() {
-    return [this] { return std::make_unique<Bits>(*this); };
-  }
-
- private:
-  // FairD6 turns x into x % 6 + 1.
-  class Bits final : public engine::BitSource {
-   public:
-    explicit Bits(ScriptedFaces& faces) : faces_(faces) {}
-    uint64_t Next64() override { return static_cast<uint64_t>(faces_.Next() - 1); }
-
-   private:
-    ScriptedFaces& faces_;
-  };
-  int Next() {
-    std::lock_guard lock(mutex_);
-    if (faces_.empty()) return fallback_;
-    const int face = faces_.front();
-    faces_.pop_front();
-    return face;
-  }
-  std::mutex mutex_;
-  std::deque<int> faces_;
-  int fallback_;
-};
+using testing::ScriptedFaces;
 
 aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, const std::string& name) {
   aslpb::Unit unit;

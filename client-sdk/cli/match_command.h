@@ -1,0 +1,82 @@
+#pragma once
+
+// The `melee` commands that play a match on a server, one shot each — what a play-by-email
+// player runs, and what a live player can script:
+//
+//   melee match create [--title T] [--declaration-order sealed|attacker_first]
+//                      [--choice-deadline S] [--declaration-deadline S] --out DIR
+//   melee match join --match ID --token TOKEN [--spectate] --out FILE
+//   melee match status --seat FILE [--all]
+//   melee match watch --seat FILE [--until-ended] [--idle-timeout S]
+//   melee submit --seat FILE (--setup FILE | --confirm | --announce [FILE] | --declaration FILE
+//                             | --order G3,H4 | --flag SEQ --comment TEXT)
+//   melee choose --seat FILE --choice ID [--select G1,G2]
+//
+// A seat file (melee.v1.SeatLink in the JSON mapping) holds the server, the match, the seat's
+// secret token and the last event its holder was shown; every command prints the events since
+// then and what the match now waits for, and moves the mark. Exit codes: 0 done; 1 the server
+// refused (the message names the rule); 2 usage (bad arguments, an unreadable or malformed
+// file); 3 the server could not be reached.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace melee::cli {
+
+// The parsed arguments of the match commands. Filled by CLI11 while it parses.
+struct MatchArgs {
+  std::string server;  // the WebSocket URL for `match create` and `match join`
+  // match create
+  std::string title;
+  std::string declaration_order = "sealed";
+  uint32_t choice_deadline_seconds = 0;
+  uint32_t declaration_deadline_seconds = 0;
+  std::string out;  // create: a directory; join: a seat file
+  // match join
+  std::string match_id;
+  std::string token;
+  bool spectate = false;
+  // commands on a seat file
+  std::string seat_file;
+  bool all = false;
+  bool until_ended = false;
+  uint32_t idle_timeout_seconds = 0;
+  // submit
+  std::string setup_file;
+  bool confirm = false;
+  std::vector<std::string> announce_file;  // given with no value: announce nothing
+  std::string declaration_file;
+  std::vector<std::string> order;
+  uint64_t flag_seq = 0;
+  std::string comment;
+  // choose
+  std::string choice_id;
+  std::vector<std::string> selected;
+};
+
+class MatchCommands {
+ public:
+  // Adds `match` (create, join, status, watch), `submit` and `choose` to `app`.
+  MatchCommands(CLI::App& app, MatchArgs& args);
+
+  bool chosen() const;
+
+  // Runs the chosen command; returns the exit code.
+  int Run(std::ostream& out, std::ostream& err) const;
+
+ private:
+  MatchArgs& args_;
+  CLI::App* match_ = nullptr;
+  CLI::App* create_ = nullptr;
+  CLI::App* join_ = nullptr;
+  CLI::App* status_ = nullptr;
+  CLI::App* watch_ = nullptr;
+  CLI::App* submit_ = nullptr;
+  CLI::App* choose_ = nullptr;
+  CLI::Option* announce_ = nullptr;
+};
+
+}  // namespace melee::cli
