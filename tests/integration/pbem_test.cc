@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -80,6 +81,110 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
     EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "hill621" / "side_b.seat"));
+}
+
+
+struct CliRun {
+  std::optional<int> code;
+  std::string output;
+};
+
+// Runs `melee args...` in `cwd` (the server from $MELEE_SERVER, set by the caller).
+CliRun Melee(const std::filesystem::path& cwd, const std::string& args) {
+  testing::Subprocess process(
+      {"/bin/bash", "-c", "cd '" + cwd.string() + "' && exec '" MELEE_CLI_BINARY "' " + args});
+  CliRun run;
+  run.code = process.Wait(std::chrono::seconds(30));
+  run.output = process.output();
+  return run;
+}
+
+const char* const kAliceUnits =
+    R"({"location": {"name": "G3"}, "attacker": "SEAT_SIDE_A", "units": [{"id": "G1",)"
+    R"( "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "firepower": 4, "morale": 7}]})";
+const char* const kBobUnits =
+    R"({"units": [{"id": "R1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_SQUAD",)"
+    R"( "firepower": 4, "morale": 7}]})";
+
+void Write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// Every documented exit code, each with a message naming the problem.
+TEST(MeleeCli, ExitCodesNameTheProblem) {
+  testing::TestServer server;
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+  Write(dir.path() / "attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
+  Write(dir.path() / "bad.json", R"({"attacks": [{"attackerz": ["G1"]}]})");
+
+  const CliRun early = Melee(dir.path(), "submit --seat m/side_a.seat --declaration attacks.json");
+  EXPECT_EQ(early.code, 1) << early.output;
+  EXPECT_TRUE(Contains(early.output, "refused: the close combat has not started")) << early.output;
+
+  const CliRun malformed = Melee(dir.path(), "submit --seat m/side_a.seat --declaration bad.json");
+  EXPECT_EQ(malformed.code, 2);
+  EXPECT_TRUE(Contains(malformed.output, "bad.json: not a valid melee.asl.v1.Seal")) << malformed.output;
+  EXPECT_TRUE(Contains(malformed.output, "attackerz")) << malformed.output;
+
+  const CliRun two = Melee(dir.path(), "submit --seat m/side_a.seat --confirm --announce");
+  EXPECT_EQ(two.code, 2);
+  EXPECT_TRUE(Contains(two.output, "exactly one of")) << two.output;
+
+  const CliRun missing = Melee(dir.path(), "match status --seat nowhere.seat");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(Contains(missing.output, "cannot open nowhere.seat")) << missing.output;
+
+  const CliRun forged = Melee(dir.path(), "match join --match m1 --token forged --out x.seat");
+  EXPECT_EQ(forged.code, 1) << forged.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "x.seat"));
+
+  const CliRun unreachable =
+      Melee(dir.path(), "--server ws://127.0.0.1:1/ws match create --out elsewhere");
+  EXPECT_EQ(unreachable.code, 3);
+  EXPECT_TRUE(Contains(unreachable.output, "cannot connect")) << unreachable.output;
+
+  const CliRun help = Melee(dir.path(), "submit --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(Contains(help.output, "--declaration")) << help.output;
+}
+
+// `melee match watch` follows a match live and stops when the close combat is over.
+TEST(MeleeCli, WatchFollowsAMatchUntilTheCloseCombatEnds) {
+  testing::ScriptedFaces faces(4);
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+  Write(dir.path() / "a.json", kAliceUnits);
+  Write(dir.path() / "b.json", kBobUnits);
+  Write(dir.path() / "a-attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
+  Write(dir.path() / "none.json", "{}");  // B declares no attack (A11.12 allows it)
+
+  testing::Subprocess watch({"/bin/bash", "-c",
+                             "cd '" + dir.path().string() + "' && exec '" MELEE_CLI_BINARY
+                             "' match watch --seat m/spectator.seat --until-ended"});
+  ASSERT_TRUE(watch.WaitForOutput("Waiting for:", std::chrono::seconds(10))) << watch.output();
+  faces.Push({3, 4});
+  for (const char* step : {"submit --seat m/side_a.seat --setup a.json",
+                           "submit --seat m/side_b.seat --setup b.json",
+                           "submit --seat m/side_a.seat --confirm",
+                           "submit --seat m/side_b.seat --confirm",
+                           "submit --seat m/side_a.seat --announce",
+                           "submit --seat m/side_b.seat --announce",
+                           "submit --seat m/side_b.seat --declaration none.json",
+                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
+    const CliRun run = Melee(dir.path(), step);
+    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
+  }
+  const auto code = watch.Wait(std::chrono::seconds(20));
+  EXPECT_EQ(code, 0) << watch.output();
+  EXPECT_TRUE(Contains(watch.output(), "side_b sealed its declaration")) << watch.output();
+  EXPECT_TRUE(Contains(watch.output(), "declarations revealed")) << watch.output();
+  EXPECT_TRUE(Contains(watch.output(), "the close combat is over")) << watch.output();
 }
 
 }  // namespace
