@@ -1,0 +1,199 @@
+#include "client-sdk/cli/render.h"
+
+#include <ctime>
+#include <string_view>
+#include <tuple>
+
+#include "melee/asl/v1/asl.pb.h"
+
+namespace melee::cli {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+
+std::string SeatName(v1::Seat seat) {
+  switch (seat) {
+    case v1::SEAT_SIDE_A:
+      return "side_a";
+    case v1::SEAT_SIDE_B:
+      return "side_b";
+    case v1::SEAT_DIRECTOR:
+      return "director";
+    case v1::SEAT_SPECTATOR:
+      return "spectator";
+    default:
+      return "nobody";
+  }
+}
+
+std::string Time(int64_t unix_ms) {
+  const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  return text;
+}
+
+namespace {
+
+std::string Join(const google::protobuf::RepeatedPtrField<std::string>& values,
+                 std::string_view separator = ", ") {
+  std::string out;
+  for (const std::string& value : values) {
+    if (!out.empty()) out += separator;
+    out += value;
+  }
+  return out;
+}
+
+// "G1 4-6-7"; a concealed unit this seat may not identify is "R2 ?".
+std::string UnitLabel(const aslpb::Unit& unit, bool hidden) {
+  if (hidden || (unit.concealed() && unit.name().empty())) return unit.id() + " ?";
+  std::string label = unit.id();
+  if (!unit.name().empty()) label += " " + unit.name();
+  if (unit.concealed()) label += " (concealed)";
+  return label;
+}
+
+std::string Units(const aslpb::SideSetup& part) {
+  std::string out;
+  for (const aslpb::Unit& unit : part.units()) {
+    if (!out.empty()) out += ", ";
+    out += UnitLabel(unit, false);
+  }
+  return out.empty() ? "no units" : out;
+}
+
+std::string Attacks(const v1::Declaration& declaration) {
+  std::string out;
+  for (const aslpb::AttackOrder& attack : declaration.asl().attacks()) {
+    if (!out.empty()) out += "; ";
+    out += Join(attack.attackers(), "+") + " -> " + Join(attack.targets(), "+");
+  }
+  return out.empty() ? "no attack" : out;
+}
+
+// Indents every line of `text` after the first by `indent`.
+std::string Indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
+  out << "  #" << event.seq() << " ";
+  if (event.has_match_opened()) {
+    out << "match opened (" << event.match_opened().settings().ruleset() << " "
+        << event.match_opened().ruleset_version() << ")";
+  } else if (event.has_setup_submitted()) {
+    out << SeatName(event.setup_submitted().seat())
+        << " entered its units: " << Units(event.setup_submitted().asl());
+    if (!event.setup_submitted().asl().location().name().empty()) {
+      out << " in " << event.setup_submitted().asl().location().name();
+    }
+  } else if (event.has_setup_confirmed()) {
+    out << SeatName(event.setup_confirmed().seat()) << " confirmed the set-up";
+  } else if (event.has_locations_ordered()) {
+    out << SeatName(event.locations_ordered().seat())
+        << " (the ATTACKER) ordered this CCPh's Locations: "
+        << Join(event.locations_ordered().locations());
+  } else if (event.has_director_flag()) {
+    out << SeatName(event.director_flag().seat()) << " flagged event #"
+        << event.director_flag().seq() << " for the director";
+    if (!event.director_flag().comment().empty()) {
+      out << ": \"" << event.director_flag().comment() << "\"";
+    }
+  } else if (event.has_declaration_sealed()) {
+    out << SeatName(event.declaration_sealed().seat()) << " sealed its declaration";
+  } else if (event.has_declarations_revealed()) {
+    out << "declarations revealed — side_a: "
+        << Attacks(event.declarations_revealed().side_a())
+        << "; side_b: " << Attacks(event.declarations_revealed().side_b());
+  } else if (event.has_choice_requested()) {
+    const v1::ChoiceRequested& choice = event.choice_requested();
+    out << "choice " << choice.choice_id() << " for " << SeatName(choice.seat()) << " ("
+        << choice.rule_ref() << "): " << choice.prompt()
+        << " Options: " << (choice.options().empty() ? "none" : Join(choice.options()));
+    if (choice.deadline_unix_ms() != 0) {
+      out << ". Answer by " << Time(choice.deadline_unix_ms());
+    }
+  } else if (event.has_match_ended()) {
+    out << "the close combat is over";
+    if (!event.match_ended().summary().empty()) out << ": " << event.match_ended().summary();
+  } else if (event.has_asl() && !event.asl().text().empty()) {
+    out << Indented(event.asl().text(), "      ");
+  } else {
+    out << "(an event this client does not describe)";
+  }
+  if (event.by_default()) out << " [the deadline passed: the rules default was taken]";
+  out << "\n";
+}
+
+void PrintView(std::ostream& out, const v1::MatchView& view) {
+  static const char* const kStages[] = {"unknown", "set-up", "playing", "over"};
+  const int stage = view.stage() >= 0 && view.stage() <= 3 ? view.stage() : 0;
+  out << "Match " << view.match_id();
+  if (!view.settings().title().empty()) out << " \"" << view.settings().title() << "\"";
+  out << " (" << view.settings().ruleset() << "), seen by " << SeatName(view.seat())
+      << ": " << kStages[stage] << ", last event #" << view.seq() << "\n";
+  if (view.stage() == v1::STAGE_SETUP) {
+    for (const auto& [name, part, status] :
+         {std::tuple{"side_a", &view.side_a_setup(), &view.side_a()},
+          std::tuple{"side_b", &view.side_b_setup(), &view.side_b()}}) {
+      out << "  " << name << ": ";
+      if (!status->submitted()) {
+        out << "no units entered yet\n";
+        continue;
+      }
+      out << Units(*part) << (status->confirmed() ? " (confirmed)" : " (not confirmed)") << "\n";
+    }
+  } else if (view.has_asl()) {
+    const aslpb::AslView& asl = view.asl();
+    out << "  Location " << asl.location().name() << ", ATTACKER " << SeatName(asl.attacker())
+        << (asl.melee() ? ", in Melee" : "") << "\n";
+    for (v1::Seat side : {v1::SEAT_SIDE_A, v1::SEAT_SIDE_B}) {
+      out << "  " << SeatName(side) << ":";
+      bool any = false;
+      for (const aslpb::ViewedUnit& unit : asl.units()) {
+        if (unit.unit().owner() != side) continue;
+        out << (any ? ", " : " ") << UnitLabel(unit.unit(), unit.hidden());
+        if (unit.presence() == aslpb::PRESENCE_ELIMINATED) out << " (eliminated)";
+        if (unit.presence() == aslpb::PRESENCE_CAPTURED) out << " (captured)";
+        if (unit.presence() == aslpb::PRESENCE_WITHDRAWN) out << " (withdrawn)";
+        any = true;
+      }
+      out << (any ? "\n" : " none\n");
+    }
+    if (asl.has_pending()) {
+      out << "  Your choice " << asl.pending().id() << ": select from "
+          << (asl.pending().options().empty() ? "nothing" : Join(asl.pending().options()))
+          << " (" << asl.pending().min_selected() << ".." << asl.pending().max_selected()
+          << " units): melee choose --choice " << asl.pending().id() << " --select ...\n";
+    }
+  }
+  if (view.has_location_order()) {
+    const v1::LocationOrder& order = view.location_order();
+    out << "  Order of Locations (" << SeatName(order.attacker()) << ", A11.12): ";
+    if (!order.resolved().empty()) out << "resolved " << Join(order.resolved());
+    if (!order.resolved().empty() && !order.remaining().empty()) out << "; ";
+    if (!order.remaining().empty()) out << "next " << Join(order.remaining());
+    out << "\n";
+  }
+  if (view.waiting_for().empty()) {
+    out << "Waiting for: nobody\n";
+  } else {
+    out << "Waiting for: " << Join(view.waiting_for(), "; ") << "\n";
+  }
+  if (view.deadline_unix_ms() != 0) {
+    out << "Deadline: " << Time(view.deadline_unix_ms()) << " (then the rules default)\n";
+  }
+}
+
+}  // namespace melee::cli
