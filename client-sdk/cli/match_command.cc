@@ -1,5 +1,6 @@
 #include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/render.h"
+#include "client-sdk/cli/rules_command.h"
 
 #include <sys/stat.h>
 
@@ -16,6 +17,10 @@
 #include "client-sdk/sync_client.h"
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/match.pb.h"
+#include "engine/asl/preview.h"
+#include "engine/asl/rules.h"
+#include "engine/core/dice.h"
+#include "proto/codec/asl.h"
 #include "proto/codec/json.h"
 
 namespace melee::cli {
@@ -27,8 +32,7 @@ using client::MatchSession;
 
 namespace {
 
-constexpr int kExitRefused = 1;
-constexpr int kExitUsage = 2;
+constexpr int kExitRefused = kExitRuleError;  // 1: the server refused
 constexpr int kExitUnreachable = 3;
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
@@ -225,11 +229,17 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   choose_->add_option("--choice", args_.choice_id, "The choice id (from status)")->required();
   choose_->add_option("--select", args_.selected, "The unit ids you select, e.g. G1,G2")
       ->delimiter(',');
+
+  play_ = app.add_subcommand(
+      "play", "An interactive session for one seat: see the Location, declare attacks with their "
+              "outcome preview, seal, answer choices, watch every roll (type help)");
+  play_->add_option("--seat", args_.seat_file, "The seat file")->required();
 }
 
-bool MatchCommands::chosen() const { return *match_ || *submit_ || *choose_; }
+bool MatchCommands::chosen() const { return *match_ || *submit_ || *choose_ || *play_; }
 
 int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
+  if (*play_) return Play(std::cin, out, err);
   Failure failure{0, ""};
   if (*create_) {
     std::error_code error;
@@ -423,6 +433,270 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     PrintEvents(out, match, before);
   }
   PrintView(out, match.view());
+  return SaveMark(args_.seat_file, link, match, err, EXIT_SUCCESS);
+}
+
+// ---- melee play ------------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* kPlayHelp =
+    "  look                     the Location and the units as your seat sees them\n"
+    "  wait [SECONDS]           wait for the other side (default 600 s)\n"
+    "  setup FILE               enter your units (JSON of melee.asl.v1.SideSetup)\n"
+    "  confirm                  confirm the set-up\n"
+    "  order G3 H4 ...          A11.12: the ATTACKER's order of this CCPh's Locations\n"
+    "  announce [FILE]          announce (A11.2, A11.14); no file: nothing\n"
+    "  attack G1 [L1] > R1 [R2] add an attack to your declaration and show its odds\n"
+    "  draft | clear            show | empty your declaration\n"
+    "  seal                     seal your declaration (no attack if empty)\n"
+    "  choose ID [G1 ...]       answer a choice (no unit: decline)\n"
+    "  quit                     leave (the match goes on; play again to come back)\n";
+
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream stream(line);
+  std::string word;
+  while (stream >> word) words.push_back(word);
+  return words;
+}
+
+// The Location at designation as this seat can see it, for the preview: its own units and the
+// visible enemy exactly, a concealed enemy unit as a squad of the strength factor A11.19
+// reveals. Ambush status comes from the view, so no die is rolled.
+engine::Result<engine::asl::State> StateFromView(const aslpb::AslView& view) {
+  aslpb::Situation situation;
+  *situation.mutable_location() = view.location();
+  situation.mutable_location()->set_woods_or_building(false);
+  situation.mutable_location()->set_ambusher(view.ambusher());
+  situation.mutable_location()->set_melee(view.melee());
+  situation.set_attacker(view.attacker());
+  for (const aslpb::ViewedUnit& viewed : view.units()) {
+    if (viewed.presence() != aslpb::PRESENCE_PRESENT &&
+        viewed.presence() != aslpb::PRESENCE_UNSPECIFIED) {
+      continue;
+    }
+    aslpb::Unit unit = viewed.unit();
+    if (viewed.hidden()) {
+      unit.set_kind(aslpb::UNIT_KIND_SQUAD);
+      unit.set_concealed(true);
+    }
+    *situation.add_units() = std::move(unit);
+  }
+  auto read = proto::SituationFromProto(situation, "view");
+  if (!read) return tl::unexpected(read.error());
+  const engine::asl::AslRules rules;
+  auto state = rules.NewState({});
+  if (!state) return state;
+  engine::SplitMix64 bits(1);
+  engine::SourceDice dice(bits);
+  const engine::Seat attacker = read->attacker;
+  const std::pair<engine::Seat, engine::asl::Command> commands[] = {
+      {attacker, engine::asl::SetUp{*read}},
+      {attacker, engine::asl::Announce{}},
+      {engine::Opponent(attacker), engine::asl::Announce{}}};
+  for (const auto& [seat, command] : commands) {
+    auto events = rules.Decide(*state, seat, command, dice);
+    if (!events) return tl::unexpected(events.error());
+    for (const engine::asl::Event& event : *events) rules.Apply(*state, event);
+  }
+  return state;
+}
+
+}  // namespace
+
+int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) const {
+  Failure failure{0, ""};
+  v1::SeatLink link;
+  if (!ReadSeatFile(args_.seat_file, link, failure)) return Report(err, failure);
+  auto joined = JoinSeat(link, false);
+  if (!joined) return Report(err, FromClient(joined.error()));
+  MatchSession& match = **joined;
+  if (!match.events().empty()) {
+    out << "Since you last looked:\n";
+    PrintEvents(out, match, 0);
+  }
+  PrintView(out, match.view());
+  out << "Type help for the commands.\n";
+  aslpb::Seal draft;
+  std::size_t shown = match.events().size();
+  const auto show_new = [&] {
+    if (match.events().size() > shown) PrintEvents(out, match, shown);
+    shown = match.events().size();
+  };
+  bool applied = false;  // the last command was acknowledged
+  const auto act = [&](v1::ClientMessage command) -> bool {
+    applied = false;
+    auto answer = match.Act(std::move(command));
+    if (!answer) {
+      Report(err, FromClient(answer.error()));
+      return !answer.error().close_code && answer.error().refused;
+    }
+    if (answer->has_error()) {
+      std::string message = answer->error().message();
+      if (!answer->error().rule_ref().empty() &&
+          message.find(answer->error().rule_ref()) == std::string::npos) {
+        message = answer->error().rule_ref() + ": " + message;
+      }
+      out << "refused: " << message << "\n";
+      return true;
+    }
+    applied = true;
+    if (!answer->ack().receipt().empty()) {
+      static const char* const kHex = "0123456789abcdef";
+      std::string hex;
+      for (unsigned char byte : answer->ack().receipt()) {
+        hex += kHex[byte >> 4];
+        hex += kHex[byte & 15];
+      }
+      out << "sealed; receipt " << hex << "\n";
+    }
+    show_new();
+    PrintView(out, match.view());
+    return true;
+  };
+
+  std::string line;
+  for (;;) {
+    out << SeatName(match.seat()) << "> " << std::flush;
+    if (!std::getline(in, line)) break;
+    const std::vector<std::string> words = Words(line);
+    if (words.empty()) continue;
+    const std::string& verb = words[0];
+    bool connected = true;
+    if (verb == "quit" || verb == "exit") {
+      break;
+    } else if (verb == "help") {
+      out << kPlayHelp;
+    } else if (verb == "look") {
+      show_new();
+      PrintView(out, match.view());
+    } else if (verb == "wait") {
+      const int seconds = words.size() > 1 ? std::atoi(words[1].c_str()) : 600;
+      auto got = match.WaitForEvent(std::chrono::seconds(seconds > 0 ? seconds : 600));
+      if (!got) {
+        Report(err, FromClient(got.error()));
+        connected = false;
+      } else if (!*got) {
+        out << "nothing happened\n";
+      } else {
+        show_new();
+        PrintView(out, match.view());
+      }
+    } else if (verb == "setup" && words.size() == 2) {
+      v1::ClientMessage command;
+      if (!ReadJsonFile(words[1], *command.mutable_submit_setup()->mutable_asl(), failure)) {
+        out << failure.message << "\n";
+      } else {
+        connected = act(std::move(command));
+      }
+    } else if (verb == "confirm") {
+      v1::ClientMessage command;
+      command.mutable_confirm_setup();
+      connected = act(std::move(command));
+    } else if (verb == "order" && words.size() > 1) {
+      v1::ClientMessage command;
+      for (std::size_t i = 1; i < words.size(); ++i) {
+        command.mutable_order_locations()->add_locations(words[i]);
+      }
+      connected = act(std::move(command));
+    } else if (verb == "announce") {
+      v1::ClientMessage command;
+      aslpb::Announce& announce = *command.mutable_announce()->mutable_asl();
+      if (words.size() > 1 && !ReadJsonFile(words[1], announce, failure)) {
+        out << failure.message << "\n";
+      } else {
+        connected = act(std::move(command));
+      }
+    } else if (verb == "attack") {
+      aslpb::AttackOrder order;
+      bool targets = false;
+      for (std::size_t i = 1; i < words.size(); ++i) {
+        if (words[i] == ">") {
+          targets = true;
+        } else {
+          (targets ? order.add_targets() : order.add_attackers())->assign(words[i]);
+        }
+      }
+      if (order.attackers().empty() || order.targets().empty()) {
+        out << "attack: say who attacks whom, e.g. attack G1 > R1\n";
+        continue;
+      }
+      // A11.12: no unit attacks or is attacked more than once (vehicles are not played yet).
+      std::string reused;
+      for (const aslpb::AttackOrder& earlier : draft.attacks()) {
+        for (const std::string& id : order.attackers()) {
+          for (const std::string& other : earlier.attackers()) {
+            if (id == other) reused = "unit " + id + " already attacks";
+          }
+        }
+        for (const std::string& id : order.targets()) {
+          for (const std::string& other : earlier.targets()) {
+            if (id == other) reused = "unit " + id + " is already attacked";
+          }
+        }
+      }
+      if (!reused.empty()) {
+        out << "refused: A11.12: " << reused << " in your declaration (clear, then declare "
+            << "again)\n";
+        continue;
+      }
+      if (!match.view().has_asl() || match.view().asl().phase() != aslpb::PHASE_DECLARE) {
+        out << "attack: attacks are declared at designation (after both announcements)\n";
+        continue;
+      }
+      auto state = StateFromView(match.view().asl());
+      auto attack = proto::AttackOrderFromProto(order, "attack");
+      if (!state || !attack) {
+        out << "attack: " << engine::Describe(!state ? state.error() : attack.error()) << "\n";
+        continue;
+      }
+      const engine::Seat me =
+          match.seat() == v1::SEAT_SIDE_A ? engine::Seat::kSideA : engine::Seat::kSideB;
+      auto table = engine::asl::Preview(*state, me, *attack);
+      if (!table) {
+        out << "refused: " << engine::Describe(table.error()) << "\n";
+        continue;
+      }
+      aslpb::OutcomeTable shown_table = proto::OutcomeTableToProto(*table);
+      shown_table.set_seat(match.seat());
+      *shown_table.mutable_attack() = order;
+      out << "(odds from what your seat can see; a concealed unit counts at the strength A11.19 "
+             "reveals)\n";
+      PrintOutcomeTable(shown_table, out);
+      *draft.add_attacks() = order;
+      out << "added: your declaration has " << draft.attacks_size()
+          << " attack(s); seal when it is complete\n";
+    } else if (verb == "draft") {
+      if (draft.attacks().empty()) out << "no attack yet\n";
+      for (const aslpb::AttackOrder& attack : draft.attacks()) {
+        std::string attackers;
+        std::string targets;
+        for (const std::string& id : attack.attackers()) attackers += (attackers.empty() ? "" : "+") + id;
+        for (const std::string& id : attack.targets()) targets += (targets.empty() ? "" : "+") + id;
+        out << "  " << attackers << " -> " << targets << "\n";
+      }
+    } else if (verb == "clear") {
+      draft.Clear();
+      out << "declaration emptied\n";
+    } else if (verb == "seal") {
+      v1::ClientMessage command;
+      *command.mutable_seal_declaration()->mutable_declaration()->mutable_asl() = draft;
+      connected = act(std::move(command));
+      if (applied) draft.Clear();
+    } else if (verb == "choose" && words.size() >= 2) {
+      v1::ClientMessage command;
+      command.mutable_make_choice()->set_choice_id(words[1]);
+      for (std::size_t i = 2; i < words.size(); ++i) command.mutable_make_choice()->add_selected(words[i]);
+      connected = act(std::move(command));
+    } else {
+      out << "unknown command '" << line << "'; type help\n";
+    }
+    (void)SaveMark(args_.seat_file, link, match, err, 0);
+    link.set_last_seq(std::max(link.last_seq(), match.last_seq()));
+    if (!connected) return kExitUnreachable;
+  }
+  out << "\n";
   return SaveMark(args_.seat_file, link, match, err, EXIT_SUCCESS);
 }
 

@@ -11,6 +11,7 @@
 //   melee submit --seat FILE (--setup FILE | --confirm | --announce [FILE] | --declaration FILE
 //                             | --order G3,H4 | --flag SEQ --comment TEXT)
 //   melee choose --seat FILE --choice ID [--select G1,G2]
+//   melee play --seat FILE          (an interactive session for one seat; `help` lists its words)
 //
 // A seat file (melee.v1.SeatLink in the JSON mapping) holds the server, the match, the seat's
 // secret token and the last event its holder was shown; every command prints the events since
@@ -66,6 +67,8 @@ class MatchCommands {
 
   // Runs the chosen command; returns the exit code.
   int Run(std::ostream& out, std::ostream& err) const;
+  // `melee play`: reads commands from `in` until `quit` or the end of the input.
+  int Play(std::istream& in, std::ostream& out, std::ostream& err) const;
 
  private:
   MatchArgs& args_;
@@ -76,6 +79,7 @@ class MatchCommands {
   CLI::App* watch_ = nullptr;
   CLI::App* submit_ = nullptr;
   CLI::App* choose_ = nullptr;
+  CLI::App* play_ = nullptr;
   CLI::Option* announce_ = nullptr;
 };
 

@@ -285,53 +285,6 @@ std::string Drms(const google::protobuf::RepeatedPtrField<v1::Drm>& drms) {
   return out.empty() ? "none" : out;
 }
 
-void PrintTable(const v1::OutcomeTable& table, std::ostream& out) {
-  const v1::AttackOrder& attack = table.attack();
-  out << "preview: "
-      << engine::Name(table.seat() == melee::v1::SEAT_SIDE_A ? engine::Seat::kSideA
-                                                             : engine::Seat::kSideB)
-      << " attacks "
-      << Join(std::vector<std::string>(attack.targets().begin(), attack.targets().end()))
-      << " with "
-      << Join(std::vector<std::string>(attack.attackers().begin(), attack.attackers().end()))
-      << (attack.director().empty() ? "" : ", directed by " + attack.director())
-      << (attack.capture() ? " (capture attempt)" : "") << "\n";
-  out << table.attack_strength_mixed() << ":" << table.defence_strength_mixed() << " -> "
-      << table.column() << ", Kill # " << table.kill_number() << " [A11.11]; DRM "
-      << Drms(table.drms()) << "\n";
-  if (!table.director().empty()) out << "directed by " << table.director() << " [A11.141]\n";
-  for (const v1::Halving& halving : table.halvings()) {
-    out << halving.cause() << (halving.unit().empty() ? "" : " (" + halving.unit() + ")") << " ["
-        << halving.rule() << "]\n";
-  }
-  for (const v1::TargetOdds& odds : table.targets()) {
-    const int offset = odds.final_dr_offset();
-    out << odds.unit() << " (Final DR = Original DR"
-        << (offset == 0 ? "" : (offset > 0 ? " + " : " - ") + std::to_string(std::abs(offset)))
-        << "):\n";
-    const std::pair<const char*, const v1::Probability*> rows[] = {
-        {"eliminated", &odds.eliminated()},
-        {"captured", &odds.captured()},
-        {"reduced to HS", &odds.reduced()},
-        {"wounded", &odds.wounded()},
-        {"no effect", &odds.no_effect()}};
-    for (const auto& [name, p] : rows) {
-      if (p->exact() == "0" && std::string_view(name) != "eliminated" &&
-          std::string_view(name) != "no effect") {
-        continue;
-      }
-      char label[24];
-      std::snprintf(label, sizeof label, "  %-16s", name);
-      out << label << Percent(*p, /*aligned=*/true) << "\n";
-    }
-  }
-  const std::pair<const char*, const v1::Probability*> summary[] = {
-      {"every target eliminated or captured", &table.all_eliminated()},
-      {"Original 2 (A11.22 Infiltration, A18.2 Leader Creation check)", &table.original_two()},
-      {"Original 12 (A11.22 Infiltration by the targets)", &table.original_twelve()},
-      {"leader created (A18.2)", &table.leader_created()}};
-  for (const auto& [name, p] : summary) out << name << ": " << Percent(*p) << "\n";
-}
 
 // `melee rules preview`: the exact outcome table of the file's `preview` attack at designation.
 int RunPreview(const RulesArgs& args, bool listed, std::ostream& out, std::ostream& err) {
@@ -396,11 +349,59 @@ int RunPreview(const RulesArgs& args, bool listed, std::ostream& out, std::ostre
     out << ", " << DiceSource(**dice, args) << " (for the dice rolled before designation)";
   out << "\n";
   for (const std::string& line : lines) out << line << "\n";
-  PrintTable(message, out);
+  PrintOutcomeTable(message, out);
   return 0;
 }
 
 }  // namespace
+
+void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
+  const v1::AttackOrder& attack = table.attack();
+  out << "preview: "
+      << engine::Name(table.seat() == melee::v1::SEAT_SIDE_A ? engine::Seat::kSideA
+                                                             : engine::Seat::kSideB)
+      << " attacks "
+      << Join(std::vector<std::string>(attack.targets().begin(), attack.targets().end()))
+      << " with "
+      << Join(std::vector<std::string>(attack.attackers().begin(), attack.attackers().end()))
+      << (attack.director().empty() ? "" : ", directed by " + attack.director())
+      << (attack.capture() ? " (capture attempt)" : "") << "\n";
+  out << table.attack_strength_mixed() << ":" << table.defence_strength_mixed() << " -> "
+      << table.column() << ", Kill # " << table.kill_number() << " [A11.11]; DRM "
+      << Drms(table.drms()) << "\n";
+  if (!table.director().empty()) out << "directed by " << table.director() << " [A11.141]\n";
+  for (const v1::Halving& halving : table.halvings()) {
+    out << halving.cause() << (halving.unit().empty() ? "" : " (" + halving.unit() + ")") << " ["
+        << halving.rule() << "]\n";
+  }
+  for (const v1::TargetOdds& odds : table.targets()) {
+    const int offset = odds.final_dr_offset();
+    out << odds.unit() << " (Final DR = Original DR"
+        << (offset == 0 ? "" : (offset > 0 ? " + " : " - ") + std::to_string(std::abs(offset)))
+        << "):\n";
+    const std::pair<const char*, const v1::Probability*> rows[] = {
+        {"eliminated", &odds.eliminated()},
+        {"captured", &odds.captured()},
+        {"reduced to HS", &odds.reduced()},
+        {"wounded", &odds.wounded()},
+        {"no effect", &odds.no_effect()}};
+    for (const auto& [name, p] : rows) {
+      if (p->exact() == "0" && std::string_view(name) != "eliminated" &&
+          std::string_view(name) != "no effect") {
+        continue;
+      }
+      char label[24];
+      std::snprintf(label, sizeof label, "  %-16s", name);
+      out << label << Percent(*p, /*aligned=*/true) << "\n";
+    }
+  }
+  const std::pair<const char*, const v1::Probability*> summary[] = {
+      {"every target eliminated or captured", &table.all_eliminated()},
+      {"Original 2 (A11.22 Infiltration, A18.2 Leader Creation check)", &table.original_two()},
+      {"Original 12 (A11.22 Infiltration by the targets)", &table.original_twelve()},
+      {"leader created (A18.2)", &table.leader_created()}};
+  for (const auto& [name, p] : summary) out << name << ": " << Percent(*p) << "\n";
+}
 
 RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
   rules_ = app.add_subcommand("rules",

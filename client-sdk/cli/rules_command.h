@@ -15,10 +15,16 @@
 #include <iosfwd>
 #include <string>
 
+#include "melee/asl/v1/asl.pb.h"
+
 namespace melee::cli {
 
 inline constexpr int kExitRuleError = 1;
 inline constexpr int kExitUsage = 2;
+
+// Prints an outcome preview for a person: odds column, Kill #, every DRM with its rule, and each
+// target's exact chances.
+void PrintOutcomeTable(const melee::asl::v1::OutcomeTable& table, std::ostream& out);
 
 // The parsed arguments of `melee rules ...`. Filled by CLI11 while it parses.
 struct RulesArgs {

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""`melee play` as a person uses it: in a pseudo-terminal, typing a declaration and reading the
+screen for its preview, its receipt and the result with every roll.
+
+Usage: play_test.py MELEE_SERVER_BINARY MELEE_CLI_BINARY. Starts the real server on a free port
+(with its real dice), sets a close combat up with one-shot `melee submit` commands, then plays
+side A interactively while side B declares by `melee submit`.
+"""
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import tempfile
+import time
+
+
+class Terminal:
+    """A program on a pseudo-terminal: what it printed so far, and a way to type."""
+
+    def __init__(self, argv, cwd, env):
+        master, slave = pty.openpty()
+        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave,
+                                        stderr=slave, close_fds=True)
+        os.close(slave)
+        self.master = master
+        self.screen = ""
+
+    def read_until(self, pattern, timeout=20.0):
+        """Reads until `pattern` (a regex) appears after what was already matched; returns it."""
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while True:
+            found = regex.search(self.screen, self.mark)
+            if found:
+                self.mark = found.end()
+                return found
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {pattern!r} on the screen:\n{self.screen}")
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    data = os.read(self.master, 4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    raise AssertionError(f"the program ended before {pattern!r}:\n{self.screen}")
+                self.screen += data.decode("utf-8", "replace")
+
+    mark = 0
+
+    def type(self, line):
+        os.write(self.master, (line + "\n").encode())
+
+
+def melee(cli, cwd, env, *args):
+    done = subprocess.run([cli, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=30)
+    if done.returncode != 0:
+        raise AssertionError(f"melee {' '.join(args)} exited {done.returncode}:\n"
+                             f"{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+UNITS_A = ('{"location": {"name": "G3"}, "attacker": "SEAT_SIDE_A", "units": [{"id": "G1", '
+           '"owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "name": "4-6-7", '
+           '"firepower": 4, "morale": 7}]}')
+UNITS_B = ('{"units": [{"id": "R1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_SQUAD", '
+           '"name": "4-4-7", "firepower": 4, "morale": 7}, {"id": "R2", "owner": "SEAT_SIDE_B", '
+           '"kind": "UNIT_KIND_SQUAD", "name": "4-4-7", "firepower": 4, "morale": 7, '
+           '"concealed": true}]}')
+
+
+def play(server_binary, cli):
+    with tempfile.TemporaryDirectory() as work:
+        log = open(os.path.join(work, "server.log"), "w+")
+        server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
+                                   os.path.join(work, "data")], stdout=log,
+                                  stderr=subprocess.STDOUT)
+        try:
+            port = None
+            for _ in range(200):
+                log.seek(0)
+                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read())
+                if found:
+                    port = found.group(1)
+                    break
+                time.sleep(0.05)
+            assert port, "the server did not start"
+            env = dict(os.environ, MELEE_SERVER=f"ws://127.0.0.1:{port}/ws")
+            melee(cli, work, env, "match", "create", "--out", "m")
+            with open(os.path.join(work, "a.json"), "w") as f:
+                f.write(UNITS_A)
+            with open(os.path.join(work, "b.json"), "w") as f:
+                f.write(UNITS_B)
+            with open(os.path.join(work, "b-attacks.json"), "w") as f:
+                f.write('{"attacks": [{"attackers": ["R1", "R2"], "targets": ["G1"]}]}')
+            for seat, args in (("a", ["--setup", "a.json"]), ("b", ["--setup", "b.json"]),
+                               ("a", ["--confirm"]), ("b", ["--confirm"]),
+                               ("a", ["--announce"]), ("b", ["--announce"])):
+                melee(cli, work, env, "submit", "--seat", f"m/side_{seat}.seat", *args)
+
+            term = Terminal([cli, "play", "--seat", "m/side_a.seat"], work, env)
+            # The Location as side A may see it: B's concealed squad is "?".
+            term.read_until(r"side_b: R1 4-4-7, R2 \?")
+            term.read_until(r"side_a> ")
+            term.type("attack G1 > R1")
+            term.read_until(r"4:4 -> 1-1, Kill # 5 \[A11\.11\]")
+            term.read_until(r"eliminated\s+16\.67%\s+\(1/6\)")
+            term.read_until(r"side_a> ")
+            term.type("attack G1 > R2")
+            term.read_until(r"refused: A11\.12: unit G1 already attacks")
+            term.read_until(r"side_a> ")
+            term.type("seal")
+            term.read_until(r"sealed; receipt [0-9a-f]{64}")
+            term.read_until(r"side_a> ")
+            melee(cli, work, env, "submit", "--seat", "m/side_b.seat", "--declaration",
+                  "b-attacks.json")
+            term.type("wait 20")
+            term.read_until(r"declarations revealed")
+            term.read_until(r"roll A11\.11 CC DR: \d \(coloured\)")
+            # An Original 2 or 12 gives its side a choice: side A answers it here (stay), side B
+            # with `melee choose`; then side A waits on, until the CC is over.
+            while True:
+                found = term.read_until(r"(Your choice (\d+):|choice (\d+) for side_b|"
+                                        r"the close combat is over)")
+                if found.group(1).startswith("the close combat"):
+                    break
+                term.read_until(r"side_a> ")
+                if found.group(2):
+                    term.type(f"choose {found.group(2)}")
+                else:
+                    melee(cli, work, env, "choose", "--seat", "m/side_b.seat", "--choice",
+                          found.group(3))
+                    term.type("wait 20")
+            term.read_until(r"side_a> ")
+            term.type("quit")
+            code = term.process.wait(timeout=20)
+            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+            status = melee(cli, work, env, "match", "status", "--seat", "m/side_a.seat")
+            assert "Nothing new since you last looked" in status, status
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+def main():
+    try:
+        play(sys.argv[1], sys.argv[2])
+    except AssertionError as failure:
+        print(f"FAILED: {failure}")
+        return 1
+    print("melee play: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
