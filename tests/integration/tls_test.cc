@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "proto/codec/frame.h"
+#include "tests/testing/certificate.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/test_server.h"
 
@@ -22,31 +23,7 @@ namespace {
 
 namespace ssl = asio::ssl;
 
-// Writes a self-signed certificate for "127.0.0.1" and its key as PEM files in `dir`.
-void MakeCertificate(const std::filesystem::path& dir) {
-  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
-  ASSERT_NE(key, nullptr);
-  X509* cert = X509_new();
-  ASSERT_NE(cert, nullptr);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  ASSERT_GT(X509_sign(cert, key, EVP_sha256()), 0);
-  FILE* key_file = std::fopen((dir / "key.pem").c_str(), "w");
-  FILE* cert_file = std::fopen((dir / "cert.pem").c_str(), "w");
-  ASSERT_TRUE(key_file && cert_file);
-  PEM_write_PrivateKey(key_file, key, nullptr, nullptr, 0, nullptr, nullptr);
-  PEM_write_X509(cert_file, cert);
-  std::fclose(key_file);
-  std::fclose(cert_file);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-}
+using testing::MakeCertificate;
 
 class TlsTest : public ::testing::Test {
  protected:

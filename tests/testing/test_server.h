@@ -24,7 +24,8 @@ class TestServer {
                       melee::server::ServerHooks hooks = {},
                       std::optional<std::filesystem::path> data_dir = std::nullopt) {
     config.address = "127.0.0.1";
-    config.port = 0;
+    // A free port, unless the test asks for one (to restart a server where clients expect it).
+    if (config.port == melee::server::ServerConfig{}.port) config.port = 0;
     config.data_dir = data_dir.value_or(dir_.path() / "data");
     auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
     if (!store) ADD_FAILURE() << store.error().message;

@@ -1,0 +1,327 @@
+// melee::client::Client (asynchronous): two clients play a close combat through callbacks; a
+// client whose server restarts reconnects, resumes from its last seq and sends its unanswered
+// command again (applied once); wss:// with certificate checks; a forged token stops the client.
+
+#include "client-sdk/client.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "melee/asl/v1/asl.pb.h"
+#include "server/net.h"
+#include "tests/testing/certificate.h"
+#include "tests/testing/scripted_faces.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/test_server.h"
+
+namespace melee::client {
+namespace {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+using std::chrono::seconds;
+
+// An io_context on its own thread for the clients of one test.
+class Loop {
+ public:
+  Loop() : guard_(asio::make_work_guard(io_)), thread_([this] { io_.run(); }) {}
+  ~Loop() {
+    guard_.reset();
+    io_.stop();
+    thread_.join();
+  }
+  asio::any_io_executor executor() { return io_.get_executor(); }
+
+ private:
+  asio::io_context io_;
+  asio::executor_work_guard<asio::io_context::executor_type> guard_;
+  std::thread thread_;
+};
+
+// A client with everything its callbacks saw, for the test thread to wait on.
+class Seat {
+ public:
+  Seat(asio::any_io_executor executor, SeatAddress address, ClientOptions options = {})
+      : client_(Client::Create(std::move(executor), std::move(address), std::move(options))) {
+    client_->OnEvent([this](const v1::MatchEvent& event) {
+      std::lock_guard lock(mutex_);
+      events_.push_back(event);
+      changed_.notify_all();
+    });
+    client_->OnView([this](const v1::MatchView& view) {
+      std::lock_guard lock(mutex_);
+      view_ = view;
+      changed_.notify_all();
+    });
+    client_->OnState([this](ConnectionState state, const std::string& detail) {
+      std::lock_guard lock(mutex_);
+      states_.push_back(state);
+      detail_ = detail;
+      changed_.notify_all();
+    });
+  }
+  // Stops the client and waits for its last callback (kStopped), which touches this object.
+  ~Seat() {
+    client_->Stop();
+    WaitForState(ConnectionState::kStopped);
+  }
+
+  Client& client() { return *client_; }
+
+  // Sends `command` and waits for its answer.
+  ClientResult<v1::ServerMessage> Send(v1::ClientMessage command) {
+    auto answer = std::make_shared<std::promise<ClientResult<v1::ServerMessage>>>();
+    auto future = answer->get_future();
+    client_->Send(std::move(command), [answer](ClientResult<v1::ServerMessage> result) {
+      answer->set_value(std::move(result));
+    });
+    if (future.wait_for(seconds(10)) != std::future_status::ready) {
+      return tl::unexpected(ClientError{.message = "no answer in 10 s", .close_code = {},
+                                        .close_reason = {}, .refused = false});
+    }
+    return future.get();
+  }
+
+  // Waits until the view covers event `seq`.
+  bool WaitForSeq(uint64_t seq) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, seconds(10), [&] {
+      return !events_.empty() && events_.back().seq() >= seq && view_.seq() >= seq;
+    });
+  }
+
+  bool WaitForState(ConnectionState state) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, seconds(10), [&] {
+      return !states_.empty() && states_.back() == state;
+    });
+  }
+
+  uint64_t last_seq() {
+    std::lock_guard lock(mutex_);
+    return events_.empty() ? 0 : events_.back().seq();
+  }
+  std::vector<uint64_t> seqs() {
+    std::lock_guard lock(mutex_);
+    std::vector<uint64_t> out;
+    for (const v1::MatchEvent& event : events_) out.push_back(event.seq());
+    return out;
+  }
+  std::vector<v1::MatchEvent> events() {
+    std::lock_guard lock(mutex_);
+    return events_;
+  }
+  v1::MatchView view() {
+    std::lock_guard lock(mutex_);
+    return view_;
+  }
+  std::string detail() {
+    std::lock_guard lock(mutex_);
+    return detail_;
+  }
+
+ private:
+  std::shared_ptr<Client> client_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<v1::MatchEvent> events_;
+  std::vector<ConnectionState> states_;
+  std::string detail_;
+  v1::MatchView view_;
+};
+
+v1::MatchCreated CreateMatch(const std::string& url) {
+  auto creator = SyncClient::Connect(url);
+  EXPECT_TRUE(creator.has_value());
+  if (!creator) return {};
+  v1::ClientMessage create;
+  create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+  return (*creator)->Call(create)->match_created();
+}
+
+v1::ClientMessage Units(v1::Seat owner, const std::string& id, bool location) {
+  v1::ClientMessage message;
+  aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
+  if (location) {
+    part.mutable_location()->set_name("G3");
+    part.set_attacker(v1::SEAT_SIDE_A);
+  }
+  aslpb::Unit& unit = *part.add_units();
+  unit.set_id(id);
+  unit.set_owner(owner);
+  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
+  unit.set_firepower(owner == v1::SEAT_SIDE_A ? 6 : 4);
+  unit.set_morale(7);
+  return message;
+}
+
+v1::ClientMessage Confirm() {
+  v1::ClientMessage message;
+  message.mutable_confirm_setup();
+  return message;
+}
+
+v1::ClientMessage AnnounceNothing() {
+  v1::ClientMessage message;
+  message.mutable_announce()->mutable_asl();
+  return message;
+}
+
+v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
+  v1::ClientMessage message;
+  aslpb::AttackOrder& attack =
+      *message.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->add_attacks();
+  attack.add_attackers(attacker);
+  attack.add_targets(target);
+  return message;
+}
+
+// Both seats act in turn; each waits until it has seen what the other did.
+void SetUpAndAnnounce(Seat& a, Seat& b) {
+  ASSERT_TRUE(a.Send(Units(v1::SEAT_SIDE_A, "G1", true))->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(b.Send(Units(v1::SEAT_SIDE_B, "R1", false))->has_ack());
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Send(Confirm())->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(b.Send(Confirm())->has_ack());
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Send(AnnounceNothing())->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(b.Send(AnnounceNothing())->has_ack());
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+}
+
+TEST(AsyncClientTest, TwoClientsPlayACloseCombatThroughCallbacks) {
+  testing::ScriptedFaces faces(4);
+  faces.Push({3, 4, 4, 3});  // no 2 or 12
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  const v1::MatchCreated created = CreateMatch(server.ws_url());
+  Loop loop;
+  Seat a(loop.executor(), {server.ws_url(), created.match_id(), created.side_a_token(), false});
+  Seat b(loop.executor(), {server.ws_url(), created.match_id(), created.side_b_token(), false});
+  a.client().Start();
+  b.client().Start();
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
+  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
+  ASSERT_NO_FATAL_FAILURE(SetUpAndAnnounce(a, b));
+
+  const auto sealed = b.Send(Declare("R1", "G1"));
+  ASSERT_TRUE(sealed.has_value()) << sealed.error().message;
+  ASSERT_TRUE(sealed->has_ack()) << "the receipt matched SHA-256 of the declaration sent";
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Send(Declare("G1", "R1"))->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  EXPECT_EQ(b.view().stage(), v1::STAGE_ENDED);
+  EXPECT_EQ(a.seqs(), b.seqs()) << "both saw every event once, in order";
+}
+
+TEST(AsyncClientTest, AfterAServerRestartItResumesAndSendsItsUnansweredCommandOnce) {
+  testing::TempDir dir;
+  testing::ScriptedFaces faces(4);
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  auto server = std::make_unique<testing::TestServer>(server::ServerConfig{}, hooks,
+                                                      dir.path() / "data");
+  const uint16_t port = server->port();
+  const std::string url = server->ws_url();
+  const v1::MatchCreated created = CreateMatch(url);
+  Loop loop;
+  Seat a(loop.executor(), {url, created.match_id(), created.side_a_token(), false},
+         {.kind = proto::FrameKind::kBinary, .reconnect_delay = std::chrono::milliseconds(20),
+          .max_reconnect_delay = std::chrono::milliseconds(200), .ca_file = {},
+          .verify_peer = true});
+  Seat b(loop.executor(), {url, created.match_id(), created.side_b_token(), false});
+  a.client().Start();
+  b.client().Start();
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
+  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
+  ASSERT_TRUE(a.Send(Units(v1::SEAT_SIDE_A, "G1", true))->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  const uint64_t before = a.last_seq();
+
+  server.reset();  // the server goes away
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kReconnecting)) << a.detail();
+  // A flags an event while its server is down: the command waits for the reconnection, then
+  // goes out (with its id) and is applied once.
+  v1::ClientMessage flag;
+  flag.mutable_flag_for_director()->set_seq(2);
+  flag.mutable_flag_for_director()->set_comment("sent during the outage");
+  auto flagged = std::async(std::launch::async, [&] { return a.Send(flag); });
+  server::ServerConfig same_port;
+  same_port.port = port;
+  server = std::make_unique<testing::TestServer>(same_port, hooks, dir.path() / "data");
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined)) << a.detail();
+  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined)) << b.detail();
+  const auto answer = flagged.get();
+  ASSERT_TRUE(answer.has_value()) << answer.error().message;
+  ASSERT_TRUE(answer->has_ack()) << answer->DebugString();
+  ASSERT_TRUE(b.Send(Units(v1::SEAT_SIDE_B, "R1", false))->has_ack());
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Send(Confirm())->has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  int flags = 0;
+  for (const v1::MatchEvent& event : b.events()) flags += event.has_director_flag() ? 1 : 0;
+  EXPECT_EQ(flags, 1);
+  std::vector<uint64_t> expected;
+  for (uint64_t seq = 1; seq <= a.last_seq(); ++seq) expected.push_back(seq);
+  EXPECT_EQ(a.seqs(), expected) << "no event lost or doubled across the restart";
+  EXPECT_GT(a.last_seq(), before);
+}
+
+TEST(AsyncClientTest, PlaysOverTlsAndChecksTheCertificate) {
+  testing::TempDir dir;
+  testing::MakeCertificate(dir.path());
+  server::ServerConfig config;
+  config.tls_certificate = dir.path() / "cert.pem";
+  config.tls_private_key = dir.path() / "key.pem";
+  testing::TestServer server(config);
+  const std::string url = "wss://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+
+  // The match is created inside the server (SyncClient speaks ws:// only).
+  std::promise<v1::ServerMessage> made;
+  v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  server.server().matches().Create(settings, "create", "",
+                                   [&made](v1::ServerMessage answer) { made.set_value(answer); });
+  const v1::MatchCreated created = made.get_future().get().match_created();
+  ASSERT_FALSE(created.match_id().empty());
+
+  Loop loop;
+  ClientOptions trusted;
+  trusted.ca_file = (dir.path() / "cert.pem").string();
+  Seat a(loop.executor(), {url, created.match_id(), created.side_a_token(), false}, trusted);
+  a.client().Start();
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined)) << a.detail();
+  ASSERT_TRUE(a.Send(Units(v1::SEAT_SIDE_A, "G1", true))->has_ack());
+  EXPECT_EQ(a.view().side_a().submitted(), true);
+
+  // Without the certificate among the trusted ones the handshake fails, and the client says so.
+  Seat untrusting(loop.executor(), {url, created.match_id(), created.side_b_token(), false});
+  untrusting.client().Start();
+  ASSERT_TRUE(untrusting.WaitForState(ConnectionState::kReconnecting));
+  EXPECT_NE(untrusting.detail().find("certificate"), std::string::npos) << untrusting.detail();
+}
+
+TEST(AsyncClientTest, AForgedTokenStopsTheClientWithTheServersReason) {
+  testing::TestServer server;
+  const v1::MatchCreated created = CreateMatch(server.ws_url());
+  Loop loop;
+  Seat forged(loop.executor(), {server.ws_url(), created.match_id(), "forged", false});
+  forged.client().Start();
+  ASSERT_TRUE(forged.WaitForState(ConnectionState::kStopped));
+  EXPECT_NE(forged.detail().find("token"), std::string::npos) << forged.detail();
+  const auto late = forged.Send(Confirm());
+  ASSERT_FALSE(late.has_value());
+  EXPECT_NE(late.error().message.find("stopped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace melee::client

@@ -1,0 +1,52 @@
+#pragma once
+
+// A throwaway self-signed certificate for TLS tests: "127.0.0.1" as its subject and as an IP
+// address in subjectAltName (what host-name verification of an IP address checks).
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace melee::testing {
+
+// Writes cert.pem and key.pem into `dir`.
+inline void MakeCertificate(const std::filesystem::path& dir) {
+  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+  ASSERT_NE(key, nullptr);
+  X509* cert = X509_new();
+  ASSERT_NE(cert, nullptr);
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  X509V3_CTX context;
+  X509V3_set_ctx_nodb(&context);
+  X509V3_set_ctx(&context, cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* san =
+      X509V3_EXT_conf_nid(nullptr, &context, NID_subject_alt_name, "IP:127.0.0.1");
+  ASSERT_NE(san, nullptr);
+  X509_add_ext(cert, san, -1);
+  X509_EXTENSION_free(san);
+  ASSERT_GT(X509_sign(cert, key, EVP_sha256()), 0);
+  FILE* key_file = std::fopen((dir / "key.pem").c_str(), "w");
+  FILE* cert_file = std::fopen((dir / "cert.pem").c_str(), "w");
+  ASSERT_TRUE(key_file && cert_file);
+  PEM_write_PrivateKey(key_file, key, nullptr, nullptr, 0, nullptr, nullptr);
+  PEM_write_X509(cert_file, cert);
+  std::fclose(key_file);
+  std::fclose(cert_file);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+}
+
+}  // namespace melee::testing
