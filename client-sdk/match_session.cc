@@ -60,7 +60,7 @@ ClientResult<std::unique_ptr<MatchSession>> MatchSession::Join(const std::string
                                                                const std::string& match_id,
                                                                const std::string& token,
                                                                const JoinOptions& options) {
-  auto client = SyncClient::Connect(url, proto::FrameKind::kBinary, options.timeout);
+  auto client = SyncClient::Connect(url, proto::FrameKind::kBinary, options.timeout, options.tls);
   if (!client) return tl::unexpected(client.error());
   std::unique_ptr<MatchSession> session(new MatchSession(std::move(*client), match_id));
   session->last_seq_ = options.after_seq;

@@ -24,6 +24,7 @@ struct JoinOptions {
   // Join as a spectator (`token` is then the spectator key or the director token).
   bool spectate = false;
   std::chrono::milliseconds timeout = SyncClient::kDefaultTimeout;
+  TlsOptions tls;  // wss://
 };
 
 class MatchSession {

@@ -1,10 +1,13 @@
 #include "client-sdk/sync_client.h"
 
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <cstdio>
 #include <deque>
 #include <random>
 #include <utility>
+#include <variant>
 
 #include "server/net.h"
 
@@ -12,14 +15,29 @@ namespace melee::client {
 namespace {
 
 namespace v1 = melee::v1;
+namespace ssl = asio::ssl;
 using melee::proto::FrameKind;
 
 }  // namespace
 
 // The Asio state: an io_context run only inside each blocking call, for at most its timeout.
 struct SyncClient::Impl {
+  using Plain = websocket::stream<beast::tcp_stream>;
+  using Secure = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+
   asio::io_context ioc;
-  websocket::stream<beast::tcp_stream> ws{ioc};
+  std::optional<ssl::context> tls;
+  // ws:// or wss://; Visit() runs the same code on either.
+  std::variant<std::unique_ptr<Plain>, std::unique_ptr<Secure>> stream;
+
+  template <class F>
+  decltype(auto) Visit(F&& f) {
+    return std::visit([&](auto& ws) -> decltype(auto) { return f(*ws); }, stream);
+  }
+  template <class F>
+  decltype(auto) Visit(F&& f) const {
+    return std::visit([&](const auto& ws) -> decltype(auto) { return f(*ws); }, stream);
+  }
   beast::flat_buffer buffer;
   std::deque<v1::ServerMessage> pending;  // pushed messages read while waiting in Call()
   // A read that outlived Receive()'s timeout stays outstanding; the next Receive() resumes it.
@@ -36,7 +54,7 @@ struct SyncClient::Impl {
       ioc.run_one_until(deadline);
     }
     if (done || !cancel) return done;
-    beast::get_lowest_layer(ws).cancel();
+    Visit([](auto& ws) { beast::get_lowest_layer(ws).cancel(); });
     ioc.restart();
     ioc.run();  // lets the cancelled operation complete
     return false;
@@ -46,7 +64,7 @@ struct SyncClient::Impl {
     ClientError error{what + ": " + ec.message(), std::nullopt, ""};
     // A close frame from the server may be followed by a transport error in the teardown;
     // the server's close code and reason are what the caller needs either way.
-    const websocket::close_reason& reason = ws.reason();
+    const websocket::close_reason reason = Visit([](const auto& ws) { return ws.reason(); });
     if (ec == websocket::error::closed || reason.code != websocket::close_code::none) {
       error.close_code = static_cast<int>(reason.code);
       error.close_reason = std::string(reason.reason.data(), reason.reason.size());
@@ -66,28 +84,49 @@ SyncClient::SyncClient(std::unique_ptr<Impl> impl, FrameKind kind)
 }
 
 SyncClient::~SyncClient() {
-  if (impl_ && impl_->ws.is_open()) {
-    error_code ignored;
-    beast::get_lowest_layer(impl_->ws).socket().close(ignored);
+  if (impl_) {
+    impl_->Visit([](auto& ws) {
+      error_code ignored;
+      beast::get_lowest_layer(ws).socket().close(ignored);
+    });
   }
 }
 
 ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string& url,
                                                               FrameKind kind,
-                                                              std::chrono::milliseconds timeout) {
+                                                              std::chrono::milliseconds timeout,
+                                                              const TlsOptions& tls) {
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed) return tl::unexpected(ClientError{"not a URL: '" + url + "'", {}, ""});
-  if (parsed->scheme() != "ws") {
-    return tl::unexpected(ClientError{
-        "not supported: scheme '" + std::string(parsed->scheme()) + "' (use ws://host:port/ws)",
-        {},
-        ""});
+  if (parsed->scheme() != "ws" && parsed->scheme() != "wss") {
+    return tl::unexpected(ClientError{"not supported: scheme '" + std::string(parsed->scheme()) +
+                                          "' (use ws://host:port/ws or wss://host:port/ws)",
+                                      {}, ""});
   }
+  const bool secure = parsed->scheme() == "wss";
   const std::string host = parsed->host();
-  const std::string port = parsed->has_port() ? std::string(parsed->port()) : "80";
+  const std::string port =
+      parsed->has_port() ? std::string(parsed->port()) : (secure ? "443" : "80");
   const std::string target = parsed->path().empty() ? "/" : std::string(parsed->encoded_target());
 
   auto impl = std::make_unique<Impl>();
+  if (secure) {
+    impl->tls.emplace(ssl::context::tls_client);
+    error_code tls_ec;
+    if (!tls.ca_file.empty()) {
+      impl->tls->load_verify_file(tls.ca_file, tls_ec);
+    } else {
+      impl->tls->set_default_verify_paths(tls_ec);
+    }
+    if (tls_ec) {
+      return tl::unexpected(
+          ClientError{"cannot load the trusted certificates: " + tls_ec.message(), {}, ""});
+    }
+    impl->tls->set_verify_mode(tls.verify_peer ? ssl::verify_peer : ssl::verify_none);
+    impl->stream = std::make_unique<Impl::Secure>(impl->ioc, *impl->tls);
+  } else {
+    impl->stream = std::make_unique<Impl::Plain>(impl->ioc);
+  }
   tcp::resolver resolver(impl->ioc);
   error_code ec;
   const auto endpoints = resolver.resolve(host, port, ec);
@@ -95,20 +134,39 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
     return tl::unexpected(ClientError{"cannot resolve " + host + ": " + ec.message(), {}, ""});
 
   bool done = false;
-  beast::get_lowest_layer(impl->ws).async_connect(endpoints,
-                                                  [&](error_code e, const tcp::endpoint&) {
-                                                    ec = e;
-                                                    done = true;
-                                                  });
+  impl->Visit([&](auto& ws) {
+    beast::get_lowest_layer(ws).async_connect(endpoints, [&](error_code e, const tcp::endpoint&) {
+      ec = e;
+      done = true;
+    });
+  });
   if (!impl->RunUntil(done, timeout)) {
     return tl::unexpected(ClientError{"timed out connecting to " + url, {}, ""});
   }
   if (ec) return tl::unexpected(impl->Error("cannot connect to " + url, ec));
 
+  if (auto* secure_ws = std::get_if<std::unique_ptr<Impl::Secure>>(&impl->stream)) {
+    auto& tls_stream = (*secure_ws)->next_layer();
+    // SSL_set_tlsext_host_name without its C cast: the name for SNI.
+    SSL_ctrl(tls_stream.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+             const_cast<char*>(host.c_str()));
+    tls_stream.set_verify_callback(ssl::host_name_verification(host));
+    done = false;
+    tls_stream.async_handshake(ssl::stream_base::client, [&](error_code e) {
+      ec = e;
+      done = true;
+    });
+    if (!impl->RunUntil(done, timeout)) {
+      return tl::unexpected(ClientError{"timed out in the TLS handshake with " + url, {}, ""});
+    }
+    if (ec) return tl::unexpected(impl->Error("TLS handshake with " + url + " failed", ec));
+  }
   done = false;
-  impl->ws.async_handshake(host + ":" + port, target, [&](error_code e) {
-    ec = e;
-    done = true;
+  impl->Visit([&](auto& ws) {
+    ws.async_handshake(host + ":" + port, target, [&](error_code e) {
+      ec = e;
+      done = true;
+    });
   });
   if (!impl->RunUntil(done, timeout)) {
     return tl::unexpected(ClientError{"timed out in the WebSocket handshake with " + url, {}, ""});
@@ -118,12 +176,14 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
 }
 
 ClientResult<void> SyncClient::SendRaw(const std::string& bytes, bool text) {
-  impl_->ws.text(text);
   error_code ec;
   bool done = false;
-  impl_->ws.async_write(asio::buffer(bytes), [&](error_code e, std::size_t) {
-    ec = e;
-    done = true;
+  impl_->Visit([&](auto& ws) {
+    ws.text(text);
+    ws.async_write(asio::buffer(bytes), [&](error_code e, std::size_t) {
+      ec = e;
+      done = true;
+    });
   });
   if (!impl_->RunUntil(done, kDefaultTimeout)) {
     return tl::unexpected(ClientError{"timed out sending a message", {}, ""});
@@ -146,9 +206,11 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
   if (!impl.read_pending) {
     impl.read_pending = true;
     impl.read_done = false;
-    impl.ws.async_read(impl.buffer, [&impl](error_code e, std::size_t) {
-      impl.read_error = e;
-      impl.read_done = true;
+    impl.Visit([&impl](auto& ws) {
+      ws.async_read(impl.buffer, [&impl](error_code e, std::size_t) {
+        impl.read_error = e;
+        impl.read_done = true;
+      });
     });
   }
   if (!impl.RunUntil(impl.read_done, timeout, /*cancel=*/false)) {
@@ -159,7 +221,8 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
   const std::string frame = beast::buffers_to_string(impl_->buffer.data());
   impl_->buffer.consume(impl_->buffer.size());
   auto message = melee::proto::DecodeServerMessage(
-      frame, impl_->ws.got_text() ? FrameKind::kText : FrameKind::kBinary);
+      frame, impl_->Visit([](const auto& ws) { return ws.got_text(); }) ? FrameKind::kText
+                                                                          : FrameKind::kBinary);
   if (!message) {
     return tl::unexpected(
         ClientError{"the server sent an unreadable message: " + message.error().message, {}, ""});
@@ -196,9 +259,11 @@ ClientResult<v1::ServerMessage> SyncClient::Call(v1::ClientMessage message,
 ClientResult<void> SyncClient::Close() {
   error_code ec;
   bool done = false;
-  impl_->ws.async_close(websocket::close_code::normal, [&](error_code e) {
-    ec = e;
-    done = true;
+  impl_->Visit([&](auto& ws) {
+    ws.async_close(websocket::close_code::normal, [&](error_code e) {
+      ec = e;
+      done = true;
+    });
   });
   if (!impl_->RunUntil(done, kDefaultTimeout)) {
     return tl::unexpected(ClientError{"timed out closing the connection", {}, ""});

@@ -28,16 +28,24 @@ struct ClientError {
 template <class T>
 using ClientResult = tl::expected<T, ClientError>;
 
+// wss://: the certificates to trust (a PEM file; empty: the system's) and whether to check the
+// server's certificate at all (only for throwaway test certificates).
+struct TlsOptions {
+  std::string ca_file;
+  bool verify_peer = true;
+};
+
 class SyncClient {
  public:
   // Default time to wait for a connection or an answer.
   static constexpr std::chrono::milliseconds kDefaultTimeout{5000};
 
-  // Connects to `url` (ws://host:port/ws) and completes the WebSocket handshake. `kind` picks
-  // binary (protobuf) or text (JSON mapping) frames for everything this client sends.
+  // Connects to `url` (ws://host:port/ws, or wss:// with the certificate checked against the
+  // host name) and completes the WebSocket handshake. `kind` picks binary (protobuf) or text
+  // (JSON mapping) frames for everything this client sends.
   static ClientResult<std::unique_ptr<SyncClient>> Connect(
       const std::string& url, melee::proto::FrameKind kind = melee::proto::FrameKind::kBinary,
-      std::chrono::milliseconds timeout = kDefaultTimeout);
+      std::chrono::milliseconds timeout = kDefaultTimeout, const TlsOptions& tls = {});
 
   ~SyncClient();
   SyncClient(const SyncClient&) = delete;

@@ -20,8 +20,10 @@ constexpr int kExitServerError = 1;
 constexpr int kExitUnreachable = 3;
 
 // `melee hello`: connects, says Hello, prints the server's versions and rulesets.
-int RunHello(const std::string& url, bool json) {
-  auto client = melee::client::SyncClient::Connect(url);
+int RunHello(const std::string& url, const std::string& ca_file, bool json) {
+  auto client = melee::client::SyncClient::Connect(
+      url, melee::proto::FrameKind::kBinary, melee::client::SyncClient::kDefaultTimeout,
+      {.ca_file = ca_file, .verify_peer = true});
   if (!client) {
     std::cerr << "melee: " << client.error().message << "\n";
     return kExitUnreachable;
@@ -72,6 +74,11 @@ int main(int argc, char** argv) {
   app.add_option("--server", url,
                  "WebSocket URL of the server (default: $MELEE_SERVER, else this machine)")
       ->capture_default_str();
+  const char* ca_from_environment = std::getenv("MELEE_CA_FILE");
+  std::string ca_file = ca_from_environment != nullptr ? ca_from_environment : "";
+  app.add_option("--ca-file", ca_file,
+                 "wss://: a PEM file of certificates to trust instead of the system's (default: "
+                 "$MELEE_CA_FILE)");
 
   bool json = false;
   CLI::App* hello = app.add_subcommand("hello", "Connect and print the server's versions");
@@ -89,10 +96,11 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; every other parse error is a usage error.
     return app.exit(error) == 0 ? EXIT_SUCCESS : melee::cli::kExitUsage;
   }
-  if (*hello) return RunHello(url, json);
+  if (*hello) return RunHello(url, ca_file, json);
   if (rules.chosen()) return rules.Run(std::cout, std::cerr);
   if (match.chosen()) {
     match_args.server = url;
+    match_args.ca_file = ca_file;
     return match.Run(std::cout, std::cerr);
   }
   return EXIT_SUCCESS;

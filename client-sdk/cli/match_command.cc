@@ -130,10 +130,12 @@ bool ReadSeatFile(const std::string& path, v1::SeatLink& link, Failure& failure)
 
 // Joins the match of the seat file with the events after its mark.
 client::ClientResult<std::unique_ptr<MatchSession>> JoinSeat(const v1::SeatLink& link,
-                                                              bool from_start) {
+                                                              bool from_start,
+                                                              const std::string& ca_file) {
   client::JoinOptions options;
   options.after_seq = from_start ? 0 : link.last_seq();
   options.spectate = link.seat() == v1::SEAT_DIRECTOR || link.seat() == v1::SEAT_SPECTATOR;
+  options.tls.ca_file = ca_file;
   return MatchSession::Join(link.server(), link.match_id(), link.token(), options);
 }
 
@@ -251,7 +253,9 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
                                             " exists; choose another --out"});
       }
     }
-    auto connection = client::SyncClient::Connect(args_.server);
+    auto connection = client::SyncClient::Connect(args_.server, proto::FrameKind::kBinary,
+                                                  client::SyncClient::kDefaultTimeout,
+                                                  {.ca_file = args_.ca_file, .verify_peer = true});
     if (!connection) return Report(err, FromClient(connection.error()));
     v1::ClientMessage create;
     v1::MatchSettings& settings = *create.mutable_create_match()->mutable_settings();
@@ -293,6 +297,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
   if (*join_) {
     client::JoinOptions options;
     options.spectate = args_.spectate;
+    options.tls.ca_file = args_.ca_file;
     auto session = MatchSession::Join(args_.server, args_.match_id, args_.token, options);
     if (!session) return Report(err, FromClient(session.error()));
     v1::SeatLink link;
@@ -312,7 +317,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
   if (!ReadSeatFile(args_.seat_file, link, failure)) return Report(err, failure);
 
   if (*status_ || *watch_) {
-    auto session = JoinSeat(link, args_.all);
+    auto session = JoinSeat(link, args_.all, args_.ca_file);
     if (!session) return Report(err, FromClient(session.error()));
     MatchSession& match = **session;
     if (!match.events().empty()) {
@@ -395,7 +400,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     }
   }
 
-  auto session = JoinSeat(link, false);
+  auto session = JoinSeat(link, false, args_.ca_file);
   if (!session) return Report(err, FromClient(session.error()));
   MatchSession& match = **session;
   if (!match.events().empty()) {
@@ -509,7 +514,7 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
   Failure failure{0, ""};
   v1::SeatLink link;
   if (!ReadSeatFile(args_.seat_file, link, failure)) return Report(err, failure);
-  auto joined = JoinSeat(link, false);
+  auto joined = JoinSeat(link, false, args_.ca_file);
   if (!joined) return Report(err, FromClient(joined.error()));
   MatchSession& match = **joined;
   if (!match.events().empty()) {

@@ -30,6 +30,7 @@ namespace melee::cli {
 // The parsed arguments of the match commands. Filled by CLI11 while it parses.
 struct MatchArgs {
   std::string server;  // the WebSocket URL for `match create` and `match join`
+  std::string ca_file;  // wss://: certificates to trust (empty: the system's)
   // match create
   std::string title;
   std::string declaration_order = "sealed";

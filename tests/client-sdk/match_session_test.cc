@@ -104,8 +104,9 @@ TEST(MatchSessionTest, TwoClientsPlayACloseCombatAcrossADroppedConnection) {
   ASSERT_TRUE((*b)->Close().has_value());
   b->reset();
   // A cannot declare before B announces; A's declaration waits. B comes back first.
-  auto b2 = MatchSession::Join(server.ws_url(), created.match_id(), created.side_b_token(),
-                               {.after_seq = b_seen});
+  JoinOptions resume;
+  resume.after_seq = b_seen;
+  auto b2 = MatchSession::Join(server.ws_url(), created.match_id(), created.side_b_token(), resume);
   ASSERT_TRUE(b2.has_value()) << b2.error().message;
   EXPECT_TRUE((*b2)->events().empty()) << "nothing was missed yet";
   ASSERT_TRUE((*b2)->Act(Simple(false))->has_ack());
@@ -123,8 +124,8 @@ TEST(MatchSessionTest, TwoClientsPlayACloseCombatAcrossADroppedConnection) {
   ASSERT_TRUE((*a)->Act(Declare("G1", "R1"))->has_ack());
   EXPECT_EQ((*a)->view().stage(), v1::STAGE_ENDED);
 
-  auto b3 = MatchSession::Join(server.ws_url(), created.match_id(), created.side_b_token(),
-                               {.after_seq = b2_seen});
+  resume.after_seq = b2_seen;
+  auto b3 = MatchSession::Join(server.ws_url(), created.match_id(), created.side_b_token(), resume);
   ASSERT_TRUE(b3.has_value()) << b3.error().message;
   // Exactly what B missed: every seq after the one it saw, once, in order.
   std::vector<uint64_t> expected;

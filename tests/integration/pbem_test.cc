@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/testing/certificate.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -185,6 +186,72 @@ TEST(MeleeCli, WatchFollowsAMatchUntilTheCloseCombatEnds) {
   EXPECT_TRUE(Contains(watch.output(), "side_b sealed its declaration")) << watch.output();
   EXPECT_TRUE(Contains(watch.output(), "declarations revealed")) << watch.output();
   EXPECT_TRUE(Contains(watch.output(), "the close combat is over")) << watch.output();
+}
+
+
+// The CLI over wss://: trusting the server's certificate with --ca-file, and refusing a server
+// whose certificate it cannot check (exit 3, the reason named).
+TEST(MeleeCli, PlaysOverTlsWithTheCertificateChecked) {
+  testing::TempDir dir;
+  testing::MakeCertificate(dir.path());
+  server::ServerConfig config;
+  config.tls_certificate = dir.path() / "cert.pem";
+  config.tls_private_key = dir.path() / "key.pem";
+  testing::TestServer server(config);
+  const std::string url = "wss://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  ASSERT_EQ(setenv("MELEE_SERVER", url.c_str(), 1), 0);
+
+  const CliRun untrusted = Melee(dir.path(), "match create --out m");
+  EXPECT_EQ(untrusted.code, 3) << untrusted.output;
+  EXPECT_TRUE(Contains(untrusted.output, "certificate verify failed")) << untrusted.output;
+
+  const std::string ca = "--ca-file '" + (dir.path() / "cert.pem").string() + "' ";
+  ASSERT_EQ(Melee(dir.path(), ca + "match create --out m").code, 0);
+  Write(dir.path() / "a.json", kAliceUnits);
+  const CliRun submitted = Melee(dir.path(), ca + "submit --seat m/side_a.seat --setup a.json");
+  EXPECT_EQ(submitted.code, 0) << submitted.output;
+  EXPECT_TRUE(Contains(submitted.output, "side_a entered its units: G1")) << submitted.output;
+}
+
+// The SDK's example program follows a match to its end (README, "Writing a client").
+TEST(FollowMatchExample, PrintsEveryEventUntilTheCloseCombatIsOver) {
+  testing::ScriptedFaces faces(4);
+  faces.Push({3, 4});
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+  std::ifstream in(dir.path() / "m" / "spectator.seat");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string seat = text.str();
+  const auto field = [&](const std::string& name) {
+    const size_t at = seat.find("\"" + name + "\": \"") + name.size() + 5;
+    return seat.substr(at, seat.find('"', at) - at);
+  };
+  testing::Subprocess follow({MELEE_FOLLOW_MATCH_BINARY, server.ws_url(), field("match_id"),
+                              field("token"), "--spectate"});
+  ASSERT_TRUE(follow.WaitForOutput("waiting for", std::chrono::seconds(10))) << follow.output();
+  Write(dir.path() / "a.json", kAliceUnits);
+  Write(dir.path() / "b.json", kBobUnits);
+  Write(dir.path() / "none.json", "{}");
+  Write(dir.path() / "a-attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
+  for (const char* step : {"submit --seat m/side_a.seat --setup a.json",
+                           "submit --seat m/side_b.seat --setup b.json",
+                           "submit --seat m/side_a.seat --confirm",
+                           "submit --seat m/side_b.seat --confirm",
+                           "submit --seat m/side_a.seat --announce",
+                           "submit --seat m/side_b.seat --announce",
+                           "submit --seat m/side_b.seat --declaration none.json",
+                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
+    const CliRun run = Melee(dir.path(), step);
+    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
+  }
+  EXPECT_EQ(follow.Wait(std::chrono::seconds(20)), 0) << follow.output();
+  EXPECT_TRUE(Contains(follow.output(), "declarations revealed")) << follow.output();
+  EXPECT_TRUE(Contains(follow.output(), "the close combat is over")) << follow.output();
 }
 
 }  // namespace
