@@ -128,6 +128,25 @@ bool ReadSeatFile(const std::string& path, v1::SeatLink& link, Failure& failure)
   return true;
 }
 
+// The receipt (SHA-256) in hex.
+std::string Hex(const std::string& bytes) {
+  static const char* const kDigits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : bytes) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
+
+// The server's refusal, led by the rule it names.
+std::string Refusal(const v1::Error& error) {
+  if (error.rule_ref().empty() || error.message().find(error.rule_ref()) != std::string::npos) {
+    return error.message();
+  }
+  return error.rule_ref() + ": " + error.message();
+}
+
 // Joins the match of the seat file with the events after its mark.
 client::ClientResult<std::unique_ptr<MatchSession>> JoinSeat(const v1::SeatLink& link,
                                                               bool from_start,
@@ -414,23 +433,13 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     return Report(err, FromClient(answer.error()));
   }
   if (answer->has_error()) {
-    const v1::Error& error = answer->error();
-    std::string message = error.message();
-    if (!error.rule_ref().empty() && message.find(error.rule_ref()) == std::string::npos) {
-      message = error.rule_ref() + ": " + message;
-    }
+    const std::string message = Refusal(answer->error());
     (void)SaveMark(args_.seat_file, link, match, err, 0);
     return Report(err, {kExitRefused, "refused: " + message});
   }
   out << "Done (event #" << answer->ack().seq() << ")";
   if (!answer->ack().receipt().empty()) {
-    static const char* const kHex = "0123456789abcdef";
-    std::string hex;
-    for (unsigned char byte : answer->ack().receipt()) {
-      hex += kHex[byte >> 4];
-      hex += kHex[byte & 15];
-    }
-    out << "; receipt " << hex << " (SHA-256 of what you sealed)";
+    out << "; receipt " << Hex(answer->ack().receipt()) << " (SHA-256 of what you sealed)";
   }
   out << ".\n";
   if (match.events().size() > before) {
@@ -538,23 +547,12 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       return !answer.error().close_code && answer.error().refused;
     }
     if (answer->has_error()) {
-      std::string message = answer->error().message();
-      if (!answer->error().rule_ref().empty() &&
-          message.find(answer->error().rule_ref()) == std::string::npos) {
-        message = answer->error().rule_ref() + ": " + message;
-      }
-      out << "refused: " << message << "\n";
+      out << "refused: " << Refusal(answer->error()) << "\n";
       return true;
     }
     applied = true;
     if (!answer->ack().receipt().empty()) {
-      static const char* const kHex = "0123456789abcdef";
-      std::string hex;
-      for (unsigned char byte : answer->ack().receipt()) {
-        hex += kHex[byte >> 4];
-        hex += kHex[byte & 15];
-      }
-      out << "sealed; receipt " << hex << "\n";
+      out << "sealed; receipt " << Hex(answer->ack().receipt()) << "\n";
     }
     show_new();
     PrintView(out, match.view());

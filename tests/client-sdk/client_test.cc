@@ -14,6 +14,7 @@
 
 #include "melee/asl/v1/asl.pb.h"
 #include "server/net.h"
+#include "tests/testing/asl_commands.h"
 #include "tests/testing/certificate.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
@@ -144,42 +145,19 @@ v1::MatchCreated CreateMatch(const std::string& url) {
   return (*creator)->Call(create)->match_created();
 }
 
+// Side A's G1 (6 FP, in G3, A the ATTACKER) or side B's R1 (4 FP).
 v1::ClientMessage Units(v1::Seat owner, const std::string& id, bool location) {
-  v1::ClientMessage message;
-  aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
-  if (location) {
-    part.mutable_location()->set_name("G3");
-    part.set_attacker(v1::SEAT_SIDE_A);
-  }
-  aslpb::Unit& unit = *part.add_units();
-  unit.set_id(id);
-  unit.set_owner(owner);
-  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
-  unit.set_firepower(owner == v1::SEAT_SIDE_A ? 6 : 4);
-  unit.set_morale(7);
-  return message;
+  return testing::EnterUnits({testing::Squad(id, owner, owner == v1::SEAT_SIDE_A ? 6 : 4)},
+                             location);
 }
 
-v1::ClientMessage Confirm() {
-  v1::ClientMessage message;
-  message.mutable_confirm_setup();
-  return message;
-}
-
-v1::ClientMessage AnnounceNothing() {
-  v1::ClientMessage message;
-  message.mutable_announce()->mutable_asl();
-  return message;
-}
-
+// One attack; the client fills the entropy in.
 v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
-  v1::ClientMessage message;
-  aslpb::AttackOrder& attack =
-      *message.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->add_attacks();
-  attack.add_attackers(attacker);
-  attack.add_targets(target);
-  return message;
+  return testing::Seal({{{attacker}, {target}}}, /*entropy=*/false);
 }
+
+using testing::AnnounceNothing;
+using testing::Confirm;
 
 // Both seats act in turn; each waits until it has seen what the other did.
 void SetUpAndAnnounce(Seat& a, Seat& b) {

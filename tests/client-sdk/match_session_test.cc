@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "melee/asl/v1/asl.pb.h"
+#include "tests/testing/asl_commands.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/test_server.h"
 
@@ -19,38 +20,17 @@ namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
 
 v1::ClientMessage Units(v1::Seat owner, const std::string& id, int firepower, bool location) {
-  v1::ClientMessage message;
-  aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
-  if (location) {
-    part.mutable_location()->set_name("G3");
-    part.set_attacker(v1::SEAT_SIDE_A);
-  }
-  aslpb::Unit& unit = *part.add_units();
-  unit.set_id(id);
-  unit.set_owner(owner);
-  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
-  unit.set_firepower(firepower);
-  unit.set_morale(7);
-  return message;
+  return testing::EnterUnits({testing::Squad(id, owner, firepower)}, location);
 }
 
+// ConfirmSetup, or announce nothing.
 v1::ClientMessage Simple(bool confirm) {
-  v1::ClientMessage message;
-  if (confirm) {
-    message.mutable_confirm_setup();
-  } else {
-    message.mutable_announce()->mutable_asl();
-  }
-  return message;
+  return confirm ? testing::Confirm() : testing::AnnounceNothing();
 }
 
+// One attack; the session fills the entropy in.
 v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
-  v1::ClientMessage message;
-  aslpb::AttackOrder& attack =
-      *message.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->add_attacks();
-  attack.add_attackers(attacker);
-  attack.add_targets(target);
-  return message;
+  return testing::Seal({{{attacker}, {target}}}, /*entropy=*/false);
 }
 
 // Waits until `session` holds event `seq`.

@@ -16,6 +16,7 @@
 #include "proto/codec/frame.h"
 #include "server/clock.h"
 #include "tests/testing/http_get.h"
+#include "tests/testing/asl_commands.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
@@ -27,54 +28,12 @@ namespace {
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
 using testing::MatchClient;
+using testing::AnnounceNothing;
+using testing::Confirm;
+using testing::EnterUnits;
 using testing::ScriptedFaces;
-
-aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, const std::string& name) {
-  aslpb::Unit unit;
-  unit.set_id(id);
-  unit.set_owner(owner);
-  unit.set_kind(aslpb::UNIT_KIND_SQUAD);
-  unit.set_firepower(firepower);
-  unit.set_morale(7);
-  unit.set_name(name);
-  return unit;
-}
-
-v1::ClientMessage EnterUnits(std::vector<aslpb::Unit> units, bool with_location) {
-  v1::ClientMessage message;
-  aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
-  if (with_location) {
-    part.mutable_location()->set_name("G3");
-    part.set_attacker(v1::SEAT_SIDE_A);
-  }
-  for (aslpb::Unit& unit : units) *part.add_units() = std::move(unit);
-  return message;
-}
-
-v1::ClientMessage Confirm() {
-  v1::ClientMessage message;
-  message.mutable_confirm_setup();
-  return message;
-}
-
-v1::ClientMessage AnnounceNothing() {
-  v1::ClientMessage message;
-  message.mutable_announce()->mutable_asl();
-  return message;
-}
-
-v1::ClientMessage Seal(std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>
-                           attacks) {
-  v1::ClientMessage message;
-  v1::SealDeclaration& seal = *message.mutable_seal_declaration();
-  seal.set_client_entropy(std::string(32, 'e'));
-  for (auto& [attackers, targets] : attacks) {
-    aslpb::AttackOrder* order = seal.mutable_declaration()->mutable_asl()->add_attacks();
-    for (auto& id : attackers) order->add_attackers(id);
-    for (auto& id : targets) order->add_targets(id);
-  }
-  return message;
-}
+using testing::Seal;
+using testing::Squad;
 
 std::string Sha256(const std::string& bytes) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -443,7 +402,7 @@ TEST_F(MatchTest, ADeclarationDeadlineTakesTheRulesDefaultForEachSeatThatOwes) {
   server_.server().matches().CheckDeadlines();
   ASSERT_TRUE(b_->WaitForSeq(before + 1));
   ASSERT_TRUE(b_->WaitForSeq(b_->view().seq()));
-  const v1::MatchEvent& announced = b_->events().back();
+  const v1::MatchEvent announced = b_->events().back();
   EXPECT_EQ(announced.asl().kind(), aslpb::EVENT_KIND_ANNOUNCED);
   EXPECT_TRUE(announced.by_default()) << announced.DebugString();
   // The DEFENDER's announcement is a new step: its own 120 s start now.

@@ -111,6 +111,26 @@ void Write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// Plays the close combat of match `m` (created in `dir`) to its end with one-shot commands:
+// G1 (A) attacks R1; B declares no attack (A11.12 allows it).
+void PlayOneCloseCombat(const std::filesystem::path& dir) {
+  Write(dir / "a.json", kAliceUnits);
+  Write(dir / "b.json", kBobUnits);
+  Write(dir / "a-attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
+  Write(dir / "none.json", "{}");
+  for (const char* step : {"submit --seat m/side_a.seat --setup a.json",
+                           "submit --seat m/side_b.seat --setup b.json",
+                           "submit --seat m/side_a.seat --confirm",
+                           "submit --seat m/side_b.seat --confirm",
+                           "submit --seat m/side_a.seat --announce",
+                           "submit --seat m/side_b.seat --announce",
+                           "submit --seat m/side_b.seat --declaration none.json",
+                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
+    const CliRun run = Melee(dir, step);
+    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
+  }
+}
+
 // Every documented exit code, each with a message naming the problem.
 TEST(MeleeCli, ExitCodesNameTheProblem) {
   testing::TestServer server;
@@ -160,27 +180,13 @@ TEST(MeleeCli, WatchFollowsAMatchUntilTheCloseCombatEnds) {
   testing::TempDir dir;
   ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
   ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
-  Write(dir.path() / "a.json", kAliceUnits);
-  Write(dir.path() / "b.json", kBobUnits);
-  Write(dir.path() / "a-attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
-  Write(dir.path() / "none.json", "{}");  // B declares no attack (A11.12 allows it)
 
   testing::Subprocess watch({"/bin/bash", "-c",
                              "cd '" + dir.path().string() + "' && exec '" MELEE_CLI_BINARY
                              "' match watch --seat m/spectator.seat --until-ended"});
   ASSERT_TRUE(watch.WaitForOutput("Waiting for:", std::chrono::seconds(10))) << watch.output();
   faces.Push({3, 4});
-  for (const char* step : {"submit --seat m/side_a.seat --setup a.json",
-                           "submit --seat m/side_b.seat --setup b.json",
-                           "submit --seat m/side_a.seat --confirm",
-                           "submit --seat m/side_b.seat --confirm",
-                           "submit --seat m/side_a.seat --announce",
-                           "submit --seat m/side_b.seat --announce",
-                           "submit --seat m/side_b.seat --declaration none.json",
-                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
-    const CliRun run = Melee(dir.path(), step);
-    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
-  }
+  ASSERT_NO_FATAL_FAILURE(PlayOneCloseCombat(dir.path()));
   const auto code = watch.Wait(std::chrono::seconds(20));
   EXPECT_EQ(code, 0) << watch.output();
   EXPECT_TRUE(Contains(watch.output(), "side_b sealed its declaration")) << watch.output();
@@ -234,21 +240,7 @@ TEST(FollowMatchExample, PrintsEveryEventUntilTheCloseCombatIsOver) {
   testing::Subprocess follow({MELEE_FOLLOW_MATCH_BINARY, server.ws_url(), field("match_id"),
                               field("token"), "--spectate"});
   ASSERT_TRUE(follow.WaitForOutput("waiting for", std::chrono::seconds(10))) << follow.output();
-  Write(dir.path() / "a.json", kAliceUnits);
-  Write(dir.path() / "b.json", kBobUnits);
-  Write(dir.path() / "none.json", "{}");
-  Write(dir.path() / "a-attacks.json", R"({"attacks": [{"attackers": ["G1"], "targets": ["R1"]}]})");
-  for (const char* step : {"submit --seat m/side_a.seat --setup a.json",
-                           "submit --seat m/side_b.seat --setup b.json",
-                           "submit --seat m/side_a.seat --confirm",
-                           "submit --seat m/side_b.seat --confirm",
-                           "submit --seat m/side_a.seat --announce",
-                           "submit --seat m/side_b.seat --announce",
-                           "submit --seat m/side_b.seat --declaration none.json",
-                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
-    const CliRun run = Melee(dir.path(), step);
-    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
-  }
+  ASSERT_NO_FATAL_FAILURE(PlayOneCloseCombat(dir.path()));
   EXPECT_EQ(follow.Wait(std::chrono::seconds(20)), 0) << follow.output();
   EXPECT_TRUE(Contains(follow.output(), "declarations revealed")) << follow.output();
   EXPECT_TRUE(Contains(follow.output(), "the close combat is over")) << follow.output();
