@@ -35,7 +35,9 @@ ClientError Failure(std::string message) {
                      .refused = false};
 }
 
-// One WebSocket connection, plain or TLS; every completion runs on the client's strand.
+// One WebSocket connection, plain or TLS; every completion runs on the client's strand. Each
+// operation keeps the transport alive until it completes (a dropped connection's aborted read
+// still touches the TLS stream).
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -49,7 +51,8 @@ class Transport {
 };
 
 template <class Stream>
-class WebSocketTransport final : public Transport {
+class WebSocketTransport final : public Transport,
+                                 public std::enable_shared_from_this<WebSocketTransport<Stream>> {
  public:
   template <class... Args>
   explicit WebSocketTransport(asio::strand<asio::any_io_executor> strand, Args&&... args)
@@ -60,20 +63,23 @@ class WebSocketTransport final : public Transport {
     host_ = host;
     resolver_.async_resolve(
         host, port,
-        [this, port, target, done = std::move(done)](error_code ec,
-                                                     tcp::resolver::results_type results) mutable {
+        [self = this->shared_from_this(), port, target, done = std::move(done)](
+            error_code ec, tcp::resolver::results_type results) mutable {
           if (ec) return done(ec);
-          beast::get_lowest_layer(ws_).expires_after(kConnectTimeout);
-          beast::get_lowest_layer(ws_).async_connect(
-              results, [this, port, target, done = std::move(done)](
+          beast::get_lowest_layer(self->ws_).expires_after(kConnectTimeout);
+          beast::get_lowest_layer(self->ws_).async_connect(
+              results, [self, port, target, done = std::move(done)](
                            error_code connect_ec, const tcp::endpoint&) mutable {
                 if (connect_ec) return done(connect_ec);
-                Secure([this, port, target, done = std::move(done)](error_code tls_ec) mutable {
+                self->Secure([self, port, target, done = std::move(done)](error_code tls_ec) mutable {
                   if (tls_ec) return done(tls_ec);
-                  beast::get_lowest_layer(ws_).expires_never();
-                  ws_.set_option(
+                  beast::get_lowest_layer(self->ws_).expires_never();
+                  self->ws_.set_option(
                       websocket::stream_base::timeout::suggested(beast::role_type::client));
-                  ws_.async_handshake(host_ + ":" + port, target, std::move(done));
+                  self->ws_.async_handshake(self->host_ + ":" + port, target,
+                                            [self, done = std::move(done)](error_code hs_ec) {
+                                              done(hs_ec);
+                                            });
                 });
               });
         });
@@ -82,17 +88,20 @@ class WebSocketTransport final : public Transport {
   void Write(std::string frame, bool text, std::function<void(error_code)> done) override {
     frame_ = std::move(frame);
     ws_.text(text);
-    ws_.async_write(asio::buffer(frame_), [done = std::move(done)](error_code ec, std::size_t) {
-      done(ec);
-    });
+    ws_.async_write(asio::buffer(frame_),
+                    [self = this->shared_from_this(), done = std::move(done)](error_code ec,
+                                                                              std::size_t) {
+                      done(ec);
+                    });
   }
 
   void Read(std::function<void(error_code, std::string, bool)> done) override {
-    ws_.async_read(buffer_, [this, done = std::move(done)](error_code ec, std::size_t) {
+    ws_.async_read(buffer_, [self = this->shared_from_this(), done = std::move(done)](
+                                error_code ec, std::size_t) {
       if (ec) return done(ec, {}, false);
-      std::string frame = beast::buffers_to_string(buffer_.data());
-      buffer_.consume(buffer_.size());
-      done(ec, std::move(frame), ws_.got_text());
+      std::string frame = beast::buffers_to_string(self->buffer_.data());
+      self->buffer_.consume(self->buffer_.size());
+      done(ec, std::move(frame), self->ws_.got_text());
     });
   }
 
@@ -112,7 +121,9 @@ class WebSocketTransport final : public Transport {
                                asio::error::get_ssl_category()));
       }
       ws_.next_layer().set_verify_callback(ssl::host_name_verification(host_));
-      ws_.next_layer().async_handshake(ssl::stream_base::client, std::move(done));
+      ws_.next_layer().async_handshake(
+          ssl::stream_base::client,
+          [self = this->shared_from_this(), done = std::move(done)](error_code ec) { done(ec); });
     } else {
       done({});
     }
@@ -159,7 +170,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
   ViewHandler on_view;
   StateHandler on_state;
 
-  std::unique_ptr<Transport> transport;
+  std::shared_ptr<Transport> transport;
   uint64_t generation = 0;  // a callback of an older connection is ignored
   bool stopped = false;
   bool joined = false;
@@ -208,10 +219,10 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     SetState(ConnectionState::kConnecting, seat.url);
     const uint64_t generation_now = ++generation;
     if (secure) {
-      transport = std::make_unique<WebSocketTransport<beast::ssl_stream<beast::tcp_stream>>>(
+      transport = std::make_shared<WebSocketTransport<beast::ssl_stream<beast::tcp_stream>>>(
           strand, *tls);
     } else {
-      transport = std::make_unique<WebSocketTransport<beast::tcp_stream>>(strand);
+      transport = std::make_shared<WebSocketTransport<beast::tcp_stream>>(strand);
     }
     transport->Open(host, port, target, [self = shared_from_this(), generation_now](error_code ec) {
       if (generation_now != self->generation || self->stopped) return;
@@ -325,9 +336,8 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     writing = false;
     outbox.clear();
     if (transport) {
-      transport->Drop();
-      // Destroyed once the handlers still queued for it have run.
-      asio::post(strand, [dead = std::shared_ptr<Transport>(std::move(transport))] {});
+      transport->Drop();  // its pending operations complete (aborted) and release it
+      transport.reset();
     }
     SetState(ConnectionState::kReconnecting, why);
     retry_timer.expires_after(delay);
@@ -344,7 +354,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     retry_timer.cancel();
     if (transport) {
       transport->Drop();
-      asio::post(strand, [dead = std::shared_ptr<Transport>(std::move(transport))] {});
+      transport.reset();
     }
     auto waiting = std::move(pending);
     pending.clear();
