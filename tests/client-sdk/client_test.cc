@@ -256,12 +256,8 @@ TEST(AsyncClientTest, AfterAServerRestartItResumesAndSendsItsUnansweredCommandOn
 
 TEST(AsyncClientTest, PlaysOverTlsAndChecksTheCertificate) {
   testing::TempDir dir;
-  testing::MakeCertificate(dir.path());
-  server::ServerConfig config;
-  config.tls_certificate = dir.path() / "cert.pem";
-  config.tls_private_key = dir.path() / "key.pem";
-  testing::TestServer server(config);
-  const std::string url = "wss://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  testing::TestServer server(testing::TlsConfig(dir.path()));
+  const std::string url = server.wss_url();
 
   // The match is created inside the server (SyncClient speaks ws:// only).
   std::promise<v1::ServerMessage> made;

@@ -199,12 +199,8 @@ TEST(MeleeCli, WatchFollowsAMatchUntilTheCloseCombatEnds) {
 // whose certificate it cannot check (exit 3, the reason named).
 TEST(MeleeCli, PlaysOverTlsWithTheCertificateChecked) {
   testing::TempDir dir;
-  testing::MakeCertificate(dir.path());
-  server::ServerConfig config;
-  config.tls_certificate = dir.path() / "cert.pem";
-  config.tls_private_key = dir.path() / "key.pem";
-  testing::TestServer server(config);
-  const std::string url = "wss://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  testing::TestServer server(testing::TlsConfig(dir.path()));
+  const std::string url = server.wss_url();
   ASSERT_EQ(setenv("MELEE_SERVER", url.c_str(), 1), 0);
 
   const CliRun untrusted = Melee(dir.path(), "match create --out m");

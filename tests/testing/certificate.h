@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "server/config.h"
+
 namespace melee::testing {
 
 // Writes cert.pem and key.pem into `dir`.
@@ -47,6 +49,15 @@ inline void MakeCertificate(const std::filesystem::path& dir) {
   std::fclose(cert_file);
   X509_free(cert);
   EVP_PKEY_free(key);
+}
+
+// A server configuration that speaks TLS with a fresh certificate written into `dir`.
+inline melee::server::ServerConfig TlsConfig(const std::filesystem::path& dir) {
+  MakeCertificate(dir);
+  melee::server::ServerConfig config;
+  config.tls_certificate = dir / "cert.pem";
+  config.tls_private_key = dir / "key.pem";
+  return config;
 }
 
 }  // namespace melee::testing

@@ -49,6 +49,7 @@ class TestServer {
 
   uint16_t port() const { return port_; }
   std::string ws_url() const { return "ws://127.0.0.1:" + std::to_string(port_) + "/ws"; }
+  std::string wss_url() const { return "wss://127.0.0.1:" + std::to_string(port_) + "/ws"; }
   melee::server::Server& server() { return *server_; }
 
  private:
