@@ -73,6 +73,8 @@ struct AppendBatch {
   uint64_t expected_seq = 0;          // the match's last seq as the caller knows it (0: new match)
   std::vector<std::string> payloads;  // at least one
   int64_t recorded_unix_ms = 0;       // the caller's (injected) clock
+  // When not empty, one time per payload instead (an imported log keeps its own times).
+  std::vector<int64_t> recorded_each;
 };
 
 // Where an appended batch landed.

@@ -526,7 +526,8 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         insert.BindBlob(4, payload);
         insert.BindBlob(5, head.hash);
         insert.BindBlob(6, hash);
-        insert.Bind(7, batch.recorded_unix_ms);
+        insert.Bind(7, k < batch.recorded_each.size() ? batch.recorded_each[k]
+                                                       : batch.recorded_unix_ms);
         rc = insert.Step();
         if (rc != SQLITE_DONE) break;
         head.seq += 1;
@@ -541,7 +542,8 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         update.Bind(2, static_cast<int64_t>(head.seq));
         update.Bind(3, head.event_id);
         update.BindBlob(4, head.hash);
-        update.Bind(5, batch.recorded_unix_ms);
+        update.Bind(5, batch.recorded_each.empty() ? batch.recorded_unix_ms
+                                                   : batch.recorded_each.back());
         update.Bind(6, static_cast<int64_t>(previous_seq));
         rc = update.Step();
         if (rc == SQLITE_DONE && sqlite3_changes(writer_) != 1) rc = SQLITE_CONSTRAINT;

@@ -326,14 +326,27 @@ class AslHost final : public RulesetHost {
     return Serialize(proto::EventToProto(StateOf(before), EventOf(event)));
   }
 
-  Result<std::vector<int>> DiceOfLogged(std::string_view logged) const override {
+  Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const override {
     aslpb::AslEvent event;
     if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
       return Reject("", "logged event: not a melee.asl.v1.AslEvent");
     }
-    std::vector<int> values;
-    for (const v1::DieRoll& die : event.dice()) values.push_back(static_cast<int>(die.value()));
-    return values;
+    std::optional<Seat> seat;
+    if (event.seat() == v1::SEAT_SIDE_A) seat = Seat::kSideA;
+    if (event.seat() == v1::SEAT_SIDE_B) seat = Seat::kSideB;
+    std::vector<LoggedDie> dice;
+    for (const v1::DieRoll& die : event.dice()) {
+      LoggedDie logged_die;
+      logged_die.roll.purpose = die.purpose();
+      logged_die.roll.color = die.color() == v1::DieRoll::COLOR_COLORED ? engine::DieColor::kColored
+                              : die.color() == v1::DieRoll::COLOR_WHITE
+                                  ? engine::DieColor::kWhite
+                                  : engine::DieColor::kSingle;
+      logged_die.roll.value = static_cast<int>(die.value());
+      logged_die.seat = seat;
+      dice.push_back(std::move(logged_die));
+    }
+    return dice;
   }
 
   bool Material(const AnyEvent& event, Seat seat) const override {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "persistence/event_store.h"
+#include "persistence/fair_play.h"
 #include "server/config.h"
 #include "server/connections.h"
 #include "server/dispatcher.h"
@@ -20,6 +21,7 @@ struct ServerContext {
   const Dispatcher& dispatcher;
   persistence::EventStore& store;
   Matches& matches;
+  const persistence::ServerSecrets& secrets;
 };
 
 }  // namespace melee::server

@@ -9,6 +9,7 @@
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
+#include "server/match_file.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -85,11 +86,111 @@ void CreateMatch(const HttpRequest& request, ServerContext& context,
       });
 }
 
+HttpResponse ServerKeyResponse(const HttpRequest& request, ServerContext& context) {
+  melee::v1::ServerKey key;
+  key.set_algorithm("Ed25519");
+  key.set_public_key(context.secrets.public_key());
+  key.set_public_key_hex(persistence::BytesToHex(context.secrets.public_key()));
+  key.set_public_key_pem(persistence::PublicKeyPem(context.secrets.public_key()));
+  key.set_fingerprint(persistence::KeyFingerprint(context.secrets.public_key()));
+  return MakeResponse(request, http::status::ok, "application/json", ToJson(key));
+}
+
+// The bearer token of a request ("Authorization: Bearer <token>"), or empty.
+std::string BearerToken(const HttpRequest& request) {
+  const std::string_view header = request[http::field::authorization];
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return {};
+  return std::string(header.substr(kBearer.size()));
+}
+
+// Shapes a response for `request` after the request object is gone.
+struct ResponseShape {
+  unsigned version;
+  bool keep_alive;
+  HttpRequest Request() const {
+    HttpRequest shape;
+    shape.version(version);
+    shape.keep_alive(keep_alive);
+    return shape;
+  }
+};
+
+// GET /api/matches/{id}/export with "Authorization: Bearer <seat or director token>": the match
+// file as that seat may have it (the director's is complete).
+void ExportMatch(const HttpRequest& request, const std::string& match_id, ServerContext& context,
+                 std::function<void(HttpResponse)> respond) {
+  if (request.method() != http::verb::get) {
+    HttpResponse response = HttpError(request, http::status::method_not_allowed,
+                                      melee::v1::ERROR_CODE_NOT_SUPPORTED, "export answers GET only");
+    response.set(http::field::allow, "GET");
+    return respond(std::move(response));
+  }
+  const std::shared_ptr<Match> match = context.matches.Find(match_id);
+  if (!match) {
+    return respond(HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
+                             "no match '" + match_id + "' on this server"));
+  }
+  const std::optional<engine::Viewer> viewer = match->Authenticate(BearerToken(request));
+  if (!viewer) {
+    return respond(HttpError(request, http::status::unauthorized,
+                             melee::v1::ERROR_CODE_UNAUTHENTICATED,
+                             "export needs \"Authorization: Bearer <token>\" with a seat or "
+                             "director token of match " + match_id));
+  }
+  match->Export(*viewer, [shape = ResponseShape{request.version(), request.keep_alive()},
+                          respond = std::move(respond)](
+                             engine::Result<melee::storage::v1::MatchFile> file) {
+    if (!file) {
+      return respond(HttpError(shape.Request(), http::status::service_unavailable,
+                               melee::v1::ERROR_CODE_UNAVAILABLE, engine::Describe(file.error())));
+    }
+    HttpResponse response = MakeResponse(shape.Request(), http::status::ok, "application/json",
+                                         MatchFileJson(*file));
+    response.set(http::field::content_disposition,
+                 "attachment; filename=\"" + file->match_id() + "-" + file->exported_for() +
+                     ".melee.json\"");
+    respond(std::move(response));
+  });
+}
+
+// POST /api/matches/import: the body is a match file; it is verified, then served read-only.
+void ImportMatch(const HttpRequest& request, ServerContext& context,
+                 std::function<void(HttpResponse)> respond) {
+  if (request.method() != http::verb::post) {
+    HttpResponse response = HttpError(request, http::status::method_not_allowed,
+                                      melee::v1::ERROR_CODE_NOT_SUPPORTED,
+                                      "/api/matches/import answers POST only (a match file)");
+    response.set(http::field::allow, "POST");
+    return respond(std::move(response));
+  }
+  auto file = ParseMatchFile(request.body());
+  if (!file) {
+    return respond(HttpError(request, http::status::bad_request,
+                             melee::v1::ERROR_CODE_MALFORMED_FRAME, engine::Describe(file.error())));
+  }
+  const std::string match_id = file->match_id();
+  context.matches.Import(
+      std::move(*file), [match_id, shape = ResponseShape{request.version(), request.keep_alive()},
+                         respond = std::move(respond)](engine::Result<std::string> summary) {
+        if (!summary) {
+          return respond(HttpError(shape.Request(), http::status::unprocessable_entity,
+                                   melee::v1::ERROR_CODE_NOT_VERIFIED,
+                                   engine::Describe(summary.error())));
+        }
+        melee::v1::ImportReport report;
+        report.set_match_id(match_id);
+        report.set_summary(*summary);
+        respond(MakeResponse(shape.Request(), http::status::created, "application/json",
+                             ToJson(report)));
+      });
+}
+
 HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& context) {
   context.metrics.http_requests.Increment();
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
-  if (path == "/healthz" || path == "/metrics") {
+  if (path == "/healthz" || path == "/metrics" || path == "/api/server-key") {
     if (request.method() != http::verb::get) {
       HttpResponse response =
           HttpError(request, http::status::method_not_allowed, melee::v1::ERROR_CODE_NOT_SUPPORTED,
@@ -98,6 +199,7 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
       return response;
     }
     if (path == "/healthz") return Health(request, context);
+    if (path == "/api/server-key") return ServerKeyResponse(request, context);
     return MakeResponse(request, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                         context.metrics.Render());
   }
@@ -107,7 +209,7 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
   }
   return HttpError(
       request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-      "no such endpoint: " + path + " (try /healthz, /metrics, /api/matches or " +
+      "no such endpoint: " + path + " (try /healthz, /metrics, /api/matches, /api/server-key or " +
           kWebSocketPath + ")");
 }
 
@@ -126,6 +228,19 @@ void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
   if (path == "/api/matches") {
     context.metrics.http_requests.Increment();
     return CreateMatch(request, context, std::move(respond));
+  }
+  if (path == "/api/matches/import") {
+    context.metrics.http_requests.Increment();
+    return ImportMatch(request, context, std::move(respond));
+  }
+  constexpr std::string_view kMatches = "/api/matches/";
+  constexpr std::string_view kExport = "/export";
+  if (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
+      path.ends_with(kExport)) {
+    context.metrics.http_requests.Increment();
+    const std::string match_id =
+        path.substr(kMatches.size(), path.size() - kMatches.size() - kExport.size());
+    return ExportMatch(request, match_id, context, std::move(respond));
   }
   respond(HandleSimpleRequest(request, context));
 }

@@ -10,7 +10,9 @@
 #include "engine/core/dice.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
+#include "server/match_file.h"
 #include "server/metrics.h"
+#include "server/version.h"
 
 namespace melee::server {
 namespace {
@@ -67,19 +69,6 @@ persistence::Hash Sha256(std::string_view bytes) {
 std::string HashBytes(const persistence::Hash& hash) {
   return std::string(reinterpret_cast<const char*>(hash.data()), hash.size());
 }
-
-// Uniform bits from OpenSSL's CSPRNG. (Issue 9 replaces it with committed, verifiable dice.)
-class RandBitSource final : public engine::BitSource {
- public:
-  uint64_t Next64() override {
-    uint64_t value = 0;
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(&value), sizeof value) != 1) {
-      spdlog::critical("RAND_bytes failed; cannot roll dice");
-      std::abort();
-    }
-    return value;
-  }
-};
 
 // Dice that replay logged values. Unlike ScriptedDice it never aborts on a short script (the log
 // is untrusted): it rolls 1s and reports that it ran out, and the replay is refused.
@@ -171,23 +160,26 @@ struct Match::Plan {
   Seat seat = Seat::kSideA;
   std::string command_id;
   std::string receipt;  // SealDeclaration: SHA-256 of the sealed bytes
+  std::string client_entropy;  // SealDeclaration: the seat's entropy for the dice
 };
 
 Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
-             MatchIdentity identity, AnyState initial, int64_t recorded_unix_ms)
+             MatchIdentity identity, AnyState initial, int64_t recorded_unix_ms,
+             const persistence::Hash& head, std::shared_ptr<const persistence::SeedChain> chain)
     : strand_(asio::make_strand(std::move(executor))),
       services_(services),
       host_(host),
       identity_(std::move(identity)),
       initial_state_(initial),
       state_(std::move(initial)),
+      chain_(std::move(chain)),
       recent_limit_(std::max<size_t>(services_.recent_events, 1)) {
   Plan opened;
   opened.setup = setup_;
   opened.state = state_;
   opened.entries.push_back(Planned{.stored = OpenedEvent(identity_), .event = {}, .before = {},
                                    .after = {}});
-  Commit(std::move(opened), 1, recorded_unix_ms);
+  Commit(std::move(opened), 1, recorded_unix_ms, head);
 }
 
 storage::StoredEvent Match::OpenedEvent(const MatchIdentity& identity) {
@@ -207,6 +199,9 @@ storage::StoredEvent Match::OpenedEvent(const MatchIdentity& identity) {
   created.set_tournament_id(identity.settings.tournament_id());
   created.set_spectator_key_hash(HashBytes(identity.spectator_key_hash));
   created.set_settings(proto::SerializeDeterministic(identity.settings));
+  created.set_dice_commitment(HashBytes(identity.dice_commitment));
+  created.set_dice_chain_length(identity.dice_chain_length);
+  created.set_server_public_key(identity.server_public_key);
   return stored;
 }
 
@@ -246,6 +241,7 @@ void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
 void Match::CheckDeadlines() {
   asio::post(strand_, [self = shared_from_this()] {
     if (self->appending_ || self->deadline_unix_ms_ == 0 || !self->started_) return;
+    if (!self->CanRoll()) return;  // imported: read-only here
     if (self->services_.clock.NowUnixMs() < self->deadline_unix_ms_) return;
     const Awaiting awaiting = self->host_.AwaitingOf(self->state_);
     if (awaiting.seats.empty()) return;
@@ -311,6 +307,14 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
       }
     }
   }
+  if (!message.has_flag_for_director() && !CanRoll()) {
+    return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
+                               "match " + identity_.id +
+                                   " was imported: its dice are committed on the server that "
+                                   "created it, so here it can be watched and exported, not "
+                                   "played",
+                               command_id)});
+  }
   const Seat seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
   Result<Plan> plan = PlanCommand(seat, message, deadline_default);
   if (!plan) return reply({RuleErrorMessage(plan.error(), command_id)});
@@ -321,6 +325,10 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
   for (const Planned& planned : plan->entries) {
     batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
+  }
+  // A close combat ends: the server signs the head of the log (a turn boundary).
+  if (plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) {
+    SignHead(*plan, batch.payloads);
   }
   appending_ = true;
   const int64_t recorded = batch.recorded_unix_ms;
@@ -346,7 +354,7 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
           } else {
             const std::string answer_key =
                 AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id);
-            self->Commit(std::move(*shared_plan), appended->first_seq, recorded);
+            self->Commit(std::move(*shared_plan), appended->first_seq, recorded, appended->head);
             self->Broadcast(appended->first_seq);
             self->TrimRecent();
             const auto it = self->answers_.find(answer_key);
@@ -526,6 +534,7 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
                                 std::to_string(kMaxEntropyBytes) + " bytes");
         }
         plan.receipt = HashBytes(Sha256(proto::SerializeDeterministic(seal.declaration())));
+        plan.client_entropy = seal.client_entropy();
       }
       return PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
     }
@@ -537,12 +546,33 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
 Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
                                        const std::string& command_id, Plan plan,
                                        bool deadline_default) const {
-  std::unique_ptr<engine::BitSource> bits = services_.dice_source
-                                                ? services_.dice_source()
-                                                : std::make_unique<RandBitSource>();
-  engine::SourceDice dice(*bits);
-  auto events = host_.ruleset().Decide(plan.state, seat, command.command, dice);
+  // The dice of the next resolution step come from its committed seed and each side's latest
+  // entropy (this seal's for this seat); a test hook may script them instead.
+  const uint64_t step = dice_steps_ + 1;
+  std::array<std::string, 2> entropy = entropy_;
+  if (!plan.client_entropy.empty()) entropy[SeatIndex(seat)] = plan.client_entropy;
+  const persistence::Seed seed = chain_->At(std::min(step, chain_->length()));
+  std::unique_ptr<engine::BitSource> bits;
+  std::unique_ptr<engine::Dice> dice;
+  persistence::CommittedDice* committed = nullptr;
+  if (services_.dice_source) {
+    bits = services_.dice_source();
+    dice = std::make_unique<engine::SourceDice>(*bits);
+  } else {
+    auto owned = std::make_unique<persistence::CommittedDice>(seed, identity_.id, step,
+                                                              entropy[0], entropy[1]);
+    committed = owned.get();
+    dice = std::move(owned);
+  }
+  auto events = host_.ruleset().Decide(plan.state, seat, command.command, *dice);
   if (!events) return tl::unexpected(events.error());
+  // (The ruleset takes its rolls into its events, so count the draws.)
+  const bool rolled = committed != nullptr && committed->draws() > 0;
+  if (rolled && step > chain_->length()) {
+    return Reject("", "match " + identity_.id + " has rolled dice in all " +
+                          std::to_string(chain_->length()) +
+                          " steps its first event committed to; start a new match");
+  }
   const std::string step_before = host_.AwaitingOf(plan.state).step;
   bool first = true;
   auto current = std::make_shared<const AnyState>(plan.state);
@@ -556,6 +586,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
       cause.set_command(command.logged);
       cause.set_deadline_default(deadline_default);
       if (!plan.receipt.empty()) cause.set_receipt(plan.receipt);
+      if (!plan.client_entropy.empty()) cause.set_client_entropy(plan.client_entropy);
       first = false;
     }
     stored.set_event(host_.LogEvent(plan.state, event));
@@ -565,6 +596,12 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
     planned.after = current;
     planned.event = std::move(event);
     plan.entries.push_back(std::move(planned));
+  }
+  // The event that closes the step reveals its seed.
+  if (rolled && !plan.entries.empty() && plan.entries.back().stored.has_ruleset_event()) {
+    storage::RulesetEvent& closing = *plan.entries.back().stored.mutable_ruleset_event();
+    closing.set_dice_step(step);
+    closing.set_revealed_seed(HashBytes(seed));
   }
   // A new step the rules wait for starts its deadline; the last event carries it, so that a
   // replay of the log restores it.
@@ -613,8 +650,38 @@ Result<void> Match::CheckOrder(const SetupFacts& facts) const {
 
 // ---- applying ---------------------------------------------------------------------------------
 
-void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
+bool Match::CanRoll() {
+  if (!chain_) {
+    if (identity_.dice_chain_length == 0) {
+      foreign_dice_ = true;
+      chain_ = std::make_shared<persistence::SeedChain>(persistence::Seed{}, 1);
+    } else {
+      chain_ = std::make_shared<persistence::SeedChain>(
+          services_.secrets->TopSeed(identity_.id), identity_.dice_chain_length);
+      foreign_dice_ = chain_->commitment() != identity_.dice_commitment;
+    }
+  }
+  return !foreign_dice_;
+}
+
+void Match::SignHead(Plan& plan, std::vector<std::string>& payloads) const {
+  persistence::Hash head = head_;
+  for (const std::string& payload : payloads) head = persistence::ChainHash(head, payload);
+  const uint64_t seq = seq_ + payloads.size();
+  Planned planned;
+  storage::HeadSigned& signed_head = *planned.stored.mutable_head_signed();
+  signed_head.set_seq(seq);
+  signed_head.set_hash(HashBytes(head));
+  signed_head.set_signature(
+      services_.secrets->Sign(persistence::HeadMessage(identity_.id, seq, head)));
+  payloads.push_back(proto::SerializeDeterministic(planned.stored));
+  plan.entries.push_back(std::move(planned));
+}
+
+void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
+                   const persistence::Hash& head) {
   const bool was_ended = started_ && host_.Ended(state_);
+  head_ = head;
   state_ = std::move(plan.state);
   setup_ = std::move(plan.setup);
   started_ = plan.started;
@@ -636,11 +703,19 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms) {
     if (planned.event) {
       material = static_cast<uint8_t>((host_.Material(*planned.event, Seat::kSideA) ? 1 : 0) |
                                       (host_.Material(*planned.event, Seat::kSideB) ? 2 : 0));
-      if (planned.stored.ruleset_event().deadline_unix_ms() != 0) {
-        deadline_unix_ms_ = planned.stored.ruleset_event().deadline_unix_ms();
+      const storage::RulesetEvent& logged = planned.stored.ruleset_event();
+      if (logged.deadline_unix_ms() != 0) {
+        deadline_unix_ms_ = logged.deadline_unix_ms();
         deadline_set = true;
       }
-    } else if (planned.stored.has_setup_confirmed() || planned.stored.has_director_flag()) {
+      if (logged.dice_step() != 0) dice_steps_ = logged.dice_step();
+      if (logged.has_cause() && !logged.cause().client_entropy().empty()) {
+        if (const auto by = SeatOfStored(logged.cause().seat())) {
+          entropy_[SeatIndex(*by)] = logged.cause().client_entropy();
+        }
+      }
+    } else if (planned.stored.has_setup_confirmed() || planned.stored.has_director_flag() ||
+               planned.stored.has_head_signed()) {
       material = 0;
     } else if (planned.stored.has_locations_ordered()) {
       const storage::LocationsOrdered& ordered = planned.stored.locations_ordered();
@@ -682,6 +757,13 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     v1::MatchOpened& opened = *out.mutable_match_opened();
     *opened.mutable_settings() = identity_.settings;
     opened.set_ruleset_version(identity_.ruleset_version);
+    opened.set_dice_commitment(stored.match_created().dice_commitment());
+    opened.set_dice_chain_length(stored.match_created().dice_chain_length());
+  } else if (stored.has_head_signed()) {
+    v1::HeadSigned& shown = *out.mutable_head_signed();
+    shown.set_seq(stored.head_signed().seq());
+    shown.set_hash(stored.head_signed().hash());
+    shown.set_signature(stored.head_signed().signature());
   } else if (stored.has_setup_submitted()) {
     const Seat owner = *SeatOfStored(stored.setup_submitted().seat());
     v1::SubmitSetup part;
@@ -709,6 +791,10 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
     const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
     if (ruleset_event.cause().deadline_default()) out.set_by_default(true);
+    if (ruleset_event.dice_step() != 0) {
+      out.set_dice_step(ruleset_event.dice_step());
+      out.set_revealed_seed(ruleset_event.revealed_seed());
+    }
     if (out.has_declaration_sealed()) {
       out.mutable_declaration_sealed()->set_receipt(ruleset_event.cause().receipt());
     }
@@ -861,6 +947,97 @@ Result<std::vector<MessagePtr>> Match::EventsAfter(uint64_t after_seq, Viewer vi
   return events;
 }
 
+// ---- export ------------------------------------------------------------------------------------
+
+namespace {
+
+// Whether `viewer` (a seat) may have the bytes of an event: those that hold nothing hidden from
+// it. `shown` and `full` are the event as the seat and as the director see it; `revealed_later`:
+// a later event reveals the sealed declarations.
+bool SeatMayHave(const storage::StoredEvent& stored, Viewer viewer, const v1::MatchEvent& shown,
+                 const v1::MatchEvent& full, bool revealed_later) {
+  const auto own = [&](storage::Seat seat) {
+    return (seat == storage::SEAT_SIDE_A && viewer == Viewer::kSideA) ||
+           (seat == storage::SEAT_SIDE_B && viewer == Viewer::kSideB);
+  };
+  switch (stored.kind_case()) {
+    case storage::StoredEvent::kDirectorFlag:
+      return own(stored.director_flag().seat());  // the comment is the flagger's and the TD's
+    case storage::StoredEvent::kSetupSubmitted:
+      return own(stored.setup_submitted().seat()) ||
+             proto::SerializeDeterministic(shown) == proto::SerializeDeterministic(full);
+    case storage::StoredEvent::kRulesetEvent: {
+      const storage::Cause& cause = stored.ruleset_event().cause();
+      if (shown.has_declaration_sealed()) {
+        // The sealed declaration (in the cause): the sealer's own, or both once revealed.
+        return own(cause.seat()) || revealed_later;
+      }
+      return proto::SerializeDeterministic(shown) == proto::SerializeDeterministic(full);
+    }
+    default:
+      return true;  // creation, confirmations, orders of Locations, signatures: public
+  }
+}
+
+}  // namespace
+
+void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)> done) {
+  asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {
+    auto logged = self->services_.store.Read(self->identity_.id, 0, self->seq_);
+    if (!logged) return done(Reject("", "cannot read the log: " + logged.error().message));
+    std::vector<bool> visible(logged->size(), true);
+    if (viewer != Viewer::kDirector) {
+      // Every event as the seat and as the director see it, from a replay of the log.
+      MatchServices keep_all = self->services_;
+      keep_all.recent_events = SIZE_MAX;
+      auto replayed = Recover(
+          self->strand_.get_inner_executor(), keep_all,
+          [self](std::string_view) { return &self->host_; }, *logged);
+      if (!replayed) return done(tl::unexpected(replayed.error()));
+      const auto& all = (*replayed)->recent_;
+      bool revealed_later = false;
+      for (size_t i = all.size(); i-- > 0;) {
+        const v1::MatchEvent& full = all[i][ViewerIndex(Viewer::kDirector)]->event();
+        storage::StoredEvent stored;
+        stored.ParseFromString((*logged)[i].payload);
+        visible[i] = SeatMayHave(stored, viewer, all[i][ViewerIndex(viewer)]->event(), full,
+                                 revealed_later);
+        if (full.has_declarations_revealed()) revealed_later = true;
+      }
+    }
+    storage::MatchFile file;
+    file.set_format(std::string(kMatchFileFormat));
+    file.set_match_id(self->identity_.id);
+    file.set_ruleset(self->identity_.settings.ruleset());
+    file.set_ruleset_version(self->identity_.ruleset_version);
+    file.set_engine_version(kServerVersion);
+    file.set_server_public_key(self->services_.secrets->public_key());
+    file.set_exported_for(std::string(engine::Name(viewer)));
+    file.set_exported_unix_ms(self->services_.clock.NowUnixMs());
+    for (size_t i = 0; i < logged->size(); ++i) {
+      const persistence::Event& event = (*logged)[i];
+      storage::FileEvent& out = *file.add_events();
+      out.set_seq(event.seq);
+      out.set_hash(HashBytes(event.hash));
+      out.set_recorded_unix_ms(event.recorded_unix_ms);
+      if (visible[i]) {
+        out.set_payload(event.payload);
+      } else {
+        out.set_redacted(true);
+      }
+    }
+    if (!logged->empty()) {
+      const persistence::Event& last = logged->back();
+      storage::HeadSigned& head = *file.mutable_head_signature();
+      head.set_seq(last.seq);
+      head.set_hash(HashBytes(last.hash));
+      head.set_signature(self->services_.secrets->Sign(
+          persistence::HeadMessage(self->identity_.id, last.seq, last.hash)));
+    }
+    done(std::move(file));
+  });
+}
+
 void Match::Inspect(std::function<void(uint64_t, bool)> done) {
   asio::post(strand_, [self = shared_from_this(), done = std::move(done)] {
     done(self->seq_, self->started_ && self->host_.Ended(self->state_));
@@ -890,6 +1067,12 @@ Result<std::shared_ptr<Match>> Match::Recover(
     std::copy(bytes.begin(), bytes.end(), out.begin());
     return true;
   };
+  if (!created.dice_commitment().empty() &&
+      !read_hash(created.dice_commitment(), identity.dice_commitment)) {
+    return Reject("", "event 1: malformed dice commitment");
+  }
+  identity.dice_chain_length = created.dice_chain_length();
+  identity.server_public_key = created.server_public_key();
   if (!read_hash(created.side_a_token_hash(), identity.token_hashes[0]) ||
       !read_hash(created.side_b_token_hash(), identity.token_hashes[1]) ||
       !read_hash(created.director_token_hash(), identity.token_hashes[2]) ||
@@ -908,7 +1091,8 @@ Result<std::shared_ptr<Match>> Match::Recover(
   auto initial = host->ruleset().NewState(options);
   if (!initial) return tl::unexpected(initial.error());
   auto match = std::make_shared<Match>(std::move(executor), services, *host, std::move(identity),
-                                       std::move(*initial), events[0].recorded_unix_ms);
+                                       std::move(*initial), events[0].recorded_unix_ms,
+                                       events[0].hash);
 
   // Replays events[1..] in the batches their commands made.
   size_t i = 1;
@@ -968,7 +1152,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
           }
           auto values = host->DiceOfLogged(candidate.ruleset_event().event());
           if (!values) return Reject("", at(k) + engine::Describe(values.error()));
-          dice.insert(dice.end(), values->begin(), values->end());
+          for (const LoggedDie& die : *values) dice.push_back(die.roll.value);
           logged.push_back(std::move(candidate));
         }
         ReplayDice replay(std::move(dice));
@@ -1001,12 +1185,25 @@ Result<std::shared_ptr<Match>> Match::Recover(
         }
         if (!cause.receipt().empty()) plan.receipt = cause.receipt();
         i += decided->size();
+        // The server's signature of the head when this command ended a close combat.
+        if (i < events.size()) {
+          storage::StoredEvent signature;
+          if (signature.ParseFromString(events[i].payload) && signature.has_head_signed()) {
+            plan.entries.push_back(Planned{.stored = std::move(signature), .event = {},
+                                           .before = {}, .after = {}});
+            ++i;
+          }
+        }
       }
     }
     if (!setup_event && plan.entries.empty() && stored.has_director_flag()) {
       seat = SeatOfStored(stored.director_flag().seat());
       if (!seat) return Reject("", at(i) + "malformed flag");
       plan.command_id = stored.director_flag().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}});
+      ++i;
+    } else if (!setup_event && plan.entries.empty() && stored.has_head_signed()) {
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
                                      .after = {}});
       ++i;
@@ -1020,7 +1217,8 @@ Result<std::shared_ptr<Match>> Match::Recover(
     }
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
     plan.seat = seat.value_or(Seat::kSideA);
-    match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms);
+    match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms,
+                  events[i - 1].hash);
     match->TrimRecent();
   }
   return match;

@@ -26,7 +26,9 @@
 #include "engine/core/ruleset.h"
 #include "melee/storage/v1/events.pb.h"
 #include "melee/v1/envelope.pb.h"
+#include "melee/storage/v1/match_file.pb.h"
 #include "persistence/event_store.h"
+#include "persistence/fair_play.h"
 #include "server/clock.h"
 #include "server/net.h"
 #include "server/ruleset_host.h"
@@ -56,7 +58,11 @@ struct MatchServices {
   uint32_t default_choice_deadline_seconds = 300;
   // For announcements and declarations; 0: none (a match's settings may still set one).
   uint32_t default_declaration_deadline_seconds = 0;
-  // Where dice come from; null: OpenSSL's CSPRNG. Tests script them.
+  // The server's signing key and dice secret (docs/fair-play.md). Matches sets ephemeral ones
+  // when none are given.
+  std::shared_ptr<const persistence::ServerSecrets> secrets;
+  // A test hook: where dice come from instead of the committed seed chain. Such dice are not
+  // committed (no step, no revealed seed) and `melee verify` refuses their logs.
   std::function<std::unique_ptr<engine::BitSource>()> dice_source;
   // How many of its latest events a match keeps rendered for every viewer. A client resuming
   // from further back is served from the log (read, replayed, rendered): slower, but a long
@@ -71,13 +77,19 @@ struct MatchIdentity {
   std::string ruleset_version;
   std::array<persistence::Hash, 3> token_hashes{};  // side A, side B, director
   persistence::Hash spectator_key_hash{};
+  persistence::Seed dice_commitment{};  // s_0 of the seed chain
+  uint64_t dice_chain_length = 0;
+  std::string server_public_key;  // the referee's Ed25519 key (raw)
 };
 
 class Match : public std::enable_shared_from_this<Match> {
  public:
-  // A match whose first event (`opened`, seq 1, recorded at `recorded_unix_ms`) is durable.
+  // A match whose first event (`opened`, seq 1, recorded at `recorded_unix_ms`, hashed `head`)
+  // is durable. `chain`: its seed chain when the caller built it (else built on first use).
   Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
-        MatchIdentity identity, engine::AnyState initial, int64_t recorded_unix_ms);
+        MatchIdentity identity, engine::AnyState initial, int64_t recorded_unix_ms,
+        const persistence::Hash& head,
+        std::shared_ptr<const persistence::SeedChain> chain = nullptr);
 
   // Rebuilds a match from its verified log: folds every event, deciding each logged command
   // again with its logged dice and checking the same events come out (an audit of the log).
@@ -108,6 +120,12 @@ class Match : public std::enable_shared_from_this<Match> {
   // Takes the rules default for a step (choice, announcement, declaration) whose deadline has
   // passed. Thread-safe.
   void CheckDeadlines();
+
+  // Writes the match file (docs/fair-play.md) as `viewer` may have it: everything for the
+  // director; for a seat, events it may not see yet are redacted to their hashes. The file's
+  // head is signed now. Thread-safe; `done` runs on the match strand.
+  void Export(engine::Viewer viewer,
+              std::function<void(engine::Result<melee::storage::v1::MatchFile>)> done);
 
   // Runs `done` on the strand with the last seq (tests, metrics).
   void Inspect(std::function<void(uint64_t seq, bool ended)> done);
@@ -145,8 +163,14 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<Plan> PlanRuleset(engine::Seat seat, const DecodedCommand& command,
                                    const std::string& command_id, Plan plan,
                                    bool deadline_default) const;
-  // Applies a durable plan: state, history, answers; returns the rendered new events.
-  void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms);
+  // Applies a durable plan (its last event hashed `head`): state, history, answers.
+  void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
+              const persistence::Hash& head);
+  // Whether this server holds the secret of the match's seed chain (false: the match was
+  // imported from another server and is read-only here). Builds the chain on first use.
+  bool CanRoll();
+  // Appends the server's signature of the head the plan's events (`payloads`) lead to.
+  void SignHead(Plan& plan, std::vector<std::string>& payloads) const;
   // Sends every subscriber the events from `first_seq` on, then its view.
   void Broadcast(uint64_t first_seq);
   // Drops rendered events beyond recent_limit_.
@@ -180,6 +204,13 @@ class Match : public std::enable_shared_from_this<Match> {
   int64_t deadline_unix_ms_ = 0;
   std::string deadline_step_;
   std::optional<LocationOrder> order_;
+  // Fair play: the seed chain (built on first use), whether it is not ours, the steps that
+  // rolled dice so far, each side's latest client entropy, and the hash of the last event.
+  std::shared_ptr<const persistence::SeedChain> chain_;
+  bool foreign_dice_ = false;
+  uint64_t dice_steps_ = 0;
+  std::array<std::string, 2> entropy_;
+  persistence::Hash head_{};
   // The last events as each viewer sees them: recent_.back() is event seq_, indexed by viewer.
   std::deque<std::array<MessagePtr, 4>> recent_;
   size_t recent_limit_;

@@ -8,6 +8,7 @@
 
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
+#include "server/match_file.h"
 #include "server/metrics.h"
 
 namespace melee::server {
@@ -55,7 +56,8 @@ v1::ServerMessage Refusal(v1::ErrorCode code, std::string message, const std::st
 
 Matches::Matches(asio::any_io_executor executor, MatchServices services,
                  const engine::Registry& registry)
-    : executor_(std::move(executor)), services_(services), registry_(registry) {
+    : executor_(std::move(executor)), services_(std::move(services)), registry_(registry) {
+  if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
   hosts_.emplace("asl", MakeAslHost());
 }
 
@@ -179,6 +181,11 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
   identity.token_hashes = {Sha256(created.side_a_token()), Sha256(created.side_b_token()),
                            Sha256(created.director_token())};
   identity.spectator_key_hash = Sha256(created.spectator_key());
+  auto chain = std::make_shared<const persistence::SeedChain>(
+      services_.secrets->TopSeed(identity.id), persistence::kDiceChainLength);
+  identity.dice_commitment = chain->commitment();
+  identity.dice_chain_length = chain->length();
+  identity.server_public_key = services_.secrets->public_key();
 
   persistence::AppendBatch batch;
   batch.match_id = identity.id;
@@ -190,11 +197,11 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
   services_.store.Append(
       std::move(batch),
       [this, identity = std::move(identity), created = std::move(created), command_id, host,
-       state, recorded, retry_key, done = std::move(done)](
+       state, recorded, retry_key, chain, done = std::move(done)](
           persistence::StoreResult<persistence::Appended> appended) mutable {
         // Off the store's writer thread before doing any work.
         asio::post(executor_, [this, identity = std::move(identity), created = std::move(created),
-                               command_id = std::move(command_id), host, state, recorded,
+                               command_id = std::move(command_id), host, state, recorded, chain,
                                retry_key = std::move(retry_key), done = std::move(done),
                                appended = std::move(appended)]() mutable {
         if (!appended) {
@@ -204,7 +211,7 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
                               command_id));
         }
         Register(std::make_shared<Match>(executor_, services_, *host, std::move(identity),
-                                         std::move(*state), recorded));
+                                         std::move(*state), recorded, appended->head, chain));
         v1::ServerMessage reply;
         reply.set_command_id(command_id);
         *reply.mutable_match_created() = std::move(created);
@@ -214,6 +221,49 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
           created_answers_[retry_key] = reply;
         }
         done(std::move(reply));
+        });
+      });
+}
+
+void Matches::Import(melee::storage::v1::MatchFile file,
+                     std::function<void(engine::Result<std::string>)> done) {
+  const VerifyReport report =
+      VerifyMatchFile(file, [this](std::string_view id) { return HostOf(id); });
+  if (!report.ok) return done(engine::Reject("", "the file does not verify: " + report.Describe()));
+  if (report.redacted != 0) {
+    return done(engine::Reject("", "this is " + file.exported_for() + "'s export, with " +
+                                       std::to_string(report.redacted) +
+                                       " redacted events; import the director's file"));
+  }
+  if (Find(file.match_id())) {
+    return done(engine::Reject("", "match " + file.match_id() + " is already on this server"));
+  }
+  persistence::AppendBatch batch;
+  batch.match_id = file.match_id();
+  batch.expected_seq = 0;
+  for (const auto& event : file.events()) {
+    batch.payloads.push_back(event.payload());
+    batch.recorded_each.push_back(event.recorded_unix_ms());
+  }
+  batch.recorded_unix_ms = batch.recorded_each.back();
+  auto events = std::make_shared<std::vector<persistence::Event>>(EventsOf(file));
+  services_.store.Append(
+      std::move(batch), [this, events, summary = report.Describe(), done = std::move(done)](
+                            persistence::StoreResult<persistence::Appended> appended) mutable {
+        asio::post(executor_, [this, events, summary = std::move(summary), done = std::move(done),
+                               appended = std::move(appended)]() mutable {
+          if (!appended) {
+            return done(engine::Reject(
+                "", appended.error().code == persistence::StoreErrorCode::kConflict
+                        ? "match " + events->front().match_id + " is already on this server"
+                        : "storage refused the import: " + appended.error().message));
+          }
+          auto match = Match::Recover(
+              executor_, services_, [this](std::string_view id) { return HostOf(id); }, *events);
+          if (!match) return done(tl::unexpected(match.error()));
+          Register(std::move(*match));
+          spdlog::info("match {} imported ({} events)", events->front().match_id, events->size());
+          done(std::move(summary));
         });
       });
 }

@@ -35,6 +35,13 @@ class Matches {
               const std::string& idempotency_key,
               std::function<void(melee::v1::ServerMessage)> done);
 
+  // Loads a match file exported by any Melee server (docs/fair-play.md): verifies it completely
+  // (a file that does not verify, or a seat's redacted export, is refused with the reason),
+  // appends its events unchanged (same hashes) and serves the match read-only: its dice are
+  // committed on the server that created it. Answers with the verification summary.
+  void Import(melee::storage::v1::MatchFile file,
+              std::function<void(engine::Result<std::string>)> done);
+
   // Returns the match, or nullptr.
   std::shared_ptr<Match> Find(std::string_view id) const;
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/dice.h"
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/v1/envelope.pb.h"
@@ -42,6 +43,13 @@ struct Awaiting {
   // Names the step. A new step (another name) starts a new deadline; a seat acting within the
   // same step (one side sealing while the other still owes) does not.
   std::string step;
+};
+
+// One die of a logged event, and the seat it was rolled for (an attack's DR is the attacker's;
+// none when the rules roll for nobody in particular).
+struct LoggedDie {
+  engine::DieRoll roll;
+  std::optional<engine::Seat> seat;
 };
 
 class RulesetHost {
@@ -85,8 +93,9 @@ class RulesetHost {
   // The log form of `event` (decided in `before`): every detail, for replay and audit.
   virtual std::string LogEvent(const engine::AnyState& before,
                                const engine::AnyEvent& event) const = 0;
-  // The dice values a logged event rolled, in order (replay feeds them back to Decide).
-  virtual engine::Result<std::vector<int>> DiceOfLogged(std::string_view logged) const = 0;
+  // The dice a logged event rolled, in order (replay feeds them back to Decide; verify derives
+  // them again from the committed seeds; audit counts them).
+  virtual engine::Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const = 0;
   // Whether `event` changes what `seat` is deciding on: anything but the other side sealing.
   // A command whose expected_seq is older than such an event is stale.
   virtual bool Material(const engine::AnyEvent& event, engine::Seat seat) const = 0;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
 #include <utility>
 
 #include "server/sessions.h"
@@ -17,6 +18,13 @@ constexpr auto kShutdownGrace = std::chrono::seconds(2);
 // How often choice deadlines are checked against the clock.
 constexpr auto kDeadlineSweep = std::chrono::milliseconds(500);
 
+// The server's signing key and dice secret, from (or created in) its data directory.
+std::shared_ptr<const persistence::ServerSecrets> LoadSecrets(const std::filesystem::path& dir) {
+  auto secrets = persistence::ServerSecrets::LoadOrCreate(dir);
+  if (!secrets) throw std::runtime_error("server secrets: " + secrets.error().message);
+  return std::move(*secrets);
+}
+
 std::shared_ptr<const Clock> OrSystemClock(std::shared_ptr<const Clock> clock) {
   return clock ? std::move(clock) : std::make_shared<SystemClock>();
 }
@@ -27,8 +35,9 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       store_(std::move(store)),
       registry_(std::move(registry)),
       clock_(OrSystemClock(std::move(hooks.clock))),
+      secrets_(LoadSecrets(config_.data_dir)),
       connections_(config_.max_connections, config_.max_connections_per_address),
-      context_{config_, metrics_, connections_, dispatcher_, *store_, matches_},
+      context_{config_, metrics_, connections_, dispatcher_, *store_, matches_, *secrets_},
       ioc_(config_.threads),
       matches_(ioc_.get_executor(),
                MatchServices{.store = *store_,
@@ -37,6 +46,7 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                              .default_choice_deadline_seconds = config_.choice_deadline_seconds,
                              .default_declaration_deadline_seconds =
                                  config_.declaration_deadline_seconds,
+                             .secrets = secrets_,
                              .dice_source = std::move(hooks.dice),
                              .recent_events = hooks.recent_events},
                registry_),

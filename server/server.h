@@ -33,7 +33,8 @@ namespace melee::server {
 // What tests inject into a server: the clock (deadlines, timestamps) and the dice.
 struct ServerHooks {
   std::shared_ptr<const Clock> clock;  // null: the system clock
-  std::function<std::unique_ptr<engine::BitSource>()> dice;  // null: OpenSSL's CSPRNG
+  // null: the committed seed chain (docs/fair-play.md). Scripted dice are not committed.
+  std::function<std::unique_ptr<engine::BitSource>()> dice;
   size_t recent_events = 48;  // rendered events a match keeps for quick resumes
 };
 
@@ -75,6 +76,7 @@ class Server {
   std::shared_ptr<persistence::EventStore> store_;
   melee::engine::Registry registry_;
   std::shared_ptr<const Clock> clock_;
+  std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
   Metrics metrics_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below

@@ -219,7 +219,13 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
     }
     EXPECT_EQ(resolved, 2) << "A11.12: the ATTACKER's attack, then the DEFENDER's";
     EXPECT_TRUE(revealed);
-    EXPECT_TRUE(client->events().back().has_match_ended());
+    // The close combat ends, and the server signs the head of the log (docs/fair-play.md).
+    const std::vector<v1::MatchEvent> events = client->events();
+    ASSERT_GE(events.size(), 2u);
+    EXPECT_TRUE(events[events.size() - 2].has_match_ended());
+    ASSERT_TRUE(events.back().has_head_signed());
+    EXPECT_EQ(events.back().head_signed().seq(), events.back().seq() - 1);
+    EXPECT_EQ(events.back().head_signed().signature().size(), 64u);
   }
   EXPECT_EQ(a_->last_seq(), b_->last_seq());
 }

@@ -62,7 +62,7 @@ void AppendLoop(SqliteEventStore& store, std::vector<Match*> matches, unsigned s
   while (true) {
     std::size_t pending = matches.size();
     for (Match* match : matches) {
-      AppendBatch batch{match->id, match->last_seq, {}, 0};
+      AppendBatch batch{match->id, match->last_seq, {}, 0, {}};
       batch.recorded_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count();

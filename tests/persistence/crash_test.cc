@@ -89,7 +89,7 @@ TEST(CrashTest, KilledWriterLosesNoAcknowledgedEvent) {
       const std::string match_id = "m" + std::to_string(k);
       const uint64_t head = heads[match_id];
       auto appended = (*store)->AppendAndWait(
-          {match_id, head, {PayloadPrefix(match_id, head + 1) + "probe"}, 0});
+          {match_id, head, {PayloadPrefix(match_id, head + 1) + "probe"}, 0, {}});
       ASSERT_TRUE(appended.has_value()) << match_id << ": " << appended.error().message;
       EXPECT_EQ(appended->first_seq, head + 1);
       acknowledged[match_id] = appended->last_seq;

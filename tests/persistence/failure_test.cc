@@ -33,7 +33,7 @@ bool Contains(const std::string& text, std::string_view part) {
 }
 
 AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000};
+  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
 }
 
 // Returns `count` payloads "<prefix><i>" padded to `size` bytes.

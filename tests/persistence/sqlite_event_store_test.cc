@@ -15,7 +15,7 @@ namespace melee::persistence {
 namespace {
 
 AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000};
+  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
 }
 
 std::unique_ptr<SqliteEventStore> OpenOrDie(const std::string& path) {

@@ -1,0 +1,463 @@
+// Fair play you can prove (docs/fair-play.md), against a real server with its real committed
+// dice: a played match exports to a file that verifies; every kind of tampering is caught with a
+// precise message; a seat's export during play hides what that seat may not see; dice are fixed
+// by the commitment and both entropies (re-derived here with OpenSSL alone, not the server's
+// code); a file imports into another server, read-only.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+
+#include "melee/asl/v1/asl.pb.h"
+#include "melee/storage/v1/events.pb.h"
+#include "persistence/fair_play.h"
+#include "proto/codec/frame.h"
+#include "proto/codec/json.h"
+#include "server/match_file.h"
+#include "tests/testing/fair_play_match.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace v1 = melee::v1;
+namespace storage = melee::storage::v1;
+using ::testing::HasSubstr;
+using testing::MatchClient;
+
+class FairPlayTest : public ::testing::Test {
+ protected:
+  // Creates an asl match and seats two players.
+  void Seat() {
+    a_ = MatchClient::Connect(server_.ws_url());
+    b_ = MatchClient::Connect(server_.ws_url());
+    ASSERT_TRUE(a_ && b_);
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created_ = a_->Create(settings);
+    ASSERT_TRUE(a_->Join(created_.match_id(), created_.side_a_token()).has_joined());
+    ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
+  }
+
+  // Two close combats (a signed head after each), exported by the director.
+  storage::MatchFile PlayAndExport() {
+    Seat();
+    testing::PlayCommittedCombat(*a_, *b_, "G3");
+    testing::PlayCommittedCombat(*a_, *b_, "H4", std::string(16, 'c'), std::string(8, 'd'));
+    return testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+  }
+
+  static server::VerifyReport Verify(const storage::MatchFile& file,
+                                     std::string_view trusted_key = {}) {
+    return server::VerifyMatchFile(file, server::BuiltinHosts(), trusted_key);
+  }
+
+  testing::TestServer server_;
+  std::unique_ptr<MatchClient> a_;
+  std::unique_ptr<MatchClient> b_;
+  v1::MatchCreated created_;
+};
+
+storage::StoredEvent Stored(const storage::FileEvent& event) {
+  storage::StoredEvent stored;
+  EXPECT_TRUE(stored.ParseFromString(event.payload()));
+  return stored;
+}
+
+// Recomputes every hash from the genesis: what a forger without the server's key can do.
+void Rechain(storage::MatchFile& file) {
+  persistence::Hash prev = persistence::Genesis(file.match_id());
+  for (storage::FileEvent& event : *file.mutable_events()) {
+    prev = persistence::ChainHash(prev, event.payload());
+    event.set_hash(std::string(reinterpret_cast<const char*>(prev.data()), prev.size()));
+  }
+}
+
+void Replace(storage::FileEvent& event, const storage::StoredEvent& stored) {
+  event.set_payload(proto::SerializeDeterministic(stored));
+}
+
+// The index of the first event that closes a dice step.
+int FirstClosingStep(const storage::MatchFile& file) {
+  for (int i = 0; i < file.events_size(); ++i) {
+    const storage::StoredEvent stored = Stored(file.events(i));
+    if (stored.has_ruleset_event() && stored.ruleset_event().dice_step() != 0) return i;
+  }
+  return -1;
+}
+
+TEST_F(FairPlayTest, APlayedMatchExportsToAFileThatVerifies) {
+  const storage::MatchFile file = PlayAndExport();
+  ASSERT_FALSE(file.events().empty());
+  EXPECT_EQ(file.exported_for(), "director");
+  const server::VerifyReport report = Verify(file);
+  ASSERT_TRUE(report.ok) << report.Describe();
+  EXPECT_TRUE(report.replayed);
+  EXPECT_EQ(report.redacted, 0u);
+  EXPECT_GE(report.dice_steps, 2u);      // at least one resolution per combat
+  EXPECT_GE(report.dice, 4u);            // two CC DRs at least
+  EXPECT_EQ(report.head_signatures, 3u);  // one per combat, and the file's own
+  EXPECT_THAT(report.Describe(), HasSubstr("OK: match " + created_.match_id()));
+
+  // The key in the file is the one the server publishes.
+  const testing::HttpResult key = testing::HttpGet(server_.port(), "/api/server-key");
+  ASSERT_EQ(key.status, 200);
+  v1::ServerKey published;
+  ASSERT_EQ(proto::FromJson(key.body, published), "");
+  EXPECT_EQ(published.public_key(), file.server_public_key());
+  EXPECT_EQ(published.algorithm(), "Ed25519");
+  EXPECT_THAT(published.public_key_pem(), HasSubstr("BEGIN PUBLIC KEY"));
+  EXPECT_TRUE(Verify(file, published.public_key()).ok);
+}
+
+TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
+  const storage::MatchFile original = PlayAndExport();
+  ASSERT_TRUE(Verify(original).ok);
+
+  // One flipped byte in any event.
+  for (int i = 0; i < original.events_size(); ++i) {
+    storage::MatchFile file = original;
+    std::string payload = file.events(i).payload();
+    payload[payload.size() / 2] = static_cast<char>(payload[payload.size() / 2] ^ 0x01);
+    file.mutable_events(i)->set_payload(payload);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_FALSE(report.ok);
+    EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(i) + 1);
+    EXPECT_THAT(report.reason, HasSubstr("the event was altered")) << "event " << i + 1;
+  }
+  {  // A removed event.
+    storage::MatchFile file = original;
+    file.mutable_events()->DeleteSubrange(5, 1);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_EQ(report.failed_seq, 6u);
+    EXPECT_EQ(report.reason, "event 6 is missing: the file goes from 5 to 7");
+  }
+  {  // A reordered event.
+    storage::MatchFile file = original;
+    file.mutable_events()->SwapElements(6, 7);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_EQ(report.failed_seq, 7u);
+    EXPECT_EQ(report.reason, "the events are out of order: event 8 comes before event 7");
+  }
+  const int closing = FirstClosingStep(original);
+  ASSERT_GE(closing, 0);
+  {  // A changed die, with every hash recomputed.
+    storage::MatchFile file = original;
+    int changed = -1;
+    for (int i = 0; i <= closing && changed < 0; ++i) {
+      storage::StoredEvent stored = Stored(file.events(i));
+      if (!stored.has_ruleset_event()) continue;
+      melee::asl::v1::AslEvent event;
+      ASSERT_TRUE(event.ParseFromString(stored.ruleset_event().event()));
+      if (event.dice().empty()) continue;
+      const uint32_t value = event.dice(0).value();
+      event.mutable_dice(0)->set_value(value % 6 + 1);
+      stored.mutable_ruleset_event()->set_event(proto::SerializeDeterministic(event));
+      Replace(*file.mutable_events(i), stored);
+      changed = i;
+    }
+    ASSERT_GE(changed, 0);
+    Rechain(file);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_FALSE(report.ok);
+    EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(closing) + 1);
+    EXPECT_THAT(report.reason, HasSubstr("die 1 of step 1"));
+    EXPECT_THAT(report.reason, HasSubstr("the committed seed and the entropies give"));
+  }
+  {  // A changed declaration: side A's sealed attack becomes no attack at all.
+    storage::MatchFile file = original;
+    int changed = -1;
+    for (int i = 0; i < file.events_size() && changed < 0; ++i) {
+      storage::StoredEvent stored = Stored(file.events(i));
+      if (!stored.has_ruleset_event() || stored.ruleset_event().cause().receipt().empty() ||
+          stored.ruleset_event().cause().seat() != storage::SEAT_SIDE_A) {
+        continue;
+      }
+      melee::asl::v1::Command command;
+      ASSERT_TRUE(command.ParseFromString(stored.ruleset_event().cause().command()));
+      ASSERT_TRUE(command.has_seal());
+      command.mutable_seal()->clear_attacks();
+      stored.mutable_ruleset_event()->mutable_cause()->set_command(
+          proto::SerializeDeterministic(command));
+      Replace(*file.mutable_events(i), stored);
+      changed = i;
+    }
+    ASSERT_GE(changed, 0);
+    Rechain(file);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_FALSE(report.ok);
+    EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(changed) + 1);
+    EXPECT_THAT(report.reason, HasSubstr("the engine replay"));
+  }
+  {  // A head signed by another key.
+    storage::MatchFile file = original;
+    const auto other = persistence::ServerSecrets::Ephemeral();
+    int signed_at = -1;
+    for (int i = 0; i < file.events_size() && signed_at < 0; ++i) {
+      storage::StoredEvent stored = Stored(file.events(i));
+      if (!stored.has_head_signed()) continue;
+      persistence::Hash hash{};
+      std::copy(stored.head_signed().hash().begin(), stored.head_signed().hash().end(),
+                hash.begin());
+      stored.mutable_head_signed()->set_signature(other->Sign(
+          persistence::HeadMessage(file.match_id(), stored.head_signed().seq(), hash)));
+      Replace(*file.mutable_events(i), stored);
+      signed_at = i;
+    }
+    ASSERT_GE(signed_at, 0);
+    Rechain(file);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(signed_at) + 1);
+    EXPECT_THAT(report.reason, HasSubstr("does not verify with server key " +
+                                         persistence::KeyFingerprint(file.server_public_key())));
+  }
+  {  // The whole file re-signed by another key: only the trusted key tells.
+    storage::MatchFile file = original;
+    const auto other = persistence::ServerSecrets::Ephemeral();
+    file.set_server_public_key(other->public_key());
+    std::vector<persistence::Hash> hashes;
+    persistence::Hash prev = persistence::Genesis(file.match_id());
+    for (storage::FileEvent& event : *file.mutable_events()) {
+      storage::StoredEvent stored = Stored(event);
+      if (stored.has_match_created()) {
+        stored.mutable_match_created()->set_server_public_key(other->public_key());
+        Replace(event, stored);
+      }
+      if (stored.has_head_signed()) {
+        const persistence::Hash& head = hashes[stored.head_signed().seq() - 1];
+        stored.mutable_head_signed()->set_hash(std::string(head.begin(), head.end()));
+        stored.mutable_head_signed()->set_signature(other->Sign(
+            persistence::HeadMessage(file.match_id(), stored.head_signed().seq(), head)));
+        Replace(event, stored);
+      }
+      prev = persistence::ChainHash(prev, event.payload());
+      event.set_hash(std::string(prev.begin(), prev.end()));
+      hashes.push_back(prev);
+    }
+    file.mutable_head_signature()->set_hash(std::string(prev.begin(), prev.end()));
+    file.mutable_head_signature()->set_signature(other->Sign(persistence::HeadMessage(
+        file.match_id(), static_cast<uint64_t>(file.events_size()), prev)));
+    EXPECT_TRUE(Verify(file).ok) << "self-consistent, signed by a key nobody trusts";
+    const server::VerifyReport report = Verify(file, original.server_public_key());
+    EXPECT_FALSE(report.ok);
+    EXPECT_EQ(report.failed_seq, 1u);
+    EXPECT_THAT(report.reason, HasSubstr("not by the trusted key"));
+  }
+  {  // A revealed seed that does not hash to its commitment.
+    storage::MatchFile file = original;
+    storage::StoredEvent stored = Stored(file.events(closing));
+    std::string seed = stored.ruleset_event().revealed_seed();
+    seed[0] = static_cast<char>(seed[0] ^ 0x80);
+    stored.mutable_ruleset_event()->set_revealed_seed(seed);
+    Replace(*file.mutable_events(closing), stored);
+    Rechain(file);
+    const server::VerifyReport report = Verify(file);
+    EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(closing) + 1);
+    EXPECT_EQ(report.reason,
+              "the seed revealed for step 1 does not hash to the commitment: SHA-256(s_1) is not "
+              "s_0 (the commitment in event 1)");
+  }
+}
+
+// The die of draw `draw` of `step`, computed with OpenSSL alone from the published rule
+// (docs/fair-play.md), not with the server's code.
+int IndependentDie(const std::string& seed, const std::string& match_id, uint64_t step,
+                   uint64_t draw, const std::string& entropy_a, const std::string& entropy_b) {
+  const auto hex = [](const std::string& bytes) {
+    std::string out;
+    char buffer[3];
+    for (unsigned char c : bytes) {
+      std::snprintf(buffer, sizeof buffer, "%02x", c);
+      out += buffer;
+    }
+    return out;
+  };
+  const std::string message = "melee/v1/die|" + match_id + "|" + std::to_string(step) + "|" +
+                              std::to_string(draw) + "|" + hex(entropy_a) + "|" + hex(entropy_b);
+  unsigned char mac[32];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), seed.data(), static_cast<int>(seed.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &length);
+  const uint32_t x = (uint32_t{mac[0]} << 24) | (uint32_t{mac[1]} << 16) | (uint32_t{mac[2]} << 8) |
+                     uint32_t{mac[3]};
+  return x < 4294967292u ? static_cast<int>(x % 6) + 1 : 0;
+}
+
+std::string Sha256Of(const std::string& bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
+}
+
+TEST_F(FairPlayTest, DiceAreFixedByTheCommitmentAndBothEntropies) {
+  const storage::MatchFile file = PlayAndExport();
+  // The commitment is in event 1, before any declaration existed.
+  const storage::StoredEvent first = Stored(file.events(0));
+  std::string known = first.match_created().dice_commitment();
+  ASSERT_EQ(known.size(), 32u);
+  std::array<std::string, 2> entropy;
+  std::vector<int> pending;  // dice logged since the last closed step
+  int steps = 0;
+  int checked = 0;
+  for (const storage::FileEvent& event : file.events()) {
+    const storage::StoredEvent stored = Stored(event);
+    if (!stored.has_ruleset_event()) continue;
+    const storage::RulesetEvent& logged = stored.ruleset_event();
+    if (logged.has_cause() && !logged.cause().client_entropy().empty()) {
+      entropy[logged.cause().seat() == storage::SEAT_SIDE_A ? 0 : 1] = logged.cause().client_entropy();
+    }
+    if (logged.has_cause()) pending.clear();
+    melee::asl::v1::AslEvent asl;
+    ASSERT_TRUE(asl.ParseFromString(logged.event()));
+    for (const auto& die : asl.dice()) pending.push_back(static_cast<int>(die.value()));
+    if (logged.dice_step() == 0) continue;
+    ++steps;
+    const std::string& seed = logged.revealed_seed();
+    // s_k hashes to s_{k-1}: the server could not pick s_k after event 1.
+    EXPECT_EQ(Sha256Of(seed), known) << "step " << logged.dice_step();
+    known = seed;
+    uint64_t draw = 0;
+    for (const int value : pending) {
+      int die = 0;
+      while (die == 0) {
+        die = IndependentDie(seed, file.match_id(), logged.dice_step(), draw++, entropy[0], entropy[1]);
+      }
+      EXPECT_EQ(die, value);
+      ++checked;
+    }
+    // Another entropy from either player gives other dice: neither side's choice is ignored.
+    std::string first_dice_a;
+    std::string first_dice_b;
+    for (uint64_t d = 0; d < 8; ++d) {
+      first_dice_a += std::to_string(IndependentDie(seed, file.match_id(), logged.dice_step(), d,
+                                                    entropy[0] + "x", entropy[1]));
+      first_dice_b += std::to_string(IndependentDie(seed, file.match_id(), logged.dice_step(), d,
+                                                    entropy[0], entropy[1] + "x"));
+    }
+    std::string actual;
+    for (uint64_t d = 0; d < 8; ++d) {
+      actual += std::to_string(
+          IndependentDie(seed, file.match_id(), logged.dice_step(), d, entropy[0], entropy[1]));
+    }
+    EXPECT_NE(first_dice_a, actual);
+    EXPECT_NE(first_dice_b, actual);
+    pending.clear();
+  }
+  EXPECT_GE(steps, 2);
+  EXPECT_GE(checked, 4);
+  // The second combat used the second pair of entropies.
+  EXPECT_EQ(entropy[0], std::string(16, 'c'));
+  EXPECT_EQ(entropy[1], std::string(8, 'd'));
+}
+
+TEST_F(FairPlayTest, ASeatsExportDuringPlayHidesWhatThatSeatMayNotSee) {
+  Seat();
+  ASSERT_TRUE(a_->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+  ASSERT_TRUE(b_->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  for (MatchClient* client : {a_.get(), b_.get()}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
+    ASSERT_TRUE(client->Act(testing::Confirm()).has_ack());
+  }
+  for (MatchClient* client : {a_.get(), b_.get()}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
+    ASSERT_TRUE(client->Act(testing::AnnounceNothing()).has_ack());
+  }
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  ASSERT_TRUE(b_->Act(testing::Seal({{{"R1"}, {"G1"}}})).has_ack());
+  const uint64_t sealed_seq = b_->last_seq();
+
+  // Side B has sealed, side A not yet: A's file has B's seal as a hash only.
+  storage::MatchFile for_a =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
+  EXPECT_EQ(for_a.exported_for(), "side_a");
+  ASSERT_EQ(static_cast<uint64_t>(for_a.events_size()), sealed_seq);
+  EXPECT_TRUE(for_a.events(static_cast<int>(sealed_seq) - 1).redacted());
+  EXPECT_TRUE(for_a.events(static_cast<int>(sealed_seq) - 1).payload().empty());
+  for (const storage::FileEvent& event : for_a.events()) {
+    if (event.redacted()) continue;
+    const storage::StoredEvent stored = Stored(event);
+    EXPECT_FALSE(stored.has_ruleset_event() &&
+                 stored.ruleset_event().cause().seat() == storage::SEAT_SIDE_B &&
+                 !stored.ruleset_event().cause().receipt().empty())
+        << "side B's sealed declaration is in side A's file";
+  }
+  server::VerifyReport report = Verify(for_a);
+  ASSERT_TRUE(report.ok) << report.Describe();
+  EXPECT_EQ(report.redacted, 1u);
+  EXPECT_FALSE(report.replayed);
+  EXPECT_THAT(report.Describe(), HasSubstr("not checked (redacted events)"));
+  // B has its own seal; so does the director's file.
+  const storage::MatchFile for_b =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_b_token());
+  EXPECT_FALSE(for_b.events(static_cast<int>(sealed_seq) - 1).redacted());
+  EXPECT_TRUE(Verify(for_b).ok);
+  // A forged token exports nothing.
+  const testing::HttpResult forged = testing::HttpGet(
+      server_.port(), "/api/matches/" + created_.match_id() + "/export", http::verb::get, {},
+      {{"Authorization", "Bearer " + std::string(64, 'f')}});
+  EXPECT_EQ(forged.status, 401);
+  EXPECT_THAT(forged.body, HasSubstr("seat or director token"));
+
+  // Once both declarations are revealed, A's file has everything.
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  ASSERT_TRUE(a_->Act(testing::Seal({{{"G1"}, {"R1"}}})).has_ack());
+  testing::FinishCombat(*a_, *b_);
+  for_a = testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
+  report = Verify(for_a);
+  ASSERT_TRUE(report.ok) << report.Describe();
+  EXPECT_EQ(report.redacted, 0u);
+  EXPECT_TRUE(report.replayed);
+}
+
+TEST_F(FairPlayTest, AVerifiedFileImportsIntoAnotherServerReadOnly) {
+  const storage::MatchFile file = PlayAndExport();
+  testing::TestServer other;
+  const std::string body = server::MatchFileJson(file);
+  testing::HttpResult imported =
+      testing::HttpGet(other.port(), "/api/matches/import", http::verb::post, body);
+  ASSERT_EQ(imported.status, 201) << imported.body;
+  EXPECT_THAT(imported.body, HasSubstr("OK: match " + file.match_id()));
+
+  // The same log, byte for byte, with the times it was recorded at.
+  const storage::MatchFile again =
+      testing::ExportOver(other.port(), file.match_id(), created_.director_token());
+  ASSERT_EQ(again.events_size(), file.events_size());
+  for (int i = 0; i < file.events_size(); ++i) {
+    EXPECT_EQ(again.events(i).payload(), file.events(i).payload());
+    EXPECT_EQ(again.events(i).hash(), file.events(i).hash());
+    EXPECT_EQ(again.events(i).recorded_unix_ms(), file.events(i).recorded_unix_ms());
+  }
+  EXPECT_NE(again.server_public_key(), file.server_public_key());
+  const server::VerifyReport re_exported = Verify(again, file.server_public_key());
+  EXPECT_TRUE(re_exported.ok) << re_exported.Describe();
+  EXPECT_THAT(re_exported.Describe(),
+              HasSubstr("exporting server, key " +
+                        persistence::KeyFingerprint(again.server_public_key())));
+
+  // Seats can follow it there, not play it: its dice are committed on the first server.
+  auto a = MatchClient::Connect(other.ws_url());
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->Join(file.match_id(), created_.side_a_token()).has_joined());
+  const v1::ServerMessage refused = a->Act(
+      testing::EnterUnits({testing::Squad("G9", v1::SEAT_SIDE_A, 6, "6-4-7")}, true));
+  ASSERT_TRUE(refused.has_error());
+  EXPECT_THAT(refused.error().message(), HasSubstr("was imported"));
+
+  // Twice is refused, and so is a tampered file.
+  imported = testing::HttpGet(other.port(), "/api/matches/import", http::verb::post, body);
+  EXPECT_EQ(imported.status, 422);
+  EXPECT_THAT(imported.body, HasSubstr("already on this server"));
+  testing::TestServer third;
+  storage::MatchFile tampered = file;
+  tampered.mutable_events(3)->mutable_payload()->back() ^= 0x01;
+  imported = testing::HttpGet(third.port(), "/api/matches/import", http::verb::post,
+                              server::MatchFileJson(tampered));
+  EXPECT_EQ(imported.status, 422);
+  EXPECT_THAT(imported.body, HasSubstr("FAILED at event 4"));
+  imported = testing::HttpGet(third.port(), "/api/matches/import", http::verb::post, "{\"x\":1}");
+  EXPECT_EQ(imported.status, 400);
+}
+
+}  // namespace
+}  // namespace melee

@@ -1,0 +1,82 @@
+#pragma once
+
+// Plays asl close combats with the server's real, committed dice (whatever they roll: choices
+// are answered as they come) and fetches match files over HTTP. For the fair-play tests.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "melee/storage/v1/match_file.pb.h"
+#include "server/match_file.h"
+#include "tests/testing/asl_commands.h"
+#include "tests/testing/http_get.h"
+#include "tests/testing/match_client.h"
+
+namespace melee::testing {
+
+// Answers every pending choice (the first options allowed) until the close combat is over.
+inline void FinishCombat(MatchClient& a, MatchClient& b) {
+  for (int round = 0; round < 50; ++round) {
+    ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+    ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+    if (a.view().stage() == melee::v1::STAGE_ENDED) return;
+    const std::vector<melee::v1::MatchEvent> events = a.events();
+    const melee::v1::MatchEvent* pending = nullptr;
+    for (const auto& event : events) {
+      if (event.has_choice_requested()) pending = &event;
+    }
+    ASSERT_NE(pending, nullptr) << "the combat neither ended nor asks a choice";
+    const melee::v1::ChoiceRequested& choice = pending->choice_requested();
+    melee::v1::ClientMessage answer;
+    answer.mutable_make_choice()->set_choice_id(choice.choice_id());
+    for (uint32_t i = 0; i < choice.min_selected() && i < static_cast<uint32_t>(choice.options_size());
+         ++i) {
+      answer.mutable_make_choice()->add_selected(choice.options(static_cast<int>(i)));
+    }
+    MatchClient& chooser = choice.seat() == melee::v1::SEAT_SIDE_A ? a : b;
+    ASSERT_TRUE(chooser.Act(answer).has_ack());
+  }
+  FAIL() << "the close combat did not end";
+}
+
+// One close combat in `location`: a 6-4-7 of side A (the ATTACKER) against a 4-4-7 of side B,
+// each attacking the other, with the given client entropies.
+inline void PlayCommittedCombat(MatchClient& a, MatchClient& b, const std::string& location,
+                                const std::string& entropy_a = std::string(32, 'a'),
+                                const std::string& entropy_b = std::string(32, 'b')) {
+  melee::v1::ClientMessage setup = EnterUnits({Squad("G1", melee::v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  setup.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
+  ASSERT_TRUE(a.Act(setup).has_ack());
+  ASSERT_TRUE(b.Act(EnterUnits({Squad("R1", melee::v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  for (MatchClient* client : {&a, &b}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
+    ASSERT_TRUE(client->Act(Confirm()).has_ack());
+  }
+  for (MatchClient* client : {&a, &b}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
+    ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
+  }
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  melee::v1::ClientMessage seal_b = Seal({{{"R1"}, {"G1"}}}, false);
+  seal_b.mutable_seal_declaration()->set_client_entropy(entropy_b);
+  ASSERT_TRUE(b.Act(seal_b).has_ack());
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  melee::v1::ClientMessage seal_a = Seal({{{"G1"}, {"R1"}}}, false);
+  seal_a.mutable_seal_declaration()->set_client_entropy(entropy_a);
+  ASSERT_TRUE(a.Act(seal_a).has_ack());
+  FinishCombat(a, b);
+}
+
+// GET /api/matches/{id}/export with `token`; the parsed file, or a failure.
+inline melee::storage::v1::MatchFile ExportOver(uint16_t port, const std::string& match_id,
+                                                const std::string& token) {
+  const HttpResult result = HttpGet(port, "/api/matches/" + match_id + "/export", http::verb::get,
+                                    {}, {{"Authorization", "Bearer " + token}});
+  EXPECT_EQ(result.status, 200) << result.error << result.body;
+  auto file = server::ParseMatchFile(result.body);
+  EXPECT_TRUE(file.has_value()) << (file ? "" : engine::Describe(file.error()));
+  return file ? *file : melee::storage::v1::MatchFile{};
+}
+
+}  // namespace melee::testing
