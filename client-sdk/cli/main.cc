@@ -1,7 +1,7 @@
 // melee: the command line of Melee, built on the client SDK. See README.md.
 //
-// Exit codes: 0 success; 1 the server answered with an Error, or the rules refused a situation
-// or declaration (`melee rules`); 2 usage error (bad arguments, an unreadable or malformed
+// Exit codes: 0 success; 1 the server answered with an Error, the rules refused a situation
+// or declaration (`melee rules`), or a match file does not verify; 2 usage error (bad arguments, an unreadable or malformed
 // situation file); 3 could not reach the server (connect, timeout, closed connection).
 
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "client-sdk/cli/fair_play_command.h"
 #include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/rules_command.h"
 #include "client-sdk/sync_client.h"
@@ -90,6 +91,9 @@ int main(int argc, char** argv) {
   melee::cli::MatchArgs match_args;
   const melee::cli::MatchCommands match(app, match_args);
 
+  melee::cli::FairPlayArgs fair_play_args;
+  const melee::cli::FairPlayCommands fair_play(app, fair_play_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -98,6 +102,11 @@ int main(int argc, char** argv) {
   }
   if (*hello) return RunHello(url, ca_file, json);
   if (rules.chosen()) return rules.Run(std::cout, std::cerr);
+  if (fair_play.chosen()) {
+    fair_play_args.server = url;
+    fair_play_args.ca_file = ca_file;
+    return fair_play.Run(std::cout, std::cerr);
+  }
   if (match.chosen()) {
     match_args.server = url;
     match_args.ca_file = ca_file;

@@ -11,7 +11,11 @@
 #include <sstream>
 #include <string>
 
+#include "proto/codec/frame.h"
+#include "proto/codec/json.h"
+#include "server/match_file.h"
 #include "tests/testing/certificate.h"
+#include "tests/testing/fair_play_match.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -169,6 +173,89 @@ TEST(MeleeCli, ExitCodesNameTheProblem) {
   const CliRun help = Melee(dir.path(), "submit --help");
   EXPECT_EQ(help.code, 0);
   EXPECT_TRUE(Contains(help.output, "--declaration")) << help.output;
+}
+
+// `melee export`, `melee verify` and `melee import`: a played match's file verifies offline; a
+// changed die does not (exit 1, naming the event); the file loads into another server.
+TEST(MeleeCli, ExportsVerifiesAndImportsAMatchFile) {
+  testing::TestServer server;
+  testing::TempDir dir;
+  auto a = testing::MatchClient::Connect(server.ws_url());
+  auto b = testing::MatchClient::Connect(server.ws_url());
+  ASSERT_TRUE(a && b);
+  melee::v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  const melee::v1::MatchCreated created = a->Create(settings);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  testing::PlayCommittedCombat(*a, *b, "G3");
+
+  const std::string at = "--server " + server.ws_url() + " ";
+  const CliRun exported = Melee(dir.path(), at + "export --match " + created.match_id() +
+                                                " --token " + created.director_token() +
+                                                " --out match.json");
+  ASSERT_EQ(exported.code, 0) << exported.output;
+  EXPECT_TRUE(Contains(exported.output, "wrote match.json: match " + created.match_id() +
+                                            " for director"))
+      << exported.output;
+  const CliRun verified = Melee(dir.path(), "verify match.json");
+  EXPECT_EQ(verified.code, 0) << verified.output;
+  EXPECT_TRUE(Contains(verified.output, "OK: match " + created.match_id())) << verified.output;
+  EXPECT_TRUE(Contains(verified.output, "gives exactly the logged events")) << verified.output;
+
+  // The key the server publishes is the one that signed it.
+  const testing::HttpResult key = testing::HttpGet(server.port(), "/api/server-key");
+  melee::v1::ServerKey published;
+  ASSERT_EQ(proto::FromJson(key.body, published), "");
+  EXPECT_EQ(Melee(dir.path(), "verify match.json --key " + published.public_key_hex()).code, 0);
+  const CliRun other_key = Melee(dir.path(), "verify match.json --key " + std::string(64, '1'));
+  EXPECT_EQ(other_key.code, 1) << other_key.output;
+  EXPECT_TRUE(Contains(other_key.output, "not by the trusted key")) << other_key.output;
+
+  // A changed die, every hash recomputed: caught, with the event and the die.
+  std::ifstream in(dir.path() / "match.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto file = server::ParseMatchFile(text.str());
+  ASSERT_TRUE(file.has_value());
+  melee::storage::v1::MatchFile forged = *file;
+  persistence::Hash prev = persistence::Genesis(forged.match_id());
+  bool changed = false;
+  for (auto& event : *forged.mutable_events()) {
+    melee::storage::v1::StoredEvent stored;
+    ASSERT_TRUE(stored.ParseFromString(event.payload()));
+    melee::asl::v1::AslEvent asl;
+    if (!changed && stored.has_ruleset_event() && asl.ParseFromString(stored.ruleset_event().event()) &&
+        !asl.dice().empty()) {
+      asl.mutable_dice(0)->set_value(asl.dice(0).value() % 6 + 1);
+      stored.mutable_ruleset_event()->set_event(proto::SerializeDeterministic(asl));
+      event.set_payload(proto::SerializeDeterministic(stored));
+      changed = true;
+    }
+    prev = persistence::ChainHash(prev, event.payload());
+    event.set_hash(std::string(prev.begin(), prev.end()));
+  }
+  ASSERT_TRUE(changed);
+  Write(dir.path() / "forged.json", server::MatchFileJson(forged));
+  const CliRun caught = Melee(dir.path(), "verify forged.json");
+  EXPECT_EQ(caught.code, 1) << caught.output;
+  EXPECT_TRUE(Contains(caught.output, "FAILED at event")) << caught.output;
+  EXPECT_TRUE(Contains(caught.output, "the committed seed and the entropies give")) << caught.output;
+  Write(dir.path() / "junk.json", "{not json");
+  EXPECT_EQ(Melee(dir.path(), "verify junk.json").code, 2);
+  EXPECT_EQ(Melee(dir.path(), "verify nowhere.json").code, 2);
+
+  // Into another server; a second time is refused; an unreachable server is exit 3.
+  testing::TestServer other;
+  const std::string there = "--server " + other.ws_url() + " ";
+  const CliRun imported = Melee(dir.path(), there + "import match.json");
+  EXPECT_EQ(imported.code, 0) << imported.output;
+  EXPECT_TRUE(Contains(imported.output, "imported match " + created.match_id())) << imported.output;
+  const CliRun again = Melee(dir.path(), there + "import match.json");
+  EXPECT_EQ(again.code, 1) << again.output;
+  EXPECT_TRUE(Contains(again.output, "already on this server")) << again.output;
+  EXPECT_EQ(Melee(dir.path(), there + "import forged.json").code, 1);
+  EXPECT_EQ(Melee(dir.path(), "--server ws://127.0.0.1:1/ws import match.json").code, 3);
 }
 
 // `melee match watch` follows a match live and stops when the close combat is over.
