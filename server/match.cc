@@ -54,6 +54,20 @@ storage::Seat StoredSeat(Seat seat) {
   return seat == Seat::kSideA ? storage::SEAT_SIDE_A : storage::SEAT_SIDE_B;
 }
 
+storage::Seat StoredViewerSeat(Viewer viewer) {
+  switch (viewer) {
+    case Viewer::kSideA:
+      return storage::SEAT_SIDE_A;
+    case Viewer::kSideB:
+      return storage::SEAT_SIDE_B;
+    case Viewer::kDirector:
+      return storage::SEAT_DIRECTOR;
+    case Viewer::kSpectator:
+      break;
+  }
+  return storage::SEAT_UNSPECIFIED;
+}
+
 std::optional<Seat> SeatOfStored(storage::Seat seat) {
   if (seat == storage::SEAT_SIDE_A) return Seat::kSideA;
   if (seat == storage::SEAT_SIDE_B) return Seat::kSideB;
@@ -905,7 +919,16 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
         self->subscribers_.begin(), self->subscribers_.end(), [&](const Subscription& s) {
           return !s.subscriber.owner_before(subscriber) && !subscriber.owner_before(s.subscriber);
         });
-    if (!known) self->subscribers_.push_back(Subscription{subscriber, viewer});
+    if (!known) {
+      self->subscribers_.push_back(Subscription{subscriber, viewer});
+      if (viewer != Viewer::kSpectator) {
+        storage::SessionEvent joined;
+        joined.set_seat(StoredViewerSeat(viewer));
+        joined.set_unix_ms(self->services_.clock.NowUnixMs());
+        const uint64_t seq = self->Journal(std::move(joined));
+        self->live_sessions_.push_back(LiveSession{subscriber, viewer, seq});
+      }
+    }
     auto joined = std::make_shared<v1::ServerMessage>();
     joined->set_command_id(command_id);
     v1::Joined& out = *joined->mutable_joined();
@@ -915,6 +938,102 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
     answers.push_back(std::move(joined));
     reply(std::move(answers));
   });
+}
+
+void Match::SessionEnded(std::weak_ptr<Subscriber> subscriber, std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber),
+                       reason = std::move(reason)] {
+    auto& live = self->live_sessions_;
+    for (auto it = live.begin(); it != live.end(); ++it) {
+      if (it->subscriber.owner_before(subscriber) || subscriber.owner_before(it->subscriber)) {
+        continue;
+      }
+      storage::SessionEvent left;
+      left.set_seat(StoredViewerSeat(it->viewer));
+      left.set_ends(it->joined);
+      left.set_unix_ms(self->services_.clock.NowUnixMs());
+      left.set_reason(reason);
+      if (it->joined != 0) self->Journal(std::move(left));
+      live.erase(it);
+      return;
+    }
+  });
+}
+
+uint64_t Match::Journal(storage::SessionEvent event) {
+  if (journal_next_ == 0) {
+    auto logged = services_.store.Read(JournalId(identity_.id));
+    if (logged) {
+      journal_next_ = logged->size() + 1;
+    } else if (logged.error().code == persistence::StoreErrorCode::kNotFound) {
+      journal_next_ = 1;
+    } else {
+      spdlog::warn("match {}: session journal unreadable: {}", identity_.id,
+                   logged.error().message);
+      return 0;
+    }
+  }
+  journal_pending_.push_back(proto::SerializeDeterministic(event));
+  const uint64_t seq = journal_next_++;
+  FlushJournal();
+  return seq;
+}
+
+void Match::FlushJournal() {
+  if (journal_appending_ || journal_pending_.empty()) return;
+  persistence::AppendBatch batch;
+  batch.match_id = JournalId(identity_.id);
+  batch.expected_seq = journal_next_ - 1 - journal_pending_.size();
+  batch.payloads = std::move(journal_pending_);
+  journal_pending_.clear();
+  batch.recorded_unix_ms = services_.clock.NowUnixMs();
+  journal_appending_ = true;
+  services_.store.Append(std::move(batch), [self = shared_from_this()](
+                                               persistence::StoreResult<persistence::Appended> done) {
+    asio::post(self->strand_, [self, done = std::move(done)] {
+      self->journal_appending_ = false;
+      if (!done) {
+        // The journal is the server's account of connections, not the match: a lost entry is
+        // logged, and the journal is read again before the next one.
+        spdlog::warn("match {}: session journal entry lost: {}", self->identity_.id,
+                     done.error().message);
+        self->journal_next_ = 0;
+        self->journal_pending_.clear();
+        return;
+      }
+      self->FlushJournal();
+    });
+  });
+}
+
+std::vector<storage::SessionRecord> Match::SessionRecords() {
+  std::vector<storage::SessionRecord> records;
+  auto logged = services_.store.Read(JournalId(identity_.id));
+  if (!logged) return records;
+  std::unordered_map<uint64_t, size_t> by_join;
+  for (const persistence::Event& entry : *logged) {
+    storage::SessionEvent event;
+    if (!event.ParseFromString(entry.payload)) continue;
+    if (event.ends() == 0) {
+      storage::SessionRecord record;
+      record.set_seat(event.seat());
+      record.set_joined_unix_ms(event.unix_ms());
+      by_join[entry.seq] = records.size();
+      records.push_back(std::move(record));
+    } else if (const auto it = by_join.find(event.ends()); it != by_join.end()) {
+      records[it->second].set_left_unix_ms(event.unix_ms());
+      records[it->second].set_reason(event.reason());
+    }
+  }
+  for (const auto& [seq, index] : by_join) {
+    storage::SessionRecord& record = records[index];
+    if (record.left_unix_ms() != 0) continue;
+    const bool live = std::any_of(live_sessions_.begin(), live_sessions_.end(),
+                                  [&](const LiveSession& s) { return s.joined == seq; });
+    record.set_reason(live ? "connected when the file was written"
+                           : "the server stopped before the connection ended");
+  }
+  return records;
 }
 
 void Match::TrimRecent() {
@@ -1025,6 +1144,9 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
       } else {
         out.set_redacted(true);
       }
+    }
+    for (storage::SessionRecord& record : self->SessionRecords()) {
+      *file.add_sessions() = std::move(record);
     }
     if (!logged->empty()) {
       const persistence::Event& last = logged->back();

@@ -117,6 +117,15 @@ class Match : public std::enable_shared_from_this<Match> {
   void Attach(std::weak_ptr<Subscriber> subscriber, engine::Viewer viewer, uint64_t after_seq,
               std::string command_id, Reply reply);
 
+  // The connection of `subscriber` ended for `reason` ("closed by the client", "idle timeout",
+  // ...): a seat's or the director's session is journalled (docs/fair-play.md). Thread-safe.
+  void SessionEnded(std::weak_ptr<Subscriber> subscriber, std::string reason);
+
+  // The store's log holding a match's session journal.
+  static std::string JournalId(std::string_view match_id) {
+    return "sessions:" + std::string(match_id);
+  }
+
   // Takes the rules default for a step (choice, announcement, declaration) whose deadline has
   // passed. Thread-safe.
   void CheckDeadlines();
@@ -186,6 +195,12 @@ class Match : public std::enable_shared_from_this<Match> {
   // A11.12: refuses a set-up part that does not fit the ATTACKER's order of Locations.
   engine::Result<void> CheckOrder(const SetupFacts& facts) const;
   MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
+  // Journals a session event (on the strand); returns its seq in the journal, 0 if the journal
+  // cannot be read. Appends go one batch at a time, in order.
+  uint64_t Journal(melee::storage::v1::SessionEvent event);
+  void FlushJournal();
+  // The match file's session records, from the journal.
+  std::vector<melee::storage::v1::SessionRecord> SessionRecords();
   void RunQueued();
 
   asio::strand<asio::any_io_executor> strand_;
@@ -211,6 +226,17 @@ class Match : public std::enable_shared_from_this<Match> {
   uint64_t dice_steps_ = 0;
   std::array<std::string, 2> entropy_;
   persistence::Hash head_{};
+  // The session journal: the seats' live connections (by their join's seq in the journal), the
+  // journal's next seq (0: not read yet), and what waits to be appended.
+  struct LiveSession {
+    std::weak_ptr<Subscriber> subscriber;
+    engine::Viewer viewer;
+    uint64_t joined = 0;
+  };
+  std::vector<LiveSession> live_sessions_;
+  uint64_t journal_next_ = 0;
+  std::vector<std::string> journal_pending_;
+  bool journal_appending_ = false;
   // The last events as each viewer sees them: recent_.back() is event seq_, indexed by viewer.
   std::deque<std::array<MessagePtr, 4>> recent_;
   size_t recent_limit_;

@@ -80,6 +80,7 @@ size_t Matches::RecoverAll() {
   }
   size_t recovered = 0;
   for (const persistence::MatchSummary& summary : *listed) {
+    if (summary.match_id.starts_with(Match::JournalId(""))) continue;  // a session journal
     auto events = services_.store.Read(summary.match_id);
     if (!events) {
       spdlog::error("match {} not recovered: {}", summary.match_id, events.error().message);

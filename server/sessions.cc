@@ -164,6 +164,11 @@ WebSocketSession<Stream>::WebSocketSession(Stream&& stream, ServerContext& conte
 template <class Stream>
 WebSocketSession<Stream>::~WebSocketSession() {
   if (accepted_) context_.metrics.websocket_open.Decrement();
+  // A seat's or the director's connection ends: the match journals it for the audit.
+  if (state_.match && state_.viewer && *state_.viewer != engine::Viewer::kSpectator) {
+    state_.match->SessionEnded(state_.subscriber,
+                               end_reason_.empty() ? "connection lost" : end_reason_);
+  }
 }
 
 template <class Stream>
@@ -328,6 +333,7 @@ template <class Stream>
 void WebSocketSession<Stream>::Close(websocket::close_code code, std::string reason) {
   if (closing_ || !accepted_) return;
   closing_ = true;
+  end_reason_ = "closed by the server: " + reason;
   ws_.next_layer().Cork(false);
   ws_.async_close(websocket::close_reason(code, reason),
                   [self = this->shared_from_this()](error_code ec) {
@@ -337,6 +343,11 @@ void WebSocketSession<Stream>::Close(websocket::close_code code, std::string rea
 
 template <class Stream>
 void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
+  if (end_reason_.empty()) {
+    end_reason_ = ec == websocket::error::closed ? "closed by the client"
+                  : ec == beast::error::timeout  ? "idle timeout"
+                                                 : "connection lost (" + ec.message() + ")";
+  }
   if (ec == websocket::error::closed || ec == asio::error::operation_aborted ||
       ec == beast::error::timeout || ec == asio::error::eof ||
       ec == asio::error::connection_reset) {

@@ -110,6 +110,7 @@ class WebSocketSession : public Closable,
   bool accepted_ = false;
   bool closing_ = false;
   bool writing_ = false;  // a frame of queue_ is being written
+  std::string end_reason_;  // why the connection ended, for the match's session journal
   struct Outgoing {
     std::string frame;
     bool text;

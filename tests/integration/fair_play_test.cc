@@ -6,6 +6,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
@@ -408,6 +411,39 @@ TEST_F(FairPlayTest, ASeatsExportDuringPlayHidesWhatThatSeatMayNotSee) {
   ASSERT_TRUE(report.ok) << report.Describe();
   EXPECT_EQ(report.redacted, 0u);
   EXPECT_TRUE(report.replayed);
+}
+
+TEST_F(FairPlayTest, TheDirectorsFileJournalsEachSeatsConnections) {
+  Seat();
+  // Side B drops its connection and comes back.
+  b_.reset();
+  storage::MatchFile file;
+  const auto ended = [](const storage::MatchFile& f) {
+    return std::count_if(f.sessions().begin(), f.sessions().end(), [](const auto& record) {
+      return record.seat() == storage::SEAT_SIDE_B && record.left_unix_ms() != 0;
+    });
+  };
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    file = testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+    if (ended(file) == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(ended(file), 1) << file.DebugString();
+  b_ = MatchClient::Connect(server_.ws_url());
+  ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
+  file = testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+  std::map<storage::Seat, std::vector<storage::SessionRecord>> by_seat;
+  for (const storage::SessionRecord& record : file.sessions()) by_seat[record.seat()].push_back(record);
+  ASSERT_EQ(by_seat[storage::SEAT_SIDE_A].size(), 1u);
+  ASSERT_EQ(by_seat[storage::SEAT_SIDE_B].size(), 2u);
+  const storage::SessionRecord& dropped = by_seat[storage::SEAT_SIDE_B][0];
+  EXPECT_GE(dropped.left_unix_ms(), dropped.joined_unix_ms());
+  EXPECT_FALSE(dropped.reason().empty());
+  EXPECT_EQ(by_seat[storage::SEAT_SIDE_B][1].left_unix_ms(), 0);
+  EXPECT_EQ(by_seat[storage::SEAT_SIDE_B][1].reason(), "connected when the file was written");
+  // The director's own export connection is HTTP, not a session; the match's seq is unchanged
+  // by connections (the journal is outside the log).
+  EXPECT_EQ(static_cast<uint64_t>(file.events_size()), b_->last_seq());
 }
 
 TEST_F(FairPlayTest, AVerifiedFileImportsIntoAnotherServerReadOnly) {
