@@ -11,6 +11,7 @@
 #include <random>
 #include <utility>
 
+#include "client-sdk/dice_witness.h"
 #include "server/net.h"
 
 namespace melee::client {
@@ -167,6 +168,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
   bool secure = false;
 
   EventHandler on_event;
+  DiceWitness witness;  // checks the seeds and signed heads as events arrive
   ViewHandler on_view;
   StateHandler on_state;
 
@@ -285,6 +287,8 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
       if (seq <= last_seq) return;  // a resume may overlap what arrived before
       if (seq != last_seq + 1) return Lost("event " + std::to_string(seq) + " after " +
                                            std::to_string(last_seq) + ": resuming");
+      // A server that breaks its dice commitment or signs falsely is not followed further.
+      if (auto broken = witness.Observe(message->event())) return Fail(Failure("fair play: " + *broken));
       last_seq = seq;
       if (on_event) on_event(message->event());
       return;

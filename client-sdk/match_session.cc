@@ -147,6 +147,10 @@ ClientResult<void> MatchSession::Record(const v1::ServerMessage& message) {
                      std::to_string(last_seq_) + ": events are missing; join again",
           .close_code = {}, .close_reason = {}, .refused = false});
     }
+    if (auto broken = witness_.Observe(message.event())) {
+      return tl::unexpected(ClientError{.message = "fair play: " + *broken,
+                                        .close_code = {}, .close_reason = {}, .refused = false});
+    }
     events_.push_back(message.event());
     last_seq_ = seq;
     view_current_ = false;

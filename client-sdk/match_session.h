@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "client-sdk/dice_witness.h"
 #include "client-sdk/sync_client.h"
 #include "melee/v1/envelope.pb.h"
 
@@ -54,6 +55,9 @@ class MatchSession {
   melee::v1::Seat seat() const { return seat_; }
   uint64_t last_seq() const { return last_seq_; }
   const std::string& match_id() const { return match_id_; }
+  // The live checks of the dice commitment and the server's signatures (docs/fair-play.md); a
+  // violation makes the call that received it fail.
+  const DiceWitness& witness() const { return witness_; }
 
   ClientResult<void> Close() { return client_->Close(); }
 
@@ -74,6 +78,7 @@ class MatchSession {
   bool view_current_ = true;
   melee::v1::MatchView view_;
   std::vector<melee::v1::MatchEvent> events_;
+  DiceWitness witness_;
 };
 
 }  // namespace melee::client

@@ -773,6 +773,7 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     opened.set_ruleset_version(identity_.ruleset_version);
     opened.set_dice_commitment(stored.match_created().dice_commitment());
     opened.set_dice_chain_length(stored.match_created().dice_chain_length());
+    opened.set_server_public_key(stored.match_created().server_public_key());
   } else if (stored.has_head_signed()) {
     v1::HeadSigned& shown = *out.mutable_head_signed();
     shown.set_seq(stored.head_signed().seq());
