@@ -1,0 +1,58 @@
+// Micro-benchmarks of fair play's cryptography (persistence/fair_play.h): what committed dice
+// and signatures cost the server per step, per die and per close combat.
+//
+//   build/bench/fair_play_bench --benchmark_min_time=0.2
+
+#include <benchmark/benchmark.h>
+
+#include "persistence/fair_play.h"
+
+namespace melee::persistence {
+namespace {
+
+// One d6 from a step's seed: one HMAC-SHA256 of a ~90-byte message.
+void BM_CommittedD6(benchmark::State& state) {
+  CommittedDice dice(Seed{1, 2, 3}, "m0123456789abcdef0123", 1, std::string(32, 'a'),
+                     std::string(32, 'b'));
+  for (auto _ : state) benchmark::DoNotOptimize(dice.RollDie("bench"));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CommittedD6);
+
+// A match's chain at creation: 4096 SHA-256 from the top seed down to the commitment.
+void BM_SeedChainBuild(benchmark::State& state) {
+  for (auto _ : state) {
+    SeedChain chain(Seed{9}, kDiceChainLength);
+    benchmark::DoNotOptimize(chain.commitment());
+  }
+}
+BENCHMARK(BM_SeedChainBuild)->Unit(benchmark::kMicrosecond);
+
+// A step's seed, worst case (63 hashes from the checkpoint above it).
+void BM_SeedOfAStep(benchmark::State& state) {
+  const SeedChain chain(Seed{9}, kDiceChainLength);
+  for (auto _ : state) benchmark::DoNotOptimize(chain.At(1));
+}
+BENCHMARK(BM_SeedOfAStep);
+
+// The server signs the head when a close combat ends, and every export.
+void BM_SignHead(benchmark::State& state) {
+  const auto secrets = ServerSecrets::Ephemeral();
+  const std::string message = HeadMessage("m0123456789abcdef0123", 42, Hash{7});
+  for (auto _ : state) benchmark::DoNotOptimize(secrets->Sign(message));
+}
+BENCHMARK(BM_SignHead)->Unit(benchmark::kMicrosecond);
+
+// `melee verify` and the SDK check each signed head.
+void BM_VerifyHead(benchmark::State& state) {
+  const auto secrets = ServerSecrets::Ephemeral();
+  const std::string message = HeadMessage("m0123456789abcdef0123", 42, Hash{7});
+  const std::string signature = secrets->Sign(message);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(VerifySignature(secrets->public_key(), message, signature));
+  }
+}
+BENCHMARK(BM_VerifyHead)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace melee::persistence
