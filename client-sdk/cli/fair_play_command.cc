@@ -8,6 +8,7 @@
 #include "client-sdk/http_call.h"
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/json.h"
+#include "server/audit.h"
 #include "server/match_file.h"
 
 namespace melee::cli {
@@ -81,13 +82,32 @@ FairPlayCommands::FairPlayCommands(CLI::App& app, FairPlayArgs& args) : args_(ar
   verify_->add_option("--key", args_.key_hex,
                       "The server key you trust, 64 hex digits (public_key_hex of GET "
                       "/api/server-key); default: the file's own");
+
+  audit_ = app.add_subcommand(
+      "audit", "The tournament director's report on match files: verification, dice against "
+               "fair dice (chi-square), response times, deadlines missed, disconnects, timeline; "
+               "ASL Player Ratings CSV rows with --csv. Exit 1 when a file does not verify");
+  audit_->add_option("files", args_.files, "Match files")->required();
+  audit_->add_option("--csv", args_.csv, "Write the ASL Player Ratings CSV (one row per match)");
+  audit_->add_option("--tournament", args_.tournament_id,
+                     "Tournament ID (default: the one the match was created with)");
+  audit_->add_option("--round", args_.round, "Round");
+  audit_->add_option("--round-date", args_.round_date, "Round Date");
+  audit_->add_option("--scenario", args_.scenario, "Scenario");
+  audit_->add_option("--players", args_.players, "Player 1 (side A) and Player 2 (side B)")
+      ->expected(2);
+  audit_->add_option("--allied-axis", args_.allied_axis, "Allied or Axis, for side A and side B")
+      ->expected(2);
+  audit_->add_option("--results", args_.results, "Win, Loss or Draw, for side A and side B")
+      ->expected(2);
 }
 
-bool FairPlayCommands::chosen() const { return *export_ || *import_ || *verify_; }
+bool FairPlayCommands::chosen() const { return *export_ || *import_ || *verify_ || *audit_; }
 
 int FairPlayCommands::Run(std::ostream& out, std::ostream& err) const {
   if (*export_) return Export(out, err);
   if (*import_) return Import(out, err);
+  if (*audit_) return Audit(out, err);
   return Verify(out, err);
 }
 
@@ -193,6 +213,53 @@ int FairPlayCommands::Verify(std::ostream& out, std::ostream& err) const {
       server::VerifyMatchFile(*file, server::BuiltinHosts(), trusted);
   (report.ok ? out : err) << report.Describe() << "\n";
   return report.ok ? EXIT_SUCCESS : kExitNotVerified;
+}
+
+int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
+  server::AslprFields fields;
+  fields.tournament_id = args_.tournament_id;
+  fields.round = args_.round;
+  fields.round_date = args_.round_date;
+  fields.scenario = args_.scenario;
+  const auto pair = [](const std::vector<std::string>& given, std::array<std::string, 2>& into) {
+    if (given.size() == 2) into = {given[0], given[1]};
+  };
+  pair(args_.players, fields.players);
+  pair(args_.allied_axis, fields.allied_axis);
+  pair(args_.results, fields.results);
+  const server::HostLookup hosts = server::BuiltinHosts();
+  std::string csv = server::AslprCsvHeader() + "\r\n";
+  bool all_verified = true;
+  for (const std::string& path : args_.files) {
+    std::string text;
+    if (!ReadFile(path, text, err)) return kExitUsage;
+    auto file = server::ParseMatchFile(text);
+    if (!file) {
+      err << "melee: " << path << ": " << engine::Describe(file.error()) << "\n";
+      return kExitUsage;
+    }
+    auto audit = server::AuditMatch(*file, hosts);
+    if (!audit) {
+      err << "melee: " << path << ": " << engine::Describe(audit.error()) << "\n";
+      return kExitUsage;
+    }
+    out << "== " << path << "\n";
+    server::WriteAuditText(*audit, out);
+    out << "\n";
+    all_verified = all_verified && audit->verification.ok;
+    csv += server::AslprCsvRow(*audit, fields) + "\r\n";
+  }
+  if (!args_.csv.empty()) {
+    std::ofstream written(args_.csv, std::ios::binary | std::ios::trunc);
+    written << csv;
+    if (!written.flush()) {
+      err << "melee: cannot write " << args_.csv << "\n";
+      return kExitUsage;
+    }
+    out << "wrote " << args_.csv << " (" << args_.files.size() << " match"
+        << (args_.files.size() == 1 ? "" : "es") << ")\n";
+  }
+  return all_verified ? EXIT_SUCCESS : kExitNotVerified;
 }
 
 }  // namespace melee::cli

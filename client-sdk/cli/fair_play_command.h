@@ -8,7 +8,7 @@
 //   melee verify FILE [--key HEX]
 //       offline: the hash chain, the seeds, every die, the signatures and the engine replay
 //   melee audit FILE... [--csv OUT] [--tournament ID] [--round R] [--round-date D]
-//       [--scenario S] [--players A,B] [--allied-axis A,B] [--results A,B]
+//       [--scenario S] [--players A B] [--allied-axis A B] [--results A B]
 //       the tournament director's report, and ASL Player Ratings CSV rows
 //
 // Exit codes: 0 done / verified; 1 the file does not verify, or the server refused; 2 usage (bad
@@ -47,7 +47,7 @@ struct FairPlayArgs {
 
 class FairPlayCommands {
  public:
-  // Adds `export`, `import` and `verify` to `app`.
+  // Adds `export`, `import`, `verify` and `audit` to `app`.
   FairPlayCommands(CLI::App& app, FairPlayArgs& args);
 
   bool chosen() const;
@@ -58,11 +58,13 @@ class FairPlayCommands {
   int Export(std::ostream& out, std::ostream& err) const;
   int Import(std::ostream& out, std::ostream& err) const;
   int Verify(std::ostream& out, std::ostream& err) const;
+  int Audit(std::ostream& out, std::ostream& err) const;
 
   FairPlayArgs& args_;
   CLI::App* export_ = nullptr;
   CLI::App* import_ = nullptr;
   CLI::App* verify_ = nullptr;
+  CLI::App* audit_ = nullptr;
 };
 
 }  // namespace melee::cli

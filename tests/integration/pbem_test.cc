@@ -245,6 +245,27 @@ TEST(MeleeCli, ExportsVerifiesAndImportsAMatchFile) {
   EXPECT_EQ(Melee(dir.path(), "verify junk.json").code, 2);
   EXPECT_EQ(Melee(dir.path(), "verify nowhere.json").code, 2);
 
+  // The director's audit of both files: the forged one is flagged, and each gets a CSV row.
+  const CliRun audit = Melee(dir.path(), "audit match.json forged.json --csv ratings.csv "
+                                         "--tournament T1 --round 2 --players 'Smith, Al' Bob "
+                                         "--allied-axis Axis Allied --results Win Loss");
+  EXPECT_EQ(audit.code, 1) << audit.output;
+  EXPECT_TRUE(Contains(audit.output, "== match.json")) << audit.output;
+  EXPECT_TRUE(Contains(audit.output, "does NOT verify")) << audit.output;
+  EXPECT_TRUE(Contains(audit.output, "A11.11 CC DR")) << audit.output;
+  EXPECT_TRUE(Contains(audit.output, "wrote ratings.csv (2 matches)")) << audit.output;
+  std::ifstream csv_in(dir.path() / "ratings.csv");
+  std::stringstream csv;
+  csv << csv_in.rdbuf();
+  EXPECT_TRUE(Contains(csv.str(), "Tournament ID,Round,Round Date,Scenario,Player 1,P1AttDef,"
+                                  "P1AlorAx,P1 Result,Player 2,P2AttDef,P2AlorAx,P2 Result,Date,"
+                                  "game id\r\n"))
+      << csv.str();
+  EXPECT_TRUE(Contains(csv.str(), "T1,2,,,\"Smith, Al\",Attacker,Axis,Win,Bob,Defender,Allied,Loss,"))
+      << csv.str();
+  EXPECT_TRUE(Contains(csv.str(), "," + created.match_id() + "\r\n")) << csv.str();
+  EXPECT_EQ(Melee(dir.path(), "audit match.json").code, 0);
+
   // Into another server; a second time is refused; an unreachable server is exit 3.
   testing::TestServer other;
   const std::string there = "--server " + other.ws_url() + " ";
