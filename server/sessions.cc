@@ -345,6 +345,7 @@ template <class Stream>
 void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
   if (end_reason_.empty()) {
     end_reason_ = ec == websocket::error::closed ? "closed by the client"
+                  : ec == asio::error::eof       ? "closed by the client (without a close frame)"
                   : ec == beast::error::timeout  ? "idle timeout"
                                                  : "connection lost (" + ec.message() + ")";
   }
