@@ -284,16 +284,7 @@ TEST_F(AuditTest, ResponseTimesComeFromTheRecordedTimes) {
 // a known time on the manual clock (the recorded times, as the server wrote them).
 TEST_F(AuditTest, AMissedDeadlineIsReportedWithItsSeqAndTime) {
   Seat(120);
-  ASSERT_TRUE(a_->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")},
-                                          true))
-                  .has_ack());
-  ASSERT_TRUE(b_->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")},
-                                          false))
-                  .has_ack());
-  for (MatchClient* client : {a_.get(), b_.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
-    ASSERT_TRUE(client->Act(testing::Confirm()).has_ack());
-  }
+  testing::EnterAndConfirm(*a_, *b_);
   ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
   const uint64_t before = b_->last_seq();
   clock_->Advance(std::chrono::seconds(121));
@@ -472,22 +463,8 @@ TEST_F(AuditTest, TheTimelineNamesEveryEventInOrder) {
 // Side B has sealed, side A not yet: A's export has B's seal as a hash only.
 TEST_F(AuditTest, ARedactedEventIsNamedAsSuchAndItsDiceAreNotCounted) {
   Seat();
-  ASSERT_TRUE(a_->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")},
-                                          true))
-                  .has_ack());
-  ASSERT_TRUE(b_->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")},
-                                          false))
-                  .has_ack());
-  for (MatchClient* client : {a_.get(), b_.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
-    ASSERT_TRUE(client->Act(testing::Confirm()).has_ack());
-  }
-  for (MatchClient* client : {a_.get(), b_.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
-    ASSERT_TRUE(client->Act(testing::AnnounceNothing()).has_ack());
-  }
-  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
-  ASSERT_TRUE(b_->Act(testing::Seal({{{"R1"}, {"G1"}}})).has_ack());
+  testing::EnterAndConfirm(*a_, *b_);
+  testing::AnnounceAndSealSideB(*a_, *b_);
   const uint64_t sealed = b_->last_seq();
   const storage::MatchFile for_a =
       testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());

@@ -356,18 +356,8 @@ TEST_F(FairPlayTest, DiceAreFixedByTheCommitmentAndBothEntropies) {
 
 TEST_F(FairPlayTest, ASeatsExportDuringPlayHidesWhatThatSeatMayNotSee) {
   Seat();
-  ASSERT_TRUE(a_->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
-  ASSERT_TRUE(b_->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
-  for (MatchClient* client : {a_.get(), b_.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
-    ASSERT_TRUE(client->Act(testing::Confirm()).has_ack());
-  }
-  for (MatchClient* client : {a_.get(), b_.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(std::max(a_->last_seq(), b_->last_seq())));
-    ASSERT_TRUE(client->Act(testing::AnnounceNothing()).has_ack());
-  }
-  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
-  ASSERT_TRUE(b_->Act(testing::Seal({{{"R1"}, {"G1"}}})).has_ack());
+  testing::EnterAndConfirm(*a_, *b_);
+  testing::AnnounceAndSealSideB(*a_, *b_);
   const uint64_t sealed_seq = b_->last_seq();
 
   // Side B has sealed, side A not yet: A's file has B's seal as a hash only.
@@ -431,7 +421,17 @@ TEST_F(FairPlayTest, TheDirectorsFileJournalsEachSeatsConnections) {
   ASSERT_EQ(ended(file), 1) << file.DebugString();
   b_ = MatchClient::Connect(server_.ws_url());
   ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
-  file = testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+  // The journal is written beside the match, not before the join is answered: wait for it.
+  const auto sessions_of_b = [](const storage::MatchFile& f) {
+    return std::count_if(f.sessions().begin(), f.sessions().end(), [](const auto& record) {
+      return record.seat() == storage::SEAT_SIDE_B;
+    });
+  };
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    file = testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+    if (sessions_of_b(file) == 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::map<storage::Seat, std::vector<storage::SessionRecord>> by_seat;
   for (const storage::SessionRecord& record : file.sessions()) by_seat[record.seat()].push_back(record);
   ASSERT_EQ(by_seat[storage::SEAT_SIDE_A].size(), 1u);

@@ -40,11 +40,9 @@ inline void FinishCombat(MatchClient& a, MatchClient& b) {
   FAIL() << "the close combat did not end";
 }
 
-// One close combat in `location`: a 6-4-7 of side A (the ATTACKER) against a 4-4-7 of side B,
-// each attacking the other, with the given client entropies.
-inline void PlayCommittedCombat(MatchClient& a, MatchClient& b, const std::string& location,
-                                const std::string& entropy_a = std::string(32, 'a'),
-                                const std::string& entropy_b = std::string(32, 'b')) {
+// Both sides enter their units in `location` (a 6-4-7 G1 of side A, the ATTACKER, and a 4-4-7 R1
+// of side B) and confirm: the close combat starts.
+inline void EnterAndConfirm(MatchClient& a, MatchClient& b, const std::string& location = "G3") {
   melee::v1::ClientMessage setup = EnterUnits({Squad("G1", melee::v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
   setup.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
   ASSERT_TRUE(a.Act(setup).has_ack());
@@ -53,6 +51,12 @@ inline void PlayCommittedCombat(MatchClient& a, MatchClient& b, const std::strin
     ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
     ASSERT_TRUE(client->Act(Confirm()).has_ack());
   }
+}
+
+// After EnterAndConfirm: both announce nothing and side B seals R1's attack on G1 with
+// `entropy_b`; the combat waits for side A's declaration.
+inline void AnnounceAndSealSideB(MatchClient& a, MatchClient& b,
+                                 const std::string& entropy_b = std::string(32, 'b')) {
   for (MatchClient* client : {&a, &b}) {
     ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
     ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
@@ -61,6 +65,15 @@ inline void PlayCommittedCombat(MatchClient& a, MatchClient& b, const std::strin
   melee::v1::ClientMessage seal_b = Seal({{{"R1"}, {"G1"}}}, false);
   seal_b.mutable_seal_declaration()->set_client_entropy(entropy_b);
   ASSERT_TRUE(b.Act(seal_b).has_ack());
+}
+
+// One close combat in `location`: a 6-4-7 of side A (the ATTACKER) against a 4-4-7 of side B,
+// each attacking the other, with the given client entropies.
+inline void PlayCommittedCombat(MatchClient& a, MatchClient& b, const std::string& location,
+                                const std::string& entropy_a = std::string(32, 'a'),
+                                const std::string& entropy_b = std::string(32, 'b')) {
+  EnterAndConfirm(a, b, location);
+  AnnounceAndSealSideB(a, b, entropy_b);
   ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
   melee::v1::ClientMessage seal_a = Seal({{{"G1"}, {"R1"}}}, false);
   seal_a.mutable_seal_declaration()->set_client_entropy(entropy_a);
