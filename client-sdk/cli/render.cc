@@ -127,12 +127,19 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
   } else if (event.has_match_ended()) {
     out << "the close combat is over";
     if (!event.match_ended().summary().empty()) out << ": " << event.match_ended().summary();
+  } else if (event.has_head_signed()) {
+    out << "the server signed the log's head after event #" << event.head_signed().seq()
+        << " (docs/fair-play.md)";
   } else if (event.has_asl() && !event.asl().text().empty()) {
     out << Indented(event.asl().text(), "      ");
   } else {
     out << "(an event this client does not describe)";
   }
   if (event.by_default()) out << " [the deadline passed: the rules default was taken]";
+  if (event.dice_step() != 0) {
+    out << "\n      (dice step " << event.dice_step()
+        << " closed: its seed is revealed and checks against the match's commitment)";
+  }
   out << "\n";
 }
 
