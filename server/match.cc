@@ -989,8 +989,13 @@ void Match::FlushJournal() {
   journal_pending_.clear();
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
   journal_appending_ = true;
-  services_.store.Append(std::move(batch), [self = shared_from_this()](
+  // A weak reference: joins and leaves are journalled up to the server's last moment (a
+  // session's destructor), and a batch the store still holds when the server is gone must not
+  // keep the match, and its strand, alive past the io_context.
+  services_.store.Append(std::move(batch), [weak = weak_from_this()](
                                                persistence::StoreResult<persistence::Appended> done) {
+    const std::shared_ptr<Match> self = weak.lock();
+    if (!self) return;
     asio::post(self->strand_, [self, done = std::move(done)] {
       self->journal_appending_ = false;
       if (!done) {
