@@ -35,6 +35,12 @@ std::optional<size_t> SideIndex(storage::Seat seat) {
   return std::nullopt;
 }
 
+std::optional<engine::Seat> SideOf(melee::v1::Seat seat) {
+  if (seat == melee::v1::SEAT_SIDE_A) return engine::Seat::kSideA;
+  if (seat == melee::v1::SEAT_SIDE_B) return engine::Seat::kSideB;
+  return std::nullopt;
+}
+
 std::string SeatName(storage::Seat seat) {
   switch (seat) {
     case storage::SEAT_SIDE_A:
@@ -165,10 +171,8 @@ RulesetFacts FactsOf(const std::string& ruleset, const std::string& logged) {
   facts.text = event.text().empty() ? aslpb::EventKind_Name(event.kind()) : OneLine(event.text());
   if (event.seat() == melee::v1::SEAT_SIDE_A) facts.seat = storage::SEAT_SIDE_A;
   if (event.seat() == melee::v1::SEAT_SIDE_B) facts.seat = storage::SEAT_SIDE_B;
-  if (event.kind() == aslpb::EVENT_KIND_SET_UP) {
-    if (event.situation().attacker() == melee::v1::SEAT_SIDE_A) facts.attacker = engine::Seat::kSideA;
-    if (event.situation().attacker() == melee::v1::SEAT_SIDE_B) facts.attacker = engine::Seat::kSideB;
-  }
+  if (event.kind() == aslpb::EVENT_KIND_SET_UP)
+    facts.attacker = SideOf(event.situation().attacker());
   return facts;
 }
 
@@ -210,8 +214,8 @@ std::string DescribeMatchEvent(const storage::StoredEvent& stored) {
              std::to_string(stored.director_flag().seq()) + " for the director: \"" +
              OneLine(stored.director_flag().comment()) + "\"";
     case storage::StoredEvent::kLocationsOrdered:
-      return SeatName(stored.locations_ordered().seat()) + " ordered the Locations: " +
-             Joined(stored.locations_ordered().locations());
+      return SeatName(stored.locations_ordered().seat()) +
+             " ordered the Locations: " + Joined(stored.locations_ordered().locations());
     case storage::StoredEvent::kHeadSigned:
       return "the server signed the chain head after event " +
              std::to_string(stored.head_signed().seq());
@@ -297,8 +301,8 @@ MatchAudit Auditor::Run(VerifyReport verification) {
 
 void Auditor::AddEvent(int index) {
   const storage::FileEvent& event = file_.events(index);
-  TimelineEntry entry{.seq = event.seq(), .unix_ms = event.recorded_unix_ms(), .who = "?",
-                      .what = ""};
+  TimelineEntry entry{
+      .seq = event.seq(), .unix_ms = event.recorded_unix_ms(), .who = "?", .what = ""};
   storage::StoredEvent stored;
   if (event.redacted()) {
     ++audit_.redacted;
@@ -326,8 +330,8 @@ void Auditor::AddRulesetEvent(int index, const storage::RulesetEvent& logged,
     AddCause(index, logged.cause());
     if (logged.cause().deadline_default()) {
       entry.who = "server";
-      entry.what = "the rules default for " + SeatName(actor) + " (its deadline passed): " +
-                   entry.what;
+      entry.what =
+          "the rules default for " + SeatName(actor) + " (its deadline passed): " + entry.what;
     }
   }
   auto dice = host_.DiceOfLogged(logged.event());
@@ -354,11 +358,11 @@ void Auditor::AddCause(int index, const storage::Cause& cause) {
   }
   // A close combat starts when both sides confirm the set-up: the server's doing, no answer.
   if (what == "set-up" || index == 0) return;
-  timing.responses.push_back(Response{
-      .seq = event.seq(),
-      .what = what,
-      .unix_ms = event.recorded_unix_ms(),
-      .waited_ms = event.recorded_unix_ms() - file_.events(index - 1).recorded_unix_ms()});
+  timing.responses.push_back(
+      Response{.seq = event.seq(),
+               .what = what,
+               .unix_ms = event.recorded_unix_ms(),
+               .waited_ms = event.recorded_unix_ms() - file_.events(index - 1).recorded_unix_ms()});
 }
 
 void Auditor::CountDice(const std::vector<LoggedDie>& dice) {
@@ -476,8 +480,10 @@ void WriteCells(std::string_view title, const std::vector<std::string>& cells, s
 
 void WriteTest(const DiceTest& test, std::ostream& out) {
   const bool two = test.shape == DiceShape::kTwoDice;
-  out << "    " << test.label << ": " << test.rolls << (two ? " DR" : " dr")
-      << (two ? " (totals 2..12, coloured + white die)" : " (faces 1..6)") << "\n";
+  out << "    " << test.label << ": "
+      << (two ? Count(test.rolls, "DR") + " (totals 2..12, coloured + white die)"
+              : Count(test.rolls, "die", "dice") + " (faces 1..6)")
+      << "\n";
   std::vector<std::string> outcomes;
   std::vector<std::string> seen;
   std::vector<std::string> expected;
@@ -529,7 +535,8 @@ void WriteTiming(const MatchAudit& audit, std::ostream& out) {
   out << "\nDeadlines missed (the server took the rules default)\n";
   for (const SeatTiming& timing : audit.timing) {
     out << "  " << timing.seat << ": "
-        << (timing.missed_deadlines.empty() ? "none" : std::to_string(timing.missed_deadlines.size()))
+        << (timing.missed_deadlines.empty() ? "none"
+                                            : std::to_string(timing.missed_deadlines.size()))
         << "\n";
     for (const MissedDeadline& missed : timing.missed_deadlines) {
       out << "    seq " << missed.seq << " at " << UtcTime(missed.unix_ms) << ": its "

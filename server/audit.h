@@ -32,9 +32,9 @@ enum class DiceShape {
 struct DiceTest {
   std::string label;  // the rolls' purpose ("A11.11 CC DR"), or "all dice"
   DiceShape shape = DiceShape::kD6;
-  int lowest = 1;                 // the outcome counts[0] counts: 1 (a d6) or 2 (a DR)
-  std::vector<uint64_t> counts;   // seen, per outcome from `lowest` up
-  std::vector<double> expected;   // expected of fair dice, per outcome
+  int lowest = 1;                // the outcome counts[0] counts: 1 (a d6) or 2 (a DR)
+  std::vector<uint64_t> counts;  // seen, per outcome from `lowest` up
+  std::vector<double> expected;  // expected of fair dice, per outcome
   uint64_t rolls = 0;
   double chi_square = 0;
   int degrees_of_freedom = 0;
@@ -107,14 +107,14 @@ struct MatchAudit {
   std::string match_id;
   std::string ruleset;  // "asl 1.0"
   std::string exported_for;
-  std::string tournament_id;          // as the match was created
-  int64_t first_event_unix_ms = 0;    // when event 1 was recorded
+  std::string tournament_id;                   // as the match was created
+  int64_t first_event_unix_ms = 0;             // when event 1 was recorded
   std::optional<engine::Seat> first_attacker;  // the ATTACKER of the first close combat
-  uint64_t redacted = 0;              // events whose dice and words this file leaves out
-  std::array<PlayerDice, 4> dice;     // side A, side B, nobody, the whole match
-  std::array<SeatTiming, 2> timing;   // side A, side B
-  std::array<SeatSessions, 3> sessions;  // side A, side B, the director
-  std::vector<TimelineEntry> timeline;   // every event of the file, in order
+  uint64_t redacted = 0;                       // events whose dice and words this file leaves out
+  std::array<PlayerDice, 4> dice;              // side A, side B, nobody, the whole match
+  std::array<SeatTiming, 2> timing;            // side A, side B
+  std::array<SeatSessions, 3> sessions;        // side A, side B, the director
+  std::vector<TimelineEntry> timeline;         // every event of the file, in order
 };
 
 // Returns the audit of `file`, whether or not it verifies (see `verification`); an error only

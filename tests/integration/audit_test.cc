@@ -3,6 +3,8 @@
 // against values computed by hand, response times from the recorded times, missed deadlines,
 // disconnects, the replay timeline and the ASLPR CSV row.
 
+#include "server/audit.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +14,6 @@
 
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/storage/v1/events.pb.h"
-#include "server/audit.h"
 #include "server/clock.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/test_server.h"
@@ -24,8 +25,8 @@ namespace v1 = melee::v1;
 namespace storage = melee::storage::v1;
 namespace aslpb = melee::asl::v1;
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::MatchClient;
+using ::testing::StartsWith;
 
 // ManualClock's default start, 2026-09-21 14:13:20 UTC: every event is recorded then unless a
 // test moves the clock.
@@ -178,11 +179,12 @@ TEST_F(AuditTest, DiceCountsAreTheDiceOfTheLog) {
   EXPECT_EQ(audit.dice[3].player, "the whole match");
 
   const std::string text = Text(audit);
-  EXPECT_THAT(text, HasSubstr("  side_a: " + std::to_string(audit.dice[0].all_dice.rolls) +
+  EXPECT_THAT(text,
+              HasSubstr("  side_a: " + std::to_string(audit.dice[0].all_dice.rolls) + " dice\n"));
+  EXPECT_THAT(text, HasSubstr("  the whole match: " + std::to_string(audit.dice[3].all_dice.rolls) +
                               " dice\n"));
-  EXPECT_THAT(text, HasSubstr("  the whole match: " +
-                              std::to_string(audit.dice[3].all_dice.rolls) + " dice\n"));
-  EXPECT_THAT(text, HasSubstr("    A11.11 CC DR: "));
+  EXPECT_THAT(text, HasSubstr("    A11.11 CC DR: " + std::to_string(cc_drs) +
+                              " DRs (totals 2..12, coloured + white die)\n"));
   EXPECT_THAT(text, HasSubstr("indicative only"));
 }
 
@@ -201,8 +203,8 @@ TEST(AuditDiceTest, ChiSquareMatchesValuesComputedByHand) {
   EXPECT_FALSE(d6.indicative_only) << "11.67 expected per face";
 
   // 72 DRs: two more 2s and two fewer 12s than (2,4,6,8,10,12,10,8,6,4,2).
-  const server::DiceTest dr = server::TestDice(
-      "A11.11 CC DR", server::DiceShape::kTwoDice, {4, 4, 6, 8, 10, 12, 10, 8, 6, 4, 0});
+  const server::DiceTest dr = server::TestDice("A11.11 CC DR", server::DiceShape::kTwoDice,
+                                               {4, 4, 6, 8, 10, 12, 10, 8, 6, 4, 0});
   EXPECT_EQ(dr.rolls, 72u);
   EXPECT_DOUBLE_EQ(dr.expected[0], 2.0);
   EXPECT_DOUBLE_EQ(dr.expected[5], 12.0);
@@ -211,8 +213,8 @@ TEST(AuditDiceTest, ChiSquareMatchesValuesComputedByHand) {
   EXPECT_NEAR(dr.p_value, 0.9473469826562889, 1e-9);
   EXPECT_TRUE(dr.indicative_only) << "DR 2 expects 2";
 
-  const server::DiceTest exact = server::TestDice(
-      "A11.11 CC DR", server::DiceShape::kTwoDice, {1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1});
+  const server::DiceTest exact = server::TestDice("A11.11 CC DR", server::DiceShape::kTwoDice,
+                                                  {1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1});
   EXPECT_DOUBLE_EQ(exact.chi_square, 0.0);
   EXPECT_DOUBLE_EQ(exact.p_value, 1.0);
 
@@ -262,20 +264,19 @@ TEST_F(AuditTest, ResponseTimesComeFromTheRecordedTimes) {
       EXPECT_EQ(timing.responses[i].seq, expected[side][i].first);
       EXPECT_EQ(timing.responses[i].waited_ms, expected[side][i].second);
       EXPECT_EQ(timing.responses[i].what, kinds[side][i]);
-      EXPECT_EQ(timing.responses[i].unix_ms,
-                kStartMs + 10 * static_cast<int64_t>(expected[side][i].first *
-                                                     expected[side][i].first));
+      EXPECT_EQ(
+          timing.responses[i].unix_ms,
+          kStartMs + 10 * static_cast<int64_t>(expected[side][i].first * expected[side][i].first));
       waits.push_back(expected[side][i].second);
     }
     std::sort(waits.begin(), waits.end());
     const size_t mid = waits.size() / 2;
-    const int64_t median =
-        waits.size() % 2 == 1 ? waits[mid] : (waits[mid - 1] + waits[mid]) / 2;
+    const int64_t median = waits.size() % 2 == 1 ? waits[mid] : (waits[mid - 1] + waits[mid]) / 2;
     EXPECT_EQ(timing.median_ms, median);
     EXPECT_EQ(timing.max_ms, waits.back());
     EXPECT_TRUE(timing.missed_deadlines.empty());
-    EXPECT_THAT(text, HasSubstr("  " + timing.seat + ": " +
-                                std::to_string(expected[side].size()) + " responses, median "));
+    EXPECT_THAT(text, HasSubstr("  " + timing.seat + ": " + std::to_string(expected[side].size()) +
+                                " responses, median "));
   }
   EXPECT_THAT(text, HasSubstr("  side_a: none\n"));
 }
@@ -411,7 +412,8 @@ TEST_F(AuditTest, TheCsvRowQuotesFieldsAndTakesTheAttackerFromTheLog) {
   fields.results = {"Win", "Loss"};
   EXPECT_EQ(server::AslprCsvRow(audit, fields),
             "spring-2026,3,2026-09-20,\"J1 \"\"Welcome\"\"\",\"Smith, John\",Attacker,Axis,Win,"
-            "Jane Doe,Defender,Allied,Loss,2026-09-21," + created_.match_id());
+            "Jane Doe,Defender,Allied,Loss,2026-09-21," +
+                created_.match_id());
 
   // What the director enters wins over the log; unnamed players are the seats.
   fields.tournament_id = "ASLOK";
@@ -419,7 +421,8 @@ TEST_F(AuditTest, TheCsvRowQuotesFieldsAndTakesTheAttackerFromTheLog) {
   fields.players = {"", ""};
   EXPECT_EQ(server::AslprCsvRow(audit, fields),
             "ASLOK,3,2026-09-20,\"J1 \"\"Welcome\"\"\",side_a,Defender,Axis,Win,side_b,Attacker,"
-            "Allied,Loss,2026-09-21," + created_.match_id());
+            "Allied,Loss,2026-09-21," +
+                created_.match_id());
 }
 
 TEST_F(AuditTest, TheTimelineNamesEveryEventInOrder) {
