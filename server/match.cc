@@ -1,7 +1,6 @@
 #include "server/match.h"
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
