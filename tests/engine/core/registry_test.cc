@@ -76,13 +76,16 @@ TEST(RegistryTest, BuiltinRegistryReportsMissingKnownRulesets) {
   }
 }
 
-TEST(RegistryTest, BuiltinRegistryHasAsl) {
-  // Changes on purpose when the coc and vv rulesets land.
+TEST(RegistryTest, BuiltinRegistryHasAslAndVv) {
+  // Changes on purpose when the coc ruleset lands.
   const Registry registry = BuiltinRegistry();
   ASSERT_TRUE(registry.Find("asl").has_value());
   EXPECT_EQ((*registry.Find("asl"))->id(), "asl");
   EXPECT_EQ((*registry.Find("asl"))->version(), "a11-infantry-1");
-  EXPECT_THAT(registry.Ids(), ElementsAre("asl"));
+  ASSERT_TRUE(registry.Find("vv").has_value());
+  EXPECT_EQ((*registry.Find("vv"))->version(), "vv15-1");
+  EXPECT_THAT((*registry.Find("vv"))->variants(), ElementsAre("board", "pc"));
+  EXPECT_THAT(registry.Ids(), ElementsAre("asl", "vv"));
 }
 
 TEST(RegistryDeathTest, DuplicateIdIsABug) {
