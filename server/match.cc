@@ -784,7 +784,9 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     part.ParseFromString(stored.setup_submitted().part());
     v1::SetupSubmitted& submitted = *out.mutable_setup_submitted();
     submitted.set_seat(WireSeat(engine::ViewerOf(owner)));
-    *submitted.mutable_asl() = host_.MaskSetup(part, owner, viewer).asl();
+    const v1::SubmitSetup shown = host_.MaskSetup(part, owner, viewer);
+    if (shown.has_asl()) *submitted.mutable_asl() = shown.asl();
+    if (shown.has_vv()) *submitted.mutable_vv() = shown.vv();
   } else if (stored.has_setup_confirmed()) {
     const Seat owner = *SeatOfStored(stored.setup_confirmed().seat());
     out.mutable_setup_confirmed()->set_seat(WireSeat(engine::ViewerOf(owner)));
@@ -839,8 +841,15 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     }
     status.set_connections(connections);
     if (setup_.parts[i]) {
-      *(seat == Seat::kSideA ? view.mutable_side_a_setup() : view.mutable_side_b_setup()) =
-          host_.MaskSetup(*setup_.parts[i], seat, viewer).asl();
+      const v1::SubmitSetup shown = host_.MaskSetup(*setup_.parts[i], seat, viewer);
+      if (shown.has_asl()) {
+        *(seat == Seat::kSideA ? view.mutable_side_a_setup() : view.mutable_side_b_setup()) =
+            shown.asl();
+      }
+      if (shown.has_vv()) {
+        *(seat == Seat::kSideA ? view.mutable_side_a_vv_setup()
+                               : view.mutable_side_b_vv_setup()) = shown.vv();
+      }
     }
   }
   const std::string ordered_next =

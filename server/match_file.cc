@@ -147,8 +147,11 @@ std::vector<persistence::Event> EventsOf(const storage::MatchFile& file) {
 
 HostLookup BuiltinHosts() {
   auto asl = std::shared_ptr<const RulesetHost>(MakeAslHost());
-  return [asl](std::string_view ruleset) -> const RulesetHost* {
-    return ruleset == "asl" ? asl.get() : nullptr;
+  auto vv = std::shared_ptr<const RulesetHost>(MakeVvHost());
+  return [asl, vv](std::string_view ruleset) -> const RulesetHost* {
+    if (ruleset == "asl") return asl.get();
+    if (ruleset == "vv") return vv.get();
+    return nullptr;
   };
 }
 

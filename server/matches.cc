@@ -59,6 +59,7 @@ Matches::Matches(asio::any_io_executor executor, MatchServices services,
     : executor_(std::move(executor)), services_(std::move(services)), registry_(registry) {
   if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
   hosts_.emplace("asl", MakeAslHost());
+  hosts_.emplace("vv", MakeVvHost());
 }
 
 const RulesetHost* Matches::HostOf(std::string_view ruleset) const {
@@ -121,7 +122,7 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
   if (!ruleset || host == nullptr) {
     return done(Refusal(v1::ERROR_CODE_NOT_SUPPORTED,
                         "not supported: ruleset '" + settings.ruleset() +
-                            "' — this server hosts matches of: asl",
+                            "' — this server hosts matches of: asl, vv",
                         command_id));
   }
   if (settings.title().size() > kMaxTitleBytes) {

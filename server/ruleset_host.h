@@ -112,5 +112,7 @@ class RulesetHost {
 
 // The host of the asl ruleset (A11 Close Combat).
 std::unique_ptr<const RulesetHost> MakeAslHost();
+// The host of the vv ruleset (V&V rule 15 Close Assaults).
+std::unique_ptr<const RulesetHost> MakeVvHost();
 
 }  // namespace melee::server

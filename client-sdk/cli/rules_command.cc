@@ -18,14 +18,18 @@
 #include "engine/asl/script.h"
 #include "engine/core/dice.h"
 #include "engine/core/registry.h"
+#include "engine/vv/rules.h"
 #include "proto/codec/asl.h"
 #include "proto/codec/json.h"
+#include "proto/codec/vv.h"
 
 namespace melee::cli {
 namespace {
 
 namespace asl = engine::asl;
+namespace vv = engine::vv;
 namespace v1 = melee::asl::v1;
+namespace vvpb = melee::vv::v1;
 
 // Why a command stops early, and the exit code it stops with.
 struct Failure {
@@ -122,12 +126,13 @@ class CommandDice {
 
 // Returns nothing when `id` is a ruleset these commands play, else why not.
 std::optional<Failure> CheckRuleset(const std::string& id) {
-  if (id == asl::AslRules::kId) return std::nullopt;
+  if (id == asl::AslRules::kId || id == vv::VvRules::kId) return std::nullopt;
   const std::string shown = id.substr(0, 32);
   for (std::string_view known : engine::KnownRulesetIds()) {
     if (known == id) {
       return Failure{kExitUsage, "not supported yet: ruleset " + shown + " (melee rules plays: " +
-                                     std::string(asl::AslRules::kId) + ")"};
+                                     std::string(asl::AslRules::kId) + ", " +
+                                     std::string(vv::VvRules::kId) + ")"};
     }
   }
   std::string known_ids;
@@ -137,6 +142,21 @@ std::optional<Failure> CheckRuleset(const std::string& id) {
   return Failure{kExitUsage, "unknown ruleset '" + shown + "' (known: " + known_ids + ")"};
 }
 
+// Returns the contents of the situation file at `path`, at most `limit` bytes.
+Checked<std::string> ReadSituation(const std::string& path, size_t limit) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return Fail(kExitUsage, "--situation: " + path + " is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(kExitUsage, "--situation: cannot open " + path);
+  std::string json(limit + 1, '\0');
+  in.read(json.data(), static_cast<std::streamsize>(json.size()));
+  if (in.bad()) return Fail(kExitUsage, "--situation: cannot read " + path);
+  json.resize(static_cast<size_t>(in.gcount()));
+  return json;
+}
+
 // A situation file, read and checked.
 struct Loaded {
   v1::CloseCombat message;
@@ -144,17 +164,9 @@ struct Loaded {
 };
 
 Checked<Loaded> Load(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return Fail(kExitUsage, "--situation: " + path + " is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Fail(kExitUsage, "--situation: cannot open " + path);
-  std::string json(proto::kAslMaxJsonBytes + 1, '\0');
-  in.read(json.data(), static_cast<std::streamsize>(json.size()));
-  if (in.bad()) return Fail(kExitUsage, "--situation: cannot read " + path);
-  json.resize(static_cast<size_t>(in.gcount()));
-  auto message = proto::CloseCombatFromJson(json);
+  auto json = ReadSituation(path, proto::kAslMaxJsonBytes);
+  if (!json) return tl::unexpected(json.error());
+  auto message = proto::CloseCombatFromJson(*json);
   if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
   auto script = proto::ScriptFromProto(*message);
   if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
@@ -353,6 +365,148 @@ int RunPreview(const RulesArgs& args, bool listed, std::ostream& out, std::ostre
   return 0;
 }
 
+// ---- vv --------------------------------------------------------------------------------------
+
+// A close-assault file, read and checked.
+struct LoadedAssault {
+  vvpb::CloseAssault message;
+  vv::Script script;
+};
+
+Checked<LoadedAssault> LoadAssault(const std::string& path) {
+  auto json = ReadSituation(path, proto::kVvMaxJsonBytes);
+  if (!json) return tl::unexpected(json.error());
+  auto message = proto::CloseAssaultFromJson(*json);
+  if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
+  auto script = proto::VvScriptFromProto(*message);
+  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  return LoadedAssault{std::move(*message), std::move(*script)};
+}
+
+// What the close assault did to the unit at `index`.
+std::string VvFate(const vv::State& end, size_t index) {
+  const vv::Unit& unit = end.units[index];
+  const vv::Unit& initial = end.situation.units[index];
+  if (end.eliminated[index]) return "eliminated";
+  std::vector<std::string> parts;
+  if (initial.kind == vv::UnitKind::kSquad && unit.kind == vv::UnitKind::kHalfSquad) {
+    parts.push_back("reduced to a half squad (" + std::to_string(unit.apfp) + " APFP, CR " +
+                    std::to_string(unit.casualty_rating) + ")");
+  }
+  if (unit.pinned && !initial.pinned) parts.push_back("pinned");
+  if (unit.immobile && !initial.immobile) parts.push_back("Immobile");
+  if (unit.valorous && !initial.valorous) parts.push_back("valorous");
+  if (unit.owner == end.situation.attacker && end.in_target[index]) {
+    parts.push_back("in " + end.situation.target.name);
+  }
+  return parts.empty() ? "unharmed" : Join(parts);
+}
+
+// `melee rules resolve --ruleset vv`: plays the whole close assault of the file.
+int RunVvResolve(const RulesArgs& args, bool listed, std::ostream& out, std::ostream& err) {
+  auto loaded = LoadAssault(args.situation);
+  if (!loaded) return Report(err, loaded.error());
+  auto dice = CommandDice::Make(args, listed);
+  if (!dice) return Report(err, dice.error());
+  const vv::VvRules rules;
+  auto played = vv::Play(rules, loaded->script, (*dice)->dice());
+  if (auto shortage = (*dice)->Shortage()) return Report(err, *shortage);
+  if (!played) return Report(err, Failure{kExitRuleError, engine::Describe(played.error())});
+  if (const std::string note = (*dice)->UnusedNote(); !note.empty()) {
+    err << "melee: " << note << "\n";
+  }
+  const vv::State& end = played->final_state;
+  if (args.json) {
+    vvpb::Resolution resolution;
+    resolution.set_ruleset(std::string(vv::VvRules::kId));
+    resolution.set_ruleset_version(std::string(vv::VvRules::kVersion));
+    if (!listed) resolution.set_seed(args.seed);
+    for (size_t i = 0; i < played->events.size(); ++i) {
+      *resolution.add_events() = proto::VvEventToProto(played->states[i], played->events[i]);
+    }
+    for (size_t i = 0; i < end.units.size(); ++i) {
+      vvpb::UnitFate* fate = resolution.add_units();
+      *fate->mutable_unit() = proto::VvUnitToProto(end.units[i]);
+      fate->set_eliminated(end.eliminated[i]);
+      fate->set_in_target(end.in_target[i]);
+      fate->set_summary(VvFate(end, i));
+    }
+    for (const std::string& note : played->defaults) resolution.add_defaults(note);
+    out << proto::ToJson(resolution, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << vv::VvRules::kId << " " << vv::VvRules::kVersion << " ("
+      << vv::Name(end.options.edition) << "), " << DiceSource(**dice, args) << "\n";
+  for (size_t i = 0; i < played->events.size(); ++i) {
+    out << vv::DescribeEvent(played->states[i], played->events[i]) << "\n";
+  }
+  for (const std::string& note : played->defaults) out << "default: " << note << "\n";
+  out << "result:\n";
+  for (size_t i = 0; i < end.units.size(); ++i) {
+    const vv::Unit& unit = end.units[i];
+    out << "  " << unit.id << " " << (unit.name.empty() ? std::string(vv::Name(unit.kind)) : unit.name)
+        << " (" << engine::Name(unit.owner) << "): " << VvFate(end, i) << "\n";
+  }
+  return 0;
+}
+
+// Returns "58.33% (21/36)".
+std::string VvPercent(const engine::Rational& p) {
+  const vvpb::Probability shown = proto::VvProbabilityToProto(p);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%% ", shown.percent());
+  return std::string(buffer) + "(" + shown.exact() + ")";
+}
+
+// `melee rules preview --ruleset vv`: the exact odds of the file's two declarations.
+int RunVvPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
+  auto loaded = LoadAssault(args.situation);
+  if (!loaded) return Report(err, loaded.error());
+  const vv::VvRules rules;
+  const vv::Script& script = loaded->script;
+  auto state = rules.NewState(script.options);
+  if (!state) return Report(err, Failure{kExitRuleError, engine::Describe(state.error())});
+  engine::ScriptedDice no_dice({});
+  auto events = rules.Decide(*state, script.situation.attacker, vv::SetUp{script.situation},
+                             no_dice);
+  if (!events) return Report(err, Failure{kExitRuleError, engine::Describe(events.error())});
+  for (const vv::Event& event : *events) rules.Apply(*state, event);
+  const engine::Seat attacker = script.situation.attacker;
+  const size_t a = attacker == engine::Seat::kSideA ? 0 : 1;
+  auto preview = vv::PreviewAssault(*state, script.declarations[a], script.declarations[1 - a]);
+  if (!preview) return Report(err, Failure{kExitRuleError, engine::Describe(preview.error())});
+  if (args.json) {
+    out << proto::ToJson(proto::VvPreviewToProto(*preview), proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << vv::VvRules::kId << " " << vv::VvRules::kVersion << " ("
+      << vv::Name(state->options.edition) << ")\n";
+  out << "preview: " << engine::Name(attacker) << " close assaults "
+      << script.situation.target.name << "\n";
+  if (preview->automatic) {
+    out << "15.9: only pinned units defend: the hex is taken with no roll and no Casualty "
+           "Points\n";
+    return 0;
+  }
+  out << preview->assault_apfp << " vs " << preview->defence_apfp << " -> "
+      << vv::Name(preview->odds) << ", Kill # " << preview->kill_number << " [15.6, 15.3, 12.52]"
+      << "; DR modifier " << preview->dr_modifier << "\n";
+  out << "assault succeeds: " << VvPercent(preview->success) << "\n";
+  out << engine::Name(attacker) << " Casualty Points:\n";
+  for (size_t k = 0; k < preview->assaulter_cp.size(); ++k) {
+    if (preview->assaulter_cp[k] == engine::Rational(0)) continue;
+    out << "  " << k << " CP: " << VvPercent(preview->assaulter_cp[k]) << "\n";
+  }
+  out << engine::Name(engine::Opponent(attacker)) << " Casualty Points:\n";
+  for (size_t k = 0; k < preview->defender_cp.size(); ++k) {
+    if (preview->defender_cp[k] == engine::Rational(0)) continue;
+    out << "  " << k << " CP: " << VvPercent(preview->defender_cp[k]) << "\n";
+  }
+  out << "natural 2, Valor check (16.2): " << VvPercent(preview->valor_check) << "\n";
+  out << "natural 12, Sniper (17.2): " << VvPercent(preview->sniper) << "\n";
+  return 0;
+}
+
 }  // namespace
 
 void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
@@ -412,12 +566,13 @@ RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
   preview_ = rules_->add_subcommand(
       "preview", "Print the exact outcome table of the situation file's \"preview\" attack");
   for (CLI::App* command : {resolve_, preview_}) {
-    command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl; coc and vv: not yet)")
+    command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl, vv; coc: not yet)")
         ->capture_default_str();
     command
         ->add_option("--situation", args_.situation,
-                     "Situation file: melee.asl.v1.CloseCombat as protobuf JSON "
-                     "(docs/asl-situation-format.md)")
+                     "Situation file as protobuf JSON: asl, melee.asl.v1.CloseCombat "
+                     "(docs/asl-situation-format.md); vv, melee.vv.v1.CloseAssault "
+                     "(docs/vv-situation-format.md)")
         ->required();
     command->add_option("--dice", args_.dice,
                         "Dice to use in order, e.g. 2,2,3,3 (a DR is coloured then white die); "
@@ -432,6 +587,10 @@ bool RulesCommand::chosen() const { return rules_->parsed(); }
 
 int RulesCommand::Run(std::ostream& out, std::ostream& err) const {
   if (auto failure = CheckRuleset(args_.ruleset)) return Report(err, *failure);
+  if (args_.ruleset == vv::VvRules::kId) {
+    if (resolve_->parsed()) return RunVvResolve(args_, resolve_->count("--dice") > 0, out, err);
+    return RunVvPreview(args_, out, err);
+  }
   if (resolve_->parsed()) {
     return RunResolve(args_, resolve_->count("--dice") > 0, out, err);
   }

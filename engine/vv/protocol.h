@@ -222,6 +222,7 @@ struct State {
 // after the reveal).
 struct View {
   Phase phase = Phase::kSetUp;
+  Edition edition = Edition::kBoard;
   Situation situation;
   std::vector<Unit> units;
   std::vector<bool> eliminated;

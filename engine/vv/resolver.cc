@@ -494,6 +494,7 @@ void VvRules::Apply(State& state, const Event& event) const {
 View VvRules::MakeView(const State& state, Viewer viewer) const {
   View view;
   view.phase = state.phase;
+  view.edition = state.options.edition;
   view.situation = state.situation;
   view.units = state.units;
   view.eliminated = state.eliminated;
