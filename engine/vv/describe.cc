@@ -99,7 +99,7 @@ std::string DescribeEvent(const State& state, const Event& event) {
               (r.success ? ": the assault succeeds" : ": the assault fails by " +
                                                          std::to_string(r.margin));
       text += "\n15.8 " + std::string(Name(state.situation.attacker)) + " suffers " +
-              std::to_string(r.assaulter_cp) + " CP" + Modifiers(r.assaulter_cp_parts);
+              std::to_string(r.assaulter_cp) + " CP:" + Modifiers(r.assaulter_cp_parts);
       if (!r.success) {
         text += "; " + std::string(Name(Opponent(state.situation.attacker))) + " suffers " +
                 std::to_string(r.defender_cp) + " CP (1 per assaulting unit)";

@@ -30,6 +30,7 @@ namespace melee::engine::vv {
 
 struct SetUp {
   Situation situation;
+  friend bool operator==(const SetUp&, const SetUp&) = default;
 };
 
 // What one unit brings to the assault besides its inherent APFP.
@@ -85,6 +86,7 @@ struct Allocation {
 
 struct Allocate {
   Allocation allocation;
+  friend bool operator==(const Allocate&, const Allocate&) = default;
 };
 
 using Command = std::variant<SetUp, Declare, Allocate>;

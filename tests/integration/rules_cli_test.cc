@@ -187,13 +187,52 @@ TEST(RulesCli, RefusesUnsupportedRulesetsWithExitCode2) {
   const CliRun coc = Melee({"rules", "resolve", "--ruleset", "coc", "--situation", kLeaderDirects});
   EXPECT_EQ(coc.code, 2) << coc.output;
   EXPECT_TRUE(Contains(coc.output, "not supported yet: ruleset coc")) << coc.output;
+  // An asl file is not a vv close assault: refused as malformed.
   const CliRun vv = Melee({"rules", "preview", "--ruleset", "vv", "--situation", kLeaderDirects});
   EXPECT_EQ(vv.code, 2) << vv.output;
-  EXPECT_TRUE(Contains(vv.output, "not supported yet: ruleset vv")) << vv.output;
+  EXPECT_TRUE(Contains(vv.output, "not a melee.vv.v1.CloseAssault")) << vv.output;
   const CliRun unknown =
       Melee({"rules", "resolve", "--ruleset", "chess", "--situation", kLeaderDirects});
   EXPECT_EQ(unknown.code, 2) << unknown.output;
   EXPECT_TRUE(Contains(unknown.output, "unknown ruleset 'chess'")) << unknown.output;
+}
+
+const std::string kVvExample = std::string(MELEE_SOURCE_DIR) + "/examples/vv/close-assault-15.json";
+
+// VV-T1, rule 15's Close Assault Example, from the example file: DR 7 -1 (Schmidt) -1
+// (Grenades) = 5 <= Kill # 6 -1 (Coleman) = 5; the Germans take C1 and 6 Casualty Points.
+TEST(RulesCli, ResolvesTheVvCloseAssaultExample) {
+  const CliRun run =
+      Melee({"rules", "resolve", "--ruleset", "vv", "--situation", kVvExample, "--dice", "3,4"});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected :
+       {"vv vv15-1 (board), dice: --dice 3,4", "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
+        "DR 7 -1 (15.3 leader Schmidt) -1 (12.52 Grenades) = 5 <= 5: the assault succeeds",
+        "side_a suffers 6 CP", "G1 4-6-5 Rifle (side_a): eliminated",
+        "G2 4-6-5 Rifle (side_a): pinned, in C1", "Coleman 1-3-1 (-1) (side_b): eliminated"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+  const CliRun json = Melee({"rules", "resolve", "--ruleset", "vv", "--situation", kVvExample,
+                             "--dice", "3,4", "--json"});
+  ASSERT_EQ(json.code, 0) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"kind\": \"EVENT_KIND_ASSAULT_RESOLVED\"")) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"final_dr\": 5")) << json.output;
+  // A failure needs more Casualty Points than the file's allocation gives: refused by 14.61.
+  const CliRun failed =
+      Melee({"rules", "resolve", "--ruleset", "vv", "--situation", kVvExample, "--dice", "6,6"});
+  EXPECT_EQ(failed.code, 1) << failed.output;
+  EXPECT_TRUE(Contains(failed.output, "14.61: the allocation of side_a")) << failed.output;
+}
+
+// The exact odds of the example: success on DR <= 7, 21/36; failure by m costs 6 + m CP.
+TEST(RulesCli, PreviewsTheVvCloseAssaultExactly) {
+  const CliRun run = Melee({"rules", "preview", "--ruleset", "vv", "--situation", kVvExample});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected : {"13 vs 11 -> 1-1, Kill # 5", "assault succeeds: 58.33% (7/12)",
+                               "6 CP: 58.33% (7/12)", "7 CP: 13.89% (5/36)",
+                               "11 CP: 2.78% (1/36)", "4 CP: 41.67% (5/12)"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
 }
 
 TEST(RulesCli, RefusesBadOrTooFewDiceWithExitCode2) {
