@@ -196,6 +196,8 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   create_->add_option("--out", args_.out, "Directory for the seat files (created if missing)")
       ->required();
   create_->add_option("--title", args_.title, "A title shown to every seat");
+  create_->add_option("--ruleset", args_.ruleset, "asl or vv")->capture_default_str();
+  create_->add_option("--variant", args_.variant, "The ruleset's variant (vv: board or pc)");
   create_->add_option("--declaration-order", args_.declaration_order,
                       "sealed: both declarations revealed together; attacker_first: A11.12 as "
                       "written")
@@ -231,14 +233,16 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
                 "declare, order Locations or flag an event");
   submit_->add_option("--seat", args_.seat_file, "The seat file")->required();
   submit_->add_option("--setup", args_.setup_file,
-                      "Enter your units: a JSON file of melee.asl.v1.SideSetup");
+                      "Enter your units: a JSON file of melee.asl.v1.SideSetup (vv: "
+                      "melee.vv.v1.SideSetup)");
   submit_->add_flag("--confirm", args_.confirm, "Confirm the set-up as both sides entered it");
   announce_ = submit_->add_option("--announce", args_.announce_file,
                                   "Announce (A11.2, A11.14): a JSON file of melee.asl.v1.Announce; "
                                   "with no file, announce nothing");
   announce_->expected(0, 1);
   submit_->add_option("--declaration", args_.declaration_file,
-                      "Seal your declaration: a JSON file of melee.asl.v1.Seal");
+                      "Seal your declaration: a JSON file of melee.asl.v1.Seal (vv: "
+                      "melee.vv.v1.Declaration, a declare or your Casualty Point allocation)");
   submit_->add_option("--order", args_.order,
                       "A11.12: the ATTACKER's order of this CCPh's Locations, e.g. G3,H4")
       ->delimiter(',');
@@ -278,7 +282,8 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     if (!connection) return Report(err, FromClient(connection.error()));
     v1::ClientMessage create;
     v1::MatchSettings& settings = *create.mutable_create_match()->mutable_settings();
-    settings.set_ruleset("asl");
+    settings.set_ruleset(args_.ruleset);
+    settings.set_variant(args_.variant);
     settings.set_title(args_.title);
     settings.set_declaration_order(args_.declaration_order == "attacker_first"
                                        ? v1::DECLARATION_ORDER_ATTACKER_FIRST
@@ -291,7 +296,8 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       return Report(err, {kExitRefused, "the server refused: " + answer->error().message()});
     }
     const v1::MatchCreated& created = answer->match_created();
-    out << "Created match " << created.match_id() << " (asl) on " << args_.server << "\n";
+    out << "Created match " << created.match_id() << " (" << args_.ruleset << ") on "
+        << args_.server << "\n";
     for (const auto& [name, seat, token, who] :
          {std::tuple{"side_a.seat", v1::SEAT_SIDE_A, created.side_a_token(), "side A's player"},
           std::tuple{"side_b.seat", v1::SEAT_SIDE_B, created.side_b_token(), "side B's player"},
@@ -305,6 +311,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       link.set_seat(seat);
       link.set_token(token);
       link.set_title(args_.title);
+      link.set_ruleset(args_.ruleset);
       const std::string path = (std::filesystem::path(args_.out) / name).string();
       if (!WriteSeatFile(path, link, failure)) return Report(err, failure);
       out << "  " << path << "  for " << who << "\n";
@@ -325,6 +332,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     link.set_seat((*session)->seat());
     link.set_token(args_.token);
     link.set_title((*session)->view().settings().title());
+    link.set_ruleset((*session)->view().settings().ruleset());
     if (!WriteSeatFile(args_.out, link, failure)) return Report(err, failure);
     out << "Joined match " << args_.match_id << " as " << SeatName((*session)->seat())
         << "; seat file " << args_.out << "\n";
@@ -384,11 +392,14 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       return Report(err, {kExitUsage, "submit: give exactly one of --setup, --confirm, "
                                       "--announce, --declaration, --order, --flag"});
     }
+    const bool vv = link.ruleset() == "vv";
     if (!args_.setup_file.empty()) {
-      if (!ReadJsonFile(args_.setup_file, *command.mutable_submit_setup()->mutable_asl(),
-                        failure)) {
-        return Report(err, failure);
-      }
+      const bool read =
+          vv ? ReadJsonFile(args_.setup_file, *command.mutable_submit_setup()->mutable_vv(),
+                            failure)
+             : ReadJsonFile(args_.setup_file, *command.mutable_submit_setup()->mutable_asl(),
+                            failure);
+      if (!read) return Report(err, failure);
     } else if (args_.confirm) {
       command.mutable_confirm_setup();
     } else if (announce_->count() > 0) {
@@ -398,11 +409,11 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
         return Report(err, failure);
       }
     } else if (!args_.declaration_file.empty()) {
-      if (!ReadJsonFile(args_.declaration_file,
-                        *command.mutable_seal_declaration()->mutable_declaration()->mutable_asl(),
-                        failure)) {
-        return Report(err, failure);
-      }
+      v1::Declaration& declaration = *command.mutable_seal_declaration()->mutable_declaration();
+      const bool read = vv ? ReadJsonFile(args_.declaration_file, *declaration.mutable_vv(), failure)
+                           : ReadJsonFile(args_.declaration_file, *declaration.mutable_asl(),
+                                          failure);
+      if (!read) return Report(err, failure);
     } else if (!args_.order.empty()) {
       for (const std::string& name : SplitList(args_.order)) {
         command.mutable_order_locations()->add_locations(name);

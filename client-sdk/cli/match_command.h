@@ -33,6 +33,8 @@ struct MatchArgs {
   std::string ca_file;  // wss://: certificates to trust (empty: the system's)
   // match create
   std::string title;
+  std::string ruleset = "asl";
+  std::string variant;
   std::string declaration_order = "sealed";
   uint32_t choice_deadline_seconds = 0;
   uint32_t declaration_deadline_seconds = 0;

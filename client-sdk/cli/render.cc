@@ -5,11 +5,13 @@
 #include <tuple>
 
 #include "melee/asl/v1/asl.pb.h"
+#include "melee/vv/v1/vv.pb.h"
 
 namespace melee::cli {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
+namespace vvpb = melee::vv::v1;
 
 std::string SeatName(v1::Seat seat) {
   switch (seat) {
@@ -85,6 +87,15 @@ std::string Indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
+// "G1 4-6-5 Rifle, Schmidt 1-3-1 (-1)": a vv set-up part's units.
+std::string VvUnits(const vvpb::SideSetup& part) {
+  std::string out;
+  for (const vvpb::Unit& unit : part.units()) {
+    out += (out.empty() ? "" : ", ") + unit.id() + (unit.name().empty() ? "" : " " + unit.name());
+  }
+  return out.empty() ? "no units" : out;
+}
+
 }  // namespace
 
 void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
@@ -92,6 +103,10 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
   if (event.has_match_opened()) {
     out << "match opened (" << event.match_opened().settings().ruleset() << " "
         << event.match_opened().ruleset_version() << ")";
+  } else if (event.has_setup_submitted() && event.setup_submitted().has_vv()) {
+    const vvpb::SideSetup& part = event.setup_submitted().vv();
+    out << SeatName(event.setup_submitted().seat()) << " entered its units: " << VvUnits(part);
+    if (!part.target().name().empty()) out << "; target hex " << part.target().name();
   } else if (event.has_setup_submitted()) {
     out << SeatName(event.setup_submitted().seat())
         << " entered its units: " << Units(event.setup_submitted().asl());
@@ -110,6 +125,9 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
     if (!event.director_flag().comment().empty()) {
       out << ": \"" << event.director_flag().comment() << "\"";
     }
+  } else if (event.has_vv() && !event.vv().text().empty() &&
+             !event.has_declaration_sealed()) {
+    out << Indented(event.vv().text(), "      ");
   } else if (event.has_declaration_sealed()) {
     out << SeatName(event.declaration_sealed().seat()) << " sealed its declaration";
   } else if (event.has_declarations_revealed()) {
@@ -159,7 +177,10 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
         out << "no units entered yet\n";
         continue;
       }
-      out << Units(*part) << (status->confirmed() ? " (confirmed)" : " (not confirmed)") << "\n";
+      const vvpb::SideSetup& vv_part =
+          std::string_view(name) == "side_a" ? view.side_a_vv_setup() : view.side_b_vv_setup();
+      out << (view.settings().ruleset() == "vv" ? VvUnits(vv_part) : Units(*part))
+          << (status->confirmed() ? " (confirmed)" : " (not confirmed)") << "\n";
     }
   } else if (view.has_asl()) {
     const aslpb::AslView& asl = view.asl();
@@ -183,6 +204,24 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
           << (asl.pending().options().empty() ? "nothing" : Join(asl.pending().options()))
           << " (" << asl.pending().min_selected() << ".." << asl.pending().max_selected()
           << " units): melee choose --choice " << asl.pending().id() << " --select ...\n";
+    }
+  }
+  if (view.has_vv()) {
+    const vvpb::VvView& vv = view.vv();
+    out << "  " << SeatName(vv.attacker()) << " assaults " << vv.target().name() << " from "
+        << vv.source_hex() << " (" << vv.variant() << ")\n";
+    for (const vvpb::ViewedUnit& unit : vv.units()) {
+      out << "    " << unit.unit().id() << " " << unit.unit().name() << " ("
+          << SeatName(unit.unit().owner()) << ")" << (unit.eliminated() ? " eliminated" : "")
+          << (unit.unit().pinned() && !unit.eliminated() ? " pinned" : "")
+          << (unit.in_target() && !unit.eliminated() ? " in " + vv.target().name() : "") << "\n";
+    }
+    if (vv.has_report() && !vv.report().called_off()) {
+      out << "  Assault: " << vv.report().assault_apfp() << " vs " << vv.report().defence_apfp()
+          << " (" << vv.report().odds() << "), Kill # " << vv.report().kill_number()
+          << ", final DR " << vv.report().final_dr() << ": "
+          << (vv.report().success() ? "succeeded" : "failed") << "; Casualty Points side_a "
+          << vv.side_a_cp() << ", side_b " << vv.side_b_cp() << "\n";
     }
   }
   if (view.has_location_order()) {

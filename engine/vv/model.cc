@@ -71,6 +71,14 @@ Result<Options> ParseOptions(const MatchOptions& match) {
     return Reject("", "unknown vv variant '" + match.variant + "' (known: board, pc)");
   }
   for (const auto& [key, value] : match.values) {
+    if (key == "declaration_order") {
+      // Rule 15 names no order; both sides' choices are made at the same moment, so they are
+      // sealed and revealed together.
+      if (value == "sealed") continue;
+      return Reject("15.6", "declaration_order '" + value +
+                                "' is not supported for vv: both sides' declarations and "
+                                "allocations are sealed and revealed together");
+    }
     if (key == "grenades_per_assault_max") {
       int parsed = -1;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
@@ -94,7 +102,8 @@ Result<Options> ParseOptions(const MatchOptions& match) {
                                    [&](const auto& entry) { return entry.first == key; });
     if (flag == flags.end()) {
       return Reject("", "unknown vv option '" + key +
-                            "' (known: grenades_per_assault_max, cp_count_fortification, "
+                            "' (known: declaration_order, grenades_per_assault_max, "
+                            "cp_count_fortification, "
                             "cp_count_hindrance, advance_after_failed_wipeout, valor_check, "
                             "sniper_check, one_assault_per_hex, afv_cp_cap)");
     }

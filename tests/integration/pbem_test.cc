@@ -24,14 +24,15 @@
 namespace melee {
 namespace {
 
-// The ```sh blocks between the pbem-guide markers of README.md, joined in order.
-std::string GuideScript() {
+// The ```sh blocks between the `<marker>:start` and `<marker>:end` comments of README.md, joined
+// in order.
+std::string GuideScript(const std::string& marker = "pbem-guide") {
   std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/README.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string readme = text.str();
-  const size_t begin = readme.find("<!-- pbem-guide:start -->");
-  const size_t end = readme.find("<!-- pbem-guide:end -->");
+  const size_t begin = readme.find("<!-- " + marker + ":start -->");
+  const size_t end = readme.find("<!-- " + marker + ":end -->");
   if (begin == std::string::npos || end == std::string::npos || end < begin) return {};
   std::string script;
   std::istringstream lines(readme.substr(begin, end - begin));
@@ -86,6 +87,38 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
     EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "hill621" / "side_b.seat"));
+}
+
+// The README's V&V guide: rule 15's Close Assault Example by email, DR 7 as in the rulebook.
+TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
+  const std::string guide = GuideScript("vv-guide");
+  ASSERT_FALSE(guide.empty()) << "README.md has no vv-guide block";
+  testing::ScriptedFaces faces(4);
+  faces.Push({3, 4});
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  const std::string cli_dir = std::filesystem::path(MELEE_CLI_BINARY).parent_path().string();
+  const std::string path = cli_dir + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "");
+  ASSERT_EQ(setenv("PATH", path.c_str(), 1), 0);
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  const std::string script = "set -euo pipefail\ncd '" + dir.path().string() + "'\n" + guide;
+  testing::Subprocess bash({"/bin/bash", "-c", script});
+  const auto code = bash.Wait(std::chrono::seconds(60));
+  const std::string& output = bash.output();
+  ASSERT_EQ(code, 0) << output;
+  for (const char* expected : {
+           "(vv) on",                                   // match create
+           "side_b sealed its declaration",             // all the Germans see of it
+           "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
+           "= 5 <= 5: the assault succeeds",
+           "side_a: seal a Casualty Point allocation (14.61)",
+           "14.61 side_a applies 6 CP: eliminate G1 pin G2",
+           "the close assault is over",
+       }) {
+    EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
+  }
 }
 
 
