@@ -7,6 +7,8 @@
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
+#include "server/match_file.h"
+#include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
@@ -323,6 +325,50 @@ TEST(VvRestartTest, AnAssaultSurvivesARestart) {
                   .has_ack());
   ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
   EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
+}
+
+// With the server's committed dice (no scripted faces), a played close assault exports to a match
+// file that verifies: every die derived again from its seed, the engine replay of every vv
+// command, the head signatures (docs/fair-play.md).
+TEST(VvFairPlayTest, APlayedAssaultExportsToAFileThatVerifies) {
+  auto clock = std::make_shared<server::ManualClock>();
+  server::ServerHooks hooks;
+  hooks.clock = clock;
+  testing::TestServer server({}, hooks);
+  auto a = MatchClient::Connect(server.ws_url());
+  auto b = MatchClient::Connect(server.ws_url());
+  v1::MatchSettings settings;
+  settings.set_ruleset("vv");
+  settings.set_declaration_deadline_seconds(60);
+  const v1::MatchCreated created = a->Create(settings);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  ASSERT_TRUE(a->Act(GermanPart()).has_ack());
+  ASSERT_TRUE(b->Act(AmericanPart()).has_ack());
+  ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+  ASSERT_TRUE(a->Act(Confirm()).has_ack());
+  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+  ASSERT_TRUE(b->Act(Confirm()).has_ack());
+  ASSERT_TRUE(b->Act(SealDeclare({}, "Coleman", {VvUse("US-HS", "LMG", false)})).has_ack());
+  ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+  ASSERT_TRUE(a->Act(SealDeclare({"G1", "G2", "G3", "Schmidt"}, "Schmidt",
+                                 {VvUse("G1", "", true)}))
+                  .has_ack());
+  if (a->view().stage() != v1::STAGE_ENDED) {
+    // Whatever the dice gave, the allocations owed are taken by default at the deadline.
+    const uint64_t before = a->last_seq();
+    clock->Advance(std::chrono::milliseconds(61'000));
+    server.server().matches().CheckDeadlines();
+    ASSERT_TRUE(a->WaitForSeq(before + 1));
+    ASSERT_TRUE(a->WaitForSeq(a->view().seq()));
+  }
+  ASSERT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  const auto file = testing::ExportOver(server.port(), created.match_id(),
+                                        created.director_token());
+  const server::VerifyReport report = server::VerifyMatchFile(file, server::BuiltinHosts());
+  EXPECT_TRUE(report.ok) << report.Describe();
+  EXPECT_TRUE(report.replayed);
+  EXPECT_GE(report.dice, 2u);
 }
 
 }  // namespace
