@@ -18,7 +18,7 @@ using internal::SeatIndex;
 
 constexpr int kUncapped = 1000;  // what an AFV without the 3-CP cap can absorb
 constexpr int kLeaderWorth = 100;
-constexpr size_t kMaxSearchNodes = 200000;
+constexpr size_t kMaxSearchNodes = 20000;  // ~20 ms at most; then Greedy()
 
 bool CanIgnore(const Unit& unit) {
   return (IsInfantry(unit.kind) && unit.valorous) ||
@@ -364,6 +364,7 @@ class Search {
   }
 
   Allocation Run() {
+    nodes_ = 0;
     // A valorous unit (or a facing Gun Shield) ignores the first CP for free (14.63).
     for (uint16_t index : units_) {
       if (CanIgnore(state_.units[index])) {
@@ -375,8 +376,44 @@ class Search {
     Visit(0, 0);
     if (best_) return *best_;
     current_.actions.clear();
+    nodes_ = 0;
     Visit(0, 0);  // without the ignore, in case it made no legal allocation
-    return best_.value_or(Allocation{});
+    return best_ ? *best_ : Greedy();
+  }
+
+  // When the search gives up (a very large stack): eliminate the least valuable units in turn
+  // (an AFV takes what it can), then drop every action the total does not need.
+  Allocation Greedy() const {
+    std::vector<uint16_t> order = units_;
+    std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) {
+      return Worth(state_.units[a]) < Worth(state_.units[b]);
+    });
+    Allocation allocation;
+    for (uint16_t index : order) {
+      const int need = target_ - Fulfilled(state_, allocation);
+      if (need <= 0) break;
+      const Unit& unit = state_.units[index];
+      if (unit.kind == UnitKind::kAfv) {
+        if (unit.immobile) continue;
+        const int cap = state_.options.afv_cp_cap ? 3 : need;
+        allocation.actions.push_back(CpAction{.unit = unit.id,
+                                              .kind = CpActionKind::kImmobilization,
+                                              .points = std::min(need, cap)});
+      } else {
+        allocation.actions.push_back(
+            CpAction{.unit = unit.id, .kind = CpActionKind::kEliminate, .points = 0});
+      }
+    }
+    for (size_t i = 0; i < allocation.actions.size();) {
+      Allocation without = allocation;
+      without.actions.erase(without.actions.begin() + static_cast<std::ptrdiff_t>(i));
+      if (Fulfilled(state_, without) >= target_) {
+        allocation = std::move(without);
+      } else {
+        ++i;
+      }
+    }
+    return allocation;
   }
 
  private:

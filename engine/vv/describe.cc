@@ -165,6 +165,7 @@ Result<Preview> PreviewAssault(const State& state, const Declare& assaulter,
   preview.kill_number = a.kill_number;
   preview.dr_modifier = internal::Sum(a.dr_modifiers);
   const int group = static_cast<int>(assaulter.group.size());
+  const int base_cp = internal::Sum(internal::AssaulterCpParts(work, 0));
   std::vector<int64_t> assaulter_cp;
   std::vector<int64_t> defender_cp;
   int64_t successes = 0;
@@ -178,7 +179,7 @@ Result<Preview> PreviewAssault(const State& state, const Declare& assaulter,
       const bool success = final_dr <= a.kill_number;
       const int margin = success ? 0 : final_dr - a.kill_number;
       successes += success ? 1 : 0;
-      count(assaulter_cp, internal::Sum(internal::AssaulterCpParts(work, margin)));
+      count(assaulter_cp, base_cp + margin);  // 15.8: the failure margin adds to the rest
       count(defender_cp, success ? 0 : group);
     }
   }

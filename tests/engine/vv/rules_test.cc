@@ -305,6 +305,32 @@ TEST(VvRules, DefaultDeclarationsCallTheAssaultOffOrDefendWithEverything) {
   EXPECT_TRUE(ValidateDeclaration(state, kB, defence));
 }
 
+// VV-AMB-13: the engine's allocation is always one the rules accept — for a small stack the
+// cheapest (searched), for a large one a greedy fallback once the search gives up.
+TEST(VvRules, TheEnginesAllocationIsAlwaysLegal) {
+  for (int squads : {2, 6, 12, 30}) {
+    Script script;
+    script.situation.target.name = "Big";
+    script.situation.target.terrain_cover = 3;
+    for (int i = 0; i < squads; ++i) {
+      const std::string id = "A" + std::to_string(i);
+      script.situation.units.push_back(Squad(id, kA, 1, 5, 1, 2));
+      script.declarations[0].group.push_back(id);
+    }
+    for (int i = 0; i < squads; ++i) {
+      script.situation.units.push_back(Squad("D" + std::to_string(i), kB, 9, 4, 4, 2));
+    }
+    // 1-4 (Kill # 3), DR 12: fails by 9; the assaulter suffers 9 + 3 + squads.
+    const State state = testing::AwaitingAllocation(script, {6, 6});
+    for (Seat seat : {kA, kB}) {
+      const Allocation allocation = AutoAllocation(state, seat);
+      const auto legal = ValidateAllocation(state, seat, allocation);
+      EXPECT_TRUE(legal) << squads << " squads, " << Name(seat) << ": "
+                         << (legal ? "" : Describe(legal.error()));
+    }
+  }
+}
+
 TEST(VvPreview, VvT1ExactOddsAndCasualtyPointDistributions) {
   Script script;
   script.situation.target.name = "C1";
