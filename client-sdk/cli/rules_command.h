@@ -2,11 +2,12 @@
 
 // `melee rules`: plays close-combat situations offline, without a server.
 //
-//   melee rules resolve --ruleset asl --situation FILE.json [--dice 3,4,...] [--seed S] [--json]
-//   melee rules preview --ruleset asl --situation FILE.json [--dice ...] [--seed S] [--json]
+//   melee rules resolve --ruleset asl|vv --situation FILE.json [--dice 3,4,...] [--seed S] [--json]
+//   melee rules preview --ruleset asl|vv --situation FILE.json [--dice ...] [--seed S] [--json]
 //
 // The situation file is the protobuf JSON mapping of melee.asl.v1.CloseCombat
-// (docs/asl-situation-format.md). Exit codes: 0 success; 1 the rules refused the situation or a
+// (docs/asl-situation-format.md) or, for vv, of melee.vv.v1.CloseAssault
+// (docs/vv-situation-format.md). Exit codes: 0 success; 1 the rules refused the situation or a
 // declaration (the message names the rule); 2 usage error (an unknown or unsupported ruleset, an
 // unreadable or malformed file, bad or too few --dice).
 
