@@ -12,6 +12,7 @@
 
 #include "engine/core/check.h"
 #include "melee/asl/v1/asl.pb.h"
+#include "melee/vv/v1/vv.pb.h"
 #include "melee/storage/v1/events.pb.h"
 
 namespace melee::server {
@@ -19,6 +20,7 @@ namespace {
 
 namespace storage = melee::storage::v1;
 namespace aslpb = melee::asl::v1;
+namespace vvpb = melee::vv::v1;
 
 // Buckets of MatchAudit::dice after the two sides.
 constexpr size_t kNobody = 2;
@@ -132,9 +134,22 @@ std::string Joined(const google::protobuf::RepeatedPtrField<std::string>& names)
   return out;
 }
 
-// What a seat's command was. The asl command says; for other rulesets only a receipt tells
+// What a seat's command was. The asl and vv commands say; for other rulesets only a receipt tells
 // (a sealed declaration).
 std::string CommandKind(const std::string& ruleset, const storage::Cause& cause) {
+  vvpb::Command vv_command;
+  if (ruleset == "vv" && vv_command.ParseFromString(cause.command())) {
+    switch (vv_command.command_case()) {
+      case vvpb::Command::kSetUp:
+        return "set-up";
+      case vvpb::Command::kDeclare:
+        return "declaration";
+      case vvpb::Command::kAllocate:
+        return "allocation";
+      case vvpb::Command::COMMAND_NOT_SET:
+        break;
+    }
+  }
   aslpb::Command command;
   if (ruleset == "asl" && command.ParseFromString(cause.command())) {
     switch (command.command_case()) {
@@ -163,6 +178,17 @@ struct RulesetFacts {
 
 RulesetFacts FactsOf(const std::string& ruleset, const std::string& logged) {
   RulesetFacts facts;
+  vvpb::VvEvent vv_event;
+  if (ruleset == "vv" && vv_event.ParseFromString(logged)) {
+    facts.text = vv_event.text().empty() ? vvpb::EventKind_Name(vv_event.kind())
+                                         : OneLine(vv_event.text());
+    if (vv_event.seat() == melee::v1::SEAT_SIDE_A) facts.seat = storage::SEAT_SIDE_A;
+    if (vv_event.seat() == melee::v1::SEAT_SIDE_B) facts.seat = storage::SEAT_SIDE_B;
+    if (vv_event.kind() == vvpb::EVENT_KIND_SET_UP) {
+      facts.attacker = SideOf(vv_event.situation().attacker());
+    }
+    return facts;
+  }
   aslpb::AslEvent event;
   if (ruleset != "asl" || !event.ParseFromString(logged)) {
     facts.text = "a " + ruleset + " event this audit cannot read";

@@ -4,9 +4,11 @@
 // rule, secrecy, and a restart in the middle of an assault.
 
 #include <gtest/gtest.h>
+#include <sstream>
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
+#include "server/audit.h"
 #include "server/match_file.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
@@ -372,6 +374,14 @@ TEST(VvFairPlayTest, APlayedAssaultExportsToAFileThatVerifies) {
   EXPECT_TRUE(report.ok) << report.Describe();
   EXPECT_TRUE(report.replayed);
   EXPECT_GE(report.dice, 2u);
+  // The director's audit reads the vv log: the timeline says what each event was.
+  auto audit = server::AuditMatch(file, server::BuiltinHosts());
+  ASSERT_TRUE(audit.has_value()) << engine::Describe(audit.error());
+  std::ostringstream text;
+  server::WriteAuditText(*audit, text);
+  EXPECT_NE(text.str().find("15.1 side_a close assaults C1 from B1"), std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("cannot read"), std::string::npos) << text.str();
 }
 
 }  // namespace
