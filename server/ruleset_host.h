@@ -52,6 +52,18 @@ struct LoggedDie {
   std::optional<engine::Seat> seat;
 };
 
+// Returns the die a ruleset event logged in its wire form, rolled for `seat`.
+inline LoggedDie LoggedDieOf(const melee::v1::DieRoll& die, std::optional<engine::Seat> seat) {
+  LoggedDie logged;
+  logged.roll.purpose = die.purpose();
+  logged.roll.color = die.color() == melee::v1::DieRoll::COLOR_COLORED ? engine::DieColor::kColored
+                      : die.color() == melee::v1::DieRoll::COLOR_WHITE ? engine::DieColor::kWhite
+                                                                       : engine::DieColor::kSingle;
+  logged.roll.value = static_cast<int>(die.value());
+  logged.seat = seat;
+  return logged;
+}
+
 class RulesetHost {
  public:
   virtual ~RulesetHost() = default;

@@ -245,17 +245,7 @@ class VvHost final : public RulesetHost {
     if (event.seat() == v1::SEAT_SIDE_A) seat = Seat::kSideA;
     if (event.seat() == v1::SEAT_SIDE_B) seat = Seat::kSideB;
     std::vector<LoggedDie> dice;
-    for (const v1::DieRoll& die : event.dice()) {
-      LoggedDie logged_die;
-      logged_die.roll.purpose = die.purpose();
-      logged_die.roll.color = die.color() == v1::DieRoll::COLOR_COLORED ? engine::DieColor::kColored
-                              : die.color() == v1::DieRoll::COLOR_WHITE
-                                  ? engine::DieColor::kWhite
-                                  : engine::DieColor::kSingle;
-      logged_die.roll.value = static_cast<int>(die.value());
-      logged_die.seat = seat;
-      dice.push_back(std::move(logged_die));
-    }
+    for (const v1::DieRoll& die : event.dice()) dice.push_back(LoggedDieOf(die, seat));
     return dice;
   }
 

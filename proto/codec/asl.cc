@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/asl/rules.h"
+#include "proto/codec/checks.h"
 
 namespace melee::proto {
 namespace {
@@ -22,41 +23,18 @@ using engine::Reject;
 using engine::Result;
 using engine::Seat;
 
-// Returns the error "`field`: `problem`" for untrusted input (no rule: the file is malformed).
-tl::unexpected<engine::RuleError> Bad(const std::string& field, const std::string& problem) {
-  return Reject("", field + ": " + problem);
-}
+using checks::Bad;
+using checks::CheckRange;
+using checks::CheckText;
+using checks::Indexed;
+using checks::Quoted;
 
-std::string Indexed(const std::string& field, int index) {
-  return field + "[" + std::to_string(index) + "]";
-}
-
-// Quotes at most the first 32 bytes of untrusted `value` for an error message.
-std::string Quoted(std::string_view value) {
-  std::string out = "\"";
-  for (char c : value.substr(0, 32)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += byte >= 0x20 && byte != 0x7F ? c : '?';
-  }
-  return out + (value.size() > 32 ? "...\"" : "\"");
-}
-
-// A unit id: 1..kAslMaxIdBytes printable ASCII characters without spaces (ids appear in reports
-// and on command lines).
 Result<void> CheckId(std::string_view id, const std::string& field) {
-  bool printable = !id.empty() && id.size() <= kAslMaxIdBytes;
-  for (char c : id) printable = printable && c > 0x20 && c < 0x7F;
-  if (!printable) {
-    return Bad(field, Quoted(id) + " is not a unit id: ids are 1.." +
-                          std::to_string(kAslMaxIdBytes) +
-                          " printable ASCII characters without spaces");
-  }
-  return {};
+  return checks::CheckId(id, field, kAslMaxIdBytes);
 }
 
-// An optional unit id: "" or CheckId.
 Result<void> CheckOptionalId(std::string_view id, const std::string& field) {
-  return id.empty() ? Result<void>{} : CheckId(id, field);
+  return checks::CheckOptionalId(id, field, kAslMaxIdBytes);
 }
 
 // A list of unit ids of at most kAslMaxListSize entries.
@@ -70,25 +48,7 @@ Result<void> CheckIds(const pb::RepeatedPtrField<std::string>& ids, const std::s
   return {};
 }
 
-// Free text shown in reports: at most `max_bytes`, no control characters.
-Result<void> CheckText(std::string_view text, const std::string& field, size_t max_bytes) {
-  if (text.size() > max_bytes) {
-    return Bad(field, "at most " + std::to_string(max_bytes) + " bytes");
-  }
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7F) return Bad(field, "control characters are not allowed");
-  }
-  return {};
-}
 
-Result<void> CheckRange(int64_t value, int64_t low, int64_t high, const std::string& field) {
-  if (value < low || value > high) {
-    return Bad(field, std::to_string(value) + " is out of range " + std::to_string(low) + ".." +
-                          std::to_string(high));
-  }
-  return {};
-}
 
 std::vector<std::string> Strings(const pb::RepeatedPtrField<std::string>& values) {
   return {values.begin(), values.end()};
@@ -861,12 +821,7 @@ v1::AslEvent EventToProto(const asl::State& before, const asl::Event& event) {
 }
 
 v1::Probability ProbabilityToProto(const engine::Rational& value) {
-  v1::Probability out;
-  out.set_exact(value.ToString());
-  const long double percent =
-      static_cast<long double>(value.num()) * 100.0L / static_cast<long double>(value.den());
-  out.set_percent(static_cast<double>(std::round(percent * 100.0L) / 100.0L));
-  return out;
+  return checks::ProbabilityOf<v1::Probability>(value);
 }
 
 v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {

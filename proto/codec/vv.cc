@@ -9,7 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "proto/codec/asl.h"
+#include "proto/codec/asl.h"  // SideFromProto, SideToProto
+#include "proto/codec/checks.h"
 
 namespace melee::proto {
 namespace {
@@ -26,53 +27,17 @@ constexpr int kMaxCasualtyRating = 20;
 constexpr int kMaxCover = 9;
 constexpr int kMaxCount = 99;
 
-tl::unexpected<engine::RuleError> Bad(const std::string& field, const std::string& problem) {
-  return Reject("", field + ": " + problem);
-}
+using checks::Bad;
+using checks::CheckRange;
+using checks::CheckText;
+using checks::Indexed;
 
-std::string Indexed(const std::string& field, int index) {
-  return field + "[" + std::to_string(index) + "]";
-}
-
-std::string Quoted(std::string_view value) {
-  std::string out = "\"";
-  for (char c : value.substr(0, 32)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += byte >= 0x20 && byte != 0x7F ? c : '?';
-  }
-  return out + (value.size() > 32 ? "...\"" : "\"");
-}
-
-// An id: 1..kVvMaxIdBytes printable ASCII characters without spaces.
 Result<void> CheckId(std::string_view id, const std::string& field) {
-  bool printable = !id.empty() && id.size() <= kVvMaxIdBytes;
-  for (char c : id) printable = printable && c > 0x20 && c < 0x7F;
-  if (!printable) {
-    return Bad(field, Quoted(id) + " is not an id: ids are 1.." + std::to_string(kVvMaxIdBytes) +
-                          " printable ASCII characters without spaces");
-  }
-  return {};
+  return checks::CheckId(id, field, kVvMaxIdBytes);
 }
 
 Result<void> CheckOptionalId(std::string_view id, const std::string& field) {
-  return id.empty() ? Result<void>{} : CheckId(id, field);
-}
-
-Result<void> CheckText(std::string_view text, const std::string& field, size_t max_bytes) {
-  if (text.size() > max_bytes) return Bad(field, "at most " + std::to_string(max_bytes) + " bytes");
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7F) return Bad(field, "control characters are not allowed");
-  }
-  return {};
-}
-
-Result<void> CheckRange(int64_t value, int64_t low, int64_t high, const std::string& field) {
-  if (value < low || value > high) {
-    return Bad(field, std::to_string(value) + " is out of range " + std::to_string(low) + ".." +
-                          std::to_string(high));
-  }
-  return {};
+  return checks::CheckOptionalId(id, field, kVvMaxIdBytes);
 }
 
 Result<void> CheckList(int size, const std::string& field) {
@@ -761,12 +726,7 @@ vvpb::VvView VvViewToProto(const vv::View& view) {
 }
 
 vvpb::Probability VvProbabilityToProto(const engine::Rational& value) {
-  vvpb::Probability out;
-  out.set_exact(value.ToString());
-  const long double percent =
-      static_cast<long double>(value.num()) * 100.0L / static_cast<long double>(value.den());
-  out.set_percent(static_cast<double>(std::round(percent * 100.0L) / 100.0L));
-  return out;
+  return checks::ProbabilityOf<vvpb::Probability>(value);
 }
 
 vvpb::PreviewTable VvPreviewToProto(const vv::Preview& preview) {

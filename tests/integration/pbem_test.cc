@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -54,26 +55,42 @@ bool Contains(const std::string& text, const std::string& needle) {
   return text.find(needle) != std::string::npos;
 }
 
-TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
-  const std::string guide = GuideScript();
-  ASSERT_FALSE(guide.empty()) << "README.md has no pbem-guide block";
-  testing::ScriptedFaces faces(4);
-  // Alice's CC DR is an Original 2 (A11.22: G1 may withdraw); then Bob's DR 11: no effect.
-  faces.Push({1, 1, 5, 6});
-  server::ServerHooks hooks;
-  hooks.dice = faces.Source();
-  testing::TestServer server({}, hooks);
-  testing::TempDir dir;
+// Runs the README guide between the `marker` comments as one bash script, in a fresh directory,
+// with `melee` on the PATH and a real server rolling `faces`; returns its exit code and output.
+struct GuideRun {
+  std::optional<int> code;
+  std::string output;
+  std::filesystem::path dir;
+};
 
+GuideRun RunGuide(const std::string& marker, std::initializer_list<int> faces,
+                  const testing::TempDir& dir) {
+  const std::string guide = GuideScript(marker);
+  EXPECT_FALSE(guide.empty()) << "README.md has no " << marker << " block";
+  testing::ScriptedFaces scripted(4);
+  scripted.Push(faces);
+  server::ServerHooks hooks;
+  hooks.dice = scripted.Source();
+  testing::TestServer server({}, hooks);
   const std::string cli_dir = std::filesystem::path(MELEE_CLI_BINARY).parent_path().string();
   const std::string path = cli_dir + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "");
-  ASSERT_EQ(setenv("PATH", path.c_str(), 1), 0);
-  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  EXPECT_EQ(setenv("PATH", path.c_str(), 1), 0);
+  EXPECT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
   const std::string script = "set -euo pipefail\ncd '" + dir.path().string() + "'\n" + guide;
   testing::Subprocess bash({"/bin/bash", "-c", script});
-  const auto code = bash.Wait(std::chrono::seconds(60));
-  const std::string& output = bash.output();
-  ASSERT_EQ(code, 0) << output;
+  GuideRun run;
+  run.code = bash.Wait(std::chrono::seconds(60));
+  run.output = bash.output();
+  run.dir = dir.path();
+  return run;
+}
+
+TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
+  testing::TempDir dir;
+  // Alice's CC DR is an Original 2 (A11.22: G1 may withdraw); then Bob's DR 11: no effect.
+  const GuideRun run = RunGuide("pbem-guide", {1, 1, 5, 6}, dir);
+  const std::string& output = run.output;
+  ASSERT_EQ(run.code, 0) << output;
 
   for (const char* expected : {
            "Created match",                              // match create
@@ -91,23 +108,10 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
 
 // The README's V&V guide: rule 15's Close Assault Example by email, DR 7 as in the rulebook.
 TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
-  const std::string guide = GuideScript("vv-guide");
-  ASSERT_FALSE(guide.empty()) << "README.md has no vv-guide block";
-  testing::ScriptedFaces faces(4);
-  faces.Push({3, 4});
-  server::ServerHooks hooks;
-  hooks.dice = faces.Source();
-  testing::TestServer server({}, hooks);
   testing::TempDir dir;
-  const std::string cli_dir = std::filesystem::path(MELEE_CLI_BINARY).parent_path().string();
-  const std::string path = cli_dir + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "");
-  ASSERT_EQ(setenv("PATH", path.c_str(), 1), 0);
-  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
-  const std::string script = "set -euo pipefail\ncd '" + dir.path().string() + "'\n" + guide;
-  testing::Subprocess bash({"/bin/bash", "-c", script});
-  const auto code = bash.Wait(std::chrono::seconds(60));
-  const std::string& output = bash.output();
-  ASSERT_EQ(code, 0) << output;
+  const GuideRun run = RunGuide("vv-guide", {3, 4}, dir);
+  const std::string& output = run.output;
+  ASSERT_EQ(run.code, 0) << output;
   for (const char* expected : {
            "(vv) on",                                   // match create
            "side_b sealed its declaration",             // all the Germans see of it

@@ -1,0 +1,87 @@
+#pragma once
+
+// The value checks every ruleset codec makes on untrusted input (asl.cc, vv.cc): each failure is
+// a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec.
+
+#include <google/protobuf/repeated_ptr_field.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/core/rational.h"
+#include "engine/core/result.h"
+
+namespace melee::proto::checks {
+
+// Returns the error "`field`: `problem`" for untrusted input (no rule: the input is malformed).
+inline tl::unexpected<engine::RuleError> Bad(const std::string& field, const std::string& problem) {
+  return engine::Reject("", field + ": " + problem);
+}
+
+inline std::string Indexed(const std::string& field, int index) {
+  return field + "[" + std::to_string(index) + "]";
+}
+
+// Quotes at most the first 32 bytes of untrusted `value` for an error message.
+inline std::string Quoted(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value.substr(0, 32)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte >= 0x20 && byte != 0x7F ? c : '?';
+  }
+  return out + (value.size() > 32 ? "...\"" : "\"");
+}
+
+// An id: 1..`max_bytes` printable ASCII characters without spaces (ids appear in reports and on
+// command lines).
+inline engine::Result<void> CheckId(std::string_view id, const std::string& field,
+                                    size_t max_bytes) {
+  bool printable = !id.empty() && id.size() <= max_bytes;
+  for (char c : id) printable = printable && c > 0x20 && c < 0x7F;
+  if (!printable) {
+    return Bad(field, Quoted(id) + " is not a unit id: ids are 1.." + std::to_string(max_bytes) +
+                          " printable ASCII characters without spaces");
+  }
+  return {};
+}
+
+// An optional id: "" or CheckId.
+inline engine::Result<void> CheckOptionalId(std::string_view id, const std::string& field,
+                                            size_t max_bytes) {
+  return id.empty() ? engine::Result<void>{} : CheckId(id, field, max_bytes);
+}
+
+// Free text shown in reports: at most `max_bytes`, no control characters.
+inline engine::Result<void> CheckText(std::string_view text, const std::string& field,
+                                      size_t max_bytes) {
+  if (text.size() > max_bytes) return Bad(field, "at most " + std::to_string(max_bytes) + " bytes");
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) return Bad(field, "control characters are not allowed");
+  }
+  return {};
+}
+
+inline engine::Result<void> CheckRange(int64_t value, int64_t low, int64_t high,
+                                       const std::string& field) {
+  if (value < low || value > high) {
+    return Bad(field, std::to_string(value) + " is out of range " + std::to_string(low) + ".." +
+                          std::to_string(high));
+  }
+  return {};
+}
+
+// Returns `value` as a Probability message (`exact` fraction, `percent` rounded to 2 decimals).
+template <class Probability>
+Probability ProbabilityOf(const engine::Rational& value) {
+  Probability out;
+  out.set_exact(value.ToString());
+  const long double percent =
+      static_cast<long double>(value.num()) * 100.0L / static_cast<long double>(value.den());
+  out.set_percent(static_cast<double>(std::round(percent * 100.0L) / 100.0L));
+  return out;
+}
+
+}  // namespace melee::proto::checks
