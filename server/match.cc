@@ -1000,9 +1000,14 @@ void Match::FlushJournal() {
   // A weak reference: joins and leaves are journalled up to the server's last moment (a
   // session's destructor), and a batch the store still holds when the server is gone must not
   // keep the match, and its strand, alive past the io_context.
-  services_.store.Append(std::move(batch), [weak = weak_from_this()](
+  services_.store.Append(std::move(batch), [weak = weak_from_this(),
+                                            lifeline = services_.lifeline](
                                                persistence::StoreResult<persistence::Appended> done) {
-    const std::shared_ptr<Match> self = weak.lock();
+    // Locked until `self` is released: the match is never kept alive, nor destroyed, past the
+    // io_context (see Lifeline).
+    std::lock_guard alive(lifeline->mutex);
+    if (!lifeline->alive) return;
+    std::shared_ptr<Match> self = weak.lock();
     if (!self) return;
     asio::post(self->strand_, [self, done = std::move(done)] {
       self->journal_appending_ = false;

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -51,6 +52,15 @@ using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;
 using Reply = std::function<void(std::vector<MessagePtr>)>;
 
 // What a match needs from the server around it. Outlives every match.
+// Whether the io_context the matches run on still exists. A store callback (on the store's own
+// thread) may touch a match only while holding `mutex` and seeing `alive`: the server clears it
+// first thing in its destructor, so no match is kept alive, or destroyed, on the store's thread
+// after the io_context (and the strands' service) is gone.
+struct Lifeline {
+  std::mutex mutex;
+  bool alive = true;
+};
+
 struct MatchServices {
   persistence::EventStore& store;
   const Clock& clock;
@@ -68,6 +78,8 @@ struct MatchServices {
   // from further back is served from the log (read, replayed, rendered): slower, but a long
   // match's memory stays flat.
   size_t recent_events = 48;
+  // Set by the server; without one (tests of a lone Match) the io_context outlives every match.
+  std::shared_ptr<Lifeline> lifeline = std::make_shared<Lifeline>();
 };
 
 // The fixed facts of a match, from its first event.

@@ -48,7 +48,8 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                                  config_.declaration_deadline_seconds,
                              .secrets = secrets_,
                              .dice_source = std::move(hooks.dice),
-                             .recent_events = hooks.recent_events},
+                             .recent_events = hooks.recent_events,
+                             .lifeline = lifeline_},
                registry_),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       acceptor_(asio::make_strand(ioc_)),
@@ -56,7 +57,11 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       grace_timer_(ioc_),
       deadline_timer_(asio::make_strand(ioc_)) {}
 
-Server::~Server() = default;
+Server::~Server() {
+  // Before any member goes: store callbacks still to come leave the matches alone (Lifeline).
+  std::lock_guard lock(lifeline_->mutex);
+  lifeline_->alive = false;
+}
 
 tl::expected<uint16_t, std::string> Server::Start() {
   if (!config_.tls_certificate.empty() || !config_.tls_private_key.empty()) {

@@ -77,6 +77,7 @@ class Server {
   melee::engine::Registry registry_;
   std::shared_ptr<const Clock> clock_;
   std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
+  std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
   Metrics metrics_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
