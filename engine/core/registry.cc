@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/asl/rules.h"
+#include "engine/coc/rules.h"
 #include "engine/vv/rules.h"
 #include "engine/core/check.h"
 
@@ -71,6 +72,7 @@ Registry BuiltinRegistry() {
   // Each ruleset compiled into this build adds one Add line here, in id order, passing a
   // std::make_unique of its TypedRuleset (the coc and vv issues add theirs).
   registry.Add(asl::MakeAslRuleset());
+  registry.Add(coc::MakeCocRuleset());
   registry.Add(vv::MakeVvRuleset());
   return registry;
 }
