@@ -12,6 +12,7 @@
 
 #include "engine/core/check.h"
 #include "melee/asl/v1/asl.pb.h"
+#include "melee/coc/v1/coc.pb.h"
 #include "melee/vv/v1/vv.pb.h"
 #include "melee/storage/v1/events.pb.h"
 
@@ -20,6 +21,7 @@ namespace {
 
 namespace storage = melee::storage::v1;
 namespace aslpb = melee::asl::v1;
+namespace cocpb = melee::coc::v1;
 namespace vvpb = melee::vv::v1;
 
 // Buckets of MatchAudit::dice after the two sides.
@@ -134,9 +136,22 @@ std::string Joined(const google::protobuf::RepeatedPtrField<std::string>& names)
   return out;
 }
 
-// What a seat's command was. The asl and vv commands say; for other rulesets only a receipt tells
-// (a sealed declaration).
+// What a seat's command was. The asl, coc and vv commands say; for other rulesets only a receipt
+// tells (a sealed declaration).
 std::string CommandKind(const std::string& ruleset, const storage::Cause& cause) {
+  cocpb::Command coc_command;
+  if (ruleset == "coc" && coc_command.ParseFromString(cause.command())) {
+    switch (coc_command.command_case()) {
+      case cocpb::Command::kSetUp:
+        return "set-up";
+      case cocpb::Command::kDeclare:
+        return "declaration";
+      case cocpb::Command::kPlace:
+        return "placement";
+      case cocpb::Command::COMMAND_NOT_SET:
+        break;
+    }
+  }
   vvpb::Command vv_command;
   if (ruleset == "vv" && vv_command.ParseFromString(cause.command())) {
     switch (vv_command.command_case()) {
@@ -178,6 +193,17 @@ struct RulesetFacts {
 
 RulesetFacts FactsOf(const std::string& ruleset, const std::string& logged) {
   RulesetFacts facts;
+  cocpb::CocEvent coc_event;
+  if (ruleset == "coc" && coc_event.ParseFromString(logged)) {
+    facts.text = coc_event.text().empty() ? cocpb::EventKind_Name(coc_event.kind())
+                                          : OneLine(coc_event.text());
+    if (coc_event.seat() == melee::v1::SEAT_SIDE_A) facts.seat = storage::SEAT_SIDE_A;
+    if (coc_event.seat() == melee::v1::SEAT_SIDE_B) facts.seat = storage::SEAT_SIDE_B;
+    if (coc_event.kind() == cocpb::EVENT_KIND_SET_UP) {
+      facts.attacker = SideOf(coc_event.situation().attacker());
+    }
+    return facts;
+  }
   vvpb::VvEvent vv_event;
   if (ruleset == "vv" && vv_event.ParseFromString(logged)) {
     facts.text = vv_event.text().empty() ? vvpb::EventKind_Name(vv_event.kind())

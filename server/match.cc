@@ -787,6 +787,7 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     const v1::SubmitSetup shown = host_.MaskSetup(part, owner, viewer);
     if (shown.has_asl()) *submitted.mutable_asl() = shown.asl();
     if (shown.has_vv()) *submitted.mutable_vv() = shown.vv();
+    if (shown.has_coc()) *submitted.mutable_coc() = shown.coc();
   } else if (stored.has_setup_confirmed()) {
     const Seat owner = *SeatOfStored(stored.setup_confirmed().seat());
     out.mutable_setup_confirmed()->set_seat(WireSeat(engine::ViewerOf(owner)));
@@ -849,6 +850,10 @@ MessagePtr Match::RenderView(Viewer viewer) const {
       if (shown.has_vv()) {
         *(seat == Seat::kSideA ? view.mutable_side_a_vv_setup()
                                : view.mutable_side_b_vv_setup()) = shown.vv();
+      }
+      if (shown.has_coc()) {
+        *(seat == Seat::kSideA ? view.mutable_side_a_coc_setup()
+                               : view.mutable_side_b_coc_setup()) = shown.coc();
       }
     }
   }

@@ -147,9 +147,11 @@ std::vector<persistence::Event> EventsOf(const storage::MatchFile& file) {
 
 HostLookup BuiltinHosts() {
   auto asl = std::shared_ptr<const RulesetHost>(MakeAslHost());
+  auto coc = std::shared_ptr<const RulesetHost>(MakeCocHost());
   auto vv = std::shared_ptr<const RulesetHost>(MakeVvHost());
-  return [asl, vv](std::string_view ruleset) -> const RulesetHost* {
+  return [asl, coc, vv](std::string_view ruleset) -> const RulesetHost* {
     if (ruleset == "asl") return asl.get();
+    if (ruleset == "coc") return coc.get();
     if (ruleset == "vv") return vv.get();
     return nullptr;
   };

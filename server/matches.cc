@@ -59,6 +59,7 @@ Matches::Matches(asio::any_io_executor executor, MatchServices services,
     : executor_(std::move(executor)), services_(std::move(services)), registry_(registry) {
   if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
   hosts_.emplace("asl", MakeAslHost());
+  hosts_.emplace("coc", MakeCocHost());
   hosts_.emplace("vv", MakeVvHost());
 }
 
@@ -122,7 +123,7 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
   if (!ruleset || host == nullptr) {
     return done(Refusal(v1::ERROR_CODE_NOT_SUPPORTED,
                         "not supported: ruleset '" + settings.ruleset() +
-                            "' — this server hosts matches of: asl, vv",
+                            "' — this server hosts matches of: asl, coc, vv",
                         command_id));
   }
   if (settings.title().size() > kMaxTitleBytes) {

@@ -124,6 +124,8 @@ class RulesetHost {
 
 // The host of the asl ruleset (A11 Close Combat).
 std::unique_ptr<const RulesetHost> MakeAslHost();
+// The host of the coc ruleset (Chain of Command rule 17 Close Combat).
+std::unique_ptr<const RulesetHost> MakeCocHost();
 // The host of the vv ruleset (V&V rule 15 Close Assaults).
 std::unique_ptr<const RulesetHost> MakeVvHost();
 

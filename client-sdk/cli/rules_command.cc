@@ -18,17 +18,21 @@
 #include "engine/asl/script.h"
 #include "engine/core/dice.h"
 #include "engine/core/registry.h"
+#include "engine/coc/rules.h"
 #include "engine/vv/rules.h"
 #include "proto/codec/asl.h"
 #include "proto/codec/json.h"
+#include "proto/codec/coc.h"
 #include "proto/codec/vv.h"
 
 namespace melee::cli {
 namespace {
 
 namespace asl = engine::asl;
+namespace coc = engine::coc;
 namespace vv = engine::vv;
 namespace v1 = melee::asl::v1;
+namespace cocpb = melee::coc::v1;
 namespace vvpb = melee::vv::v1;
 
 // Why a command stops early, and the exit code it stops with.
@@ -126,20 +130,14 @@ class CommandDice {
 
 // Returns nothing when `id` is a ruleset these commands play, else why not.
 std::optional<Failure> CheckRuleset(const std::string& id) {
-  if (id == asl::AslRules::kId || id == vv::VvRules::kId) return std::nullopt;
-  const std::string shown = id.substr(0, 32);
   for (std::string_view known : engine::KnownRulesetIds()) {
-    if (known == id) {
-      return Failure{kExitUsage, "not supported yet: ruleset " + shown + " (melee rules plays: " +
-                                     std::string(asl::AslRules::kId) + ", " +
-                                     std::string(vv::VvRules::kId) + ")"};
-    }
+    if (known == id) return std::nullopt;
   }
   std::string known_ids;
   for (std::string_view known : engine::KnownRulesetIds()) {
     known_ids += (known_ids.empty() ? "" : ", ") + std::string(known);
   }
-  return Failure{kExitUsage, "unknown ruleset '" + shown + "' (known: " + known_ids + ")"};
+  return Failure{kExitUsage, "unknown ruleset '" + id.substr(0, 32) + "' (known: " + known_ids + ")"};
 }
 
 // Returns the contents of the situation file at `path`, at most `limit` bytes.
@@ -365,6 +363,154 @@ int RunPreview(const RulesArgs& args, bool listed, std::ostream& out, std::ostre
   return 0;
 }
 
+// ---- coc -------------------------------------------------------------------------------------
+
+// A contact file, read and checked.
+Checked<coc::Script> LoadContact(const std::string& path) {
+  auto json = ReadSituation(path, proto::kCocMaxJsonBytes);
+  if (!json) return tl::unexpected(json.error());
+  auto message = proto::ContactFromJson(*json);
+  if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
+  auto script = proto::CocScriptFromProto(*message);
+  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  return std::move(*script);
+}
+
+// What the contact did to the unit at `index`.
+std::string CocFate(const coc::State& end, size_t index) {
+  const coc::Unit& unit = end.units[index];
+  const coc::Unit& initial = end.situation.units[index];
+  if (unit.vehicle) {
+    return unit.vehicle_shock == initial.vehicle_shock
+               ? "unharmed"
+               : std::to_string(unit.vehicle_shock) + " Shock";
+  }
+  std::vector<std::string> parts;
+  const int lost = coc::TeamFigures(initial) - coc::TeamFigures(unit);
+  if (lost > 0) parts.push_back(std::to_string(lost) + " figure(s) lost or guarding");
+  parts.push_back(std::to_string(coc::TeamFigures(unit)) + " figures, " +
+                  std::to_string(coc::Shock(unit)) + " Shock");
+  for (const coc::Leader& leader : unit.leaders) {
+    if (leader.status != coc::LeaderStatus::kActive) {
+      parts.push_back("Leader " + leader.id + " " + std::string(coc::Name(leader.status)));
+    }
+  }
+  if (end.gone[index]) parts.push_back("left play");
+  if (unit.broken) parts.push_back("Broken");
+  else if (coc::Pinned(unit)) parts.push_back("Pinned");
+  return Join(parts);
+}
+
+// `melee rules resolve --ruleset coc`: plays the whole contact of the file.
+int RunCocResolve(const RulesArgs& args, bool listed, std::ostream& out, std::ostream& err) {
+  auto script = LoadContact(args.situation);
+  if (!script) return Report(err, script.error());
+  auto dice = CommandDice::Make(args, listed);
+  if (!dice) return Report(err, dice.error());
+  const coc::CocRules rules;
+  auto played = coc::Play(rules, *script, (*dice)->dice());
+  if (auto shortage = (*dice)->Shortage()) return Report(err, *shortage);
+  if (!played) return Report(err, Failure{kExitRuleError, engine::Describe(played.error())});
+  if (const std::string note = (*dice)->UnusedNote(); !note.empty()) {
+    err << "melee: " << note << "\n";
+  }
+  const coc::State& end = played->final_state;
+  if (args.json) {
+    cocpb::Resolution resolution;
+    resolution.set_ruleset(std::string(coc::CocRules::kId));
+    resolution.set_ruleset_version(std::string(coc::CocRules::kVersion));
+    if (!listed) resolution.set_seed(args.seed);
+    for (size_t i = 0; i < played->events.size(); ++i) {
+      *resolution.add_events() = proto::CocEventToProto(played->states[i], played->events[i]);
+    }
+    for (size_t i = 0; i < end.units.size(); ++i) {
+      *resolution.add_units() = proto::CocViewedUnitToProto(end.units[i], end.gone[i]);
+    }
+    for (const std::string& note : played->defaults) resolution.add_defaults(note);
+    resolution.set_side_a_force_morale(end.force_morale[0]);
+    resolution.set_side_b_force_morale(end.force_morale[1]);
+    out << proto::ToJson(resolution, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << coc::CocRules::kId << " " << coc::CocRules::kVersion << ", " << DiceSource(**dice, args)
+      << "\n";
+  for (size_t i = 0; i < played->events.size(); ++i) {
+    out << coc::DescribeEvent(played->states[i], played->events[i]) << "\n";
+  }
+  for (const std::string& note : played->defaults) out << "default: " << note << "\n";
+  out << "result:\n";
+  for (size_t i = 0; i < end.units.size(); ++i) {
+    const coc::Unit& unit = end.units[i];
+    out << "  " << unit.id << (unit.name.empty() ? "" : " " + unit.name) << " ("
+        << engine::Name(unit.side) << "): " << CocFate(end, i) << "\n";
+  }
+  out << "Force Morale: side_a " << end.force_morale[0] << ", side_b " << end.force_morale[1]
+      << "\n";
+  return 0;
+}
+
+// Returns "40.74% (11/27)".
+std::string CocPercent(const cocpb::Probability& p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%% ", p.percent());
+  return std::string(buffer) + "(" + p.exact() + ")";
+}
+
+// `melee rules preview --ruleset coc`: the Combat Dice of the file's first round and the exact
+// distribution of its hits margin.
+int RunCocPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
+  auto script = LoadContact(args.situation);
+  if (!script) return Report(err, script.error());
+  const coc::CocRules rules;
+  if (script->situation.engagement != coc::Engagement::kCloseCombat) {
+    return Report(err, Failure{kExitUsage, "preview: only a Close Combat has Combat Dice to "
+                                           "preview (this file is an " +
+                                               std::string(coc::Name(script->situation.engagement)) +
+                                               ")"});
+  }
+  auto state = rules.NewState(script->options);
+  if (!state) return Report(err, Failure{kExitRuleError, engine::Describe(state.error())});
+  engine::ScriptedDice no_dice({});
+  auto events = rules.Decide(*state, script->situation.attacker, coc::SetUp{script->situation},
+                             no_dice);
+  if (!events) return Report(err, Failure{kExitRuleError, engine::Describe(events.error())});
+  for (const coc::Event& event : *events) rules.Apply(*state, event);
+  const size_t a = script->situation.attacker == engine::Seat::kSideA ? 0 : 1;
+  auto preview = coc::PreviewCombat(*state, script->declarations[a], script->declarations[1 - a]);
+  if (!preview) return Report(err, Failure{kExitRuleError, engine::Describe(preview.error())});
+  const cocpb::PreviewTable table = proto::CocPreviewToProto(*preview);
+  if (args.json) {
+    out << proto::ToJson(table, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << coc::CocRules::kId << " " << coc::CocRules::kVersion << ": round 1 of the first combat\n";
+  for (size_t i : {a, 1 - a}) {
+    const engine::Seat seat = i == 0 ? engine::Seat::kSideA : engine::Seat::kSideB;
+    out << engine::Name(seat) << (i == a ? " (attacker)" : " (defender)") << ": "
+        << preview->pools[i].dice << " Combat Dice [17.3]\n";
+    for (const coc::DiceRow& row : preview->pools[i].rows) {
+      out << "  " << row.rule << " " << row.what << ": " << row.before << " -> " << row.after
+          << "\n";
+    }
+  }
+  if (preview->overwhelmed) {
+    out << "17.3.1 Overwhelming Numbers: " << engine::Name(*preview->overwhelmed)
+        << " has a quarter of the other's dice or less; no dice are rolled\n";
+    return 0;
+  }
+  out << "hits margin (attacker - defender), exact [17.4]:\n";
+  for (const cocpb::MarginChance& m : table.margins()) {
+    if (m.chance().exact() == "0") continue;
+    out << "  " << (m.margin() > 0 ? "+" : "") << m.margin() << ": " << CocPercent(m.chance())
+        << "\n";
+  }
+  out << "attacker scores more hits: " << CocPercent(table.attacker_wins()) << "\n";
+  out << "draw: " << CocPercent(table.draw()) << "\n";
+  out << "defender scores more hits: " << CocPercent(table.defender_wins()) << "\n";
+  out << "(before Shock breaks, Aggressive/Stubborn re-fights and Leader hits; 17.5)\n";
+  return 0;
+}
+
 // ---- vv --------------------------------------------------------------------------------------
 
 // A close-assault file, read and checked.
@@ -566,12 +712,13 @@ RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
   preview_ = rules_->add_subcommand(
       "preview", "Print the exact outcome table of the situation file's \"preview\" attack");
   for (CLI::App* command : {resolve_, preview_}) {
-    command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl, vv; coc: not yet)")
+    command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl, coc, vv)")
         ->capture_default_str();
     command
         ->add_option("--situation", args_.situation,
                      "Situation file as protobuf JSON: asl, melee.asl.v1.CloseCombat "
-                     "(docs/asl-situation-format.md); vv, melee.vv.v1.CloseAssault "
+                     "(docs/asl-situation-format.md); coc, melee.coc.v1.Contact "
+                     "(docs/coc-situation-format.md); vv, melee.vv.v1.CloseAssault "
                      "(docs/vv-situation-format.md)")
         ->required();
     command->add_option("--dice", args_.dice,
@@ -587,6 +734,10 @@ bool RulesCommand::chosen() const { return rules_->parsed(); }
 
 int RulesCommand::Run(std::ostream& out, std::ostream& err) const {
   if (auto failure = CheckRuleset(args_.ruleset)) return Report(err, *failure);
+  if (args_.ruleset == coc::CocRules::kId) {
+    if (resolve_->parsed()) return RunCocResolve(args_, resolve_->count("--dice") > 0, out, err);
+    return RunCocPreview(args_, out, err);
+  }
   if (args_.ruleset == vv::VvRules::kId) {
     if (resolve_->parsed()) return RunVvResolve(args_, resolve_->count("--dice") > 0, out, err);
     return RunVvPreview(args_, out, err);

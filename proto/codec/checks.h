@@ -1,6 +1,6 @@
 #pragma once
 
-// The value checks every ruleset codec makes on untrusted input (asl.cc, vv.cc): each failure is
+// The value checks every ruleset codec makes on untrusted input (asl.cc, coc.cc, vv.cc): each failure is
 // a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec.
 
 #include <google/protobuf/repeated_ptr_field.h>
@@ -10,7 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/dice.h"
 #include "engine/core/rational.h"
+#include "melee/v1/common.pb.h"
 #include "engine/core/result.h"
 
 namespace melee::proto::checks {
@@ -81,6 +83,17 @@ Probability ProbabilityOf(const engine::Rational& value) {
   const long double percent =
       static_cast<long double>(value.num()) * 100.0L / static_cast<long double>(value.den());
   out.set_percent(static_cast<double>(std::round(percent * 100.0L) / 100.0L));
+  return out;
+}
+
+// Returns a die the engine rolled as the log and the reports show it.
+inline melee::v1::DieRoll DieToProto(const engine::DieRoll& roll) {
+  melee::v1::DieRoll out;
+  out.set_purpose(roll.purpose);
+  out.set_color(roll.color == engine::DieColor::kColored ? melee::v1::DieRoll::COLOR_COLORED
+                : roll.color == engine::DieColor::kWhite ? melee::v1::DieRoll::COLOR_WHITE
+                                                         : melee::v1::DieRoll::COLOR_SINGLE);
+  out.set_value(static_cast<uint32_t>(roll.value));
   return out;
 }
 

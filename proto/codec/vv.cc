@@ -28,6 +28,7 @@ constexpr int kMaxCover = 9;
 constexpr int kMaxCount = 99;
 
 using checks::Bad;
+using checks::DieToProto;
 using checks::CheckRange;
 using checks::CheckText;
 using checks::Indexed;
@@ -303,16 +304,6 @@ vvpb::AssaultReport ReportToProto(const std::vector<vv::Unit>& units,
   out.set_sniper_activated(report.sniper_activated);
   for (uint16_t unit : report.leaders) out.add_leaders(IdOf(units, unit));
   for (const std::string& note : report.notes) out.add_notes(note);
-  return out;
-}
-
-melee::v1::DieRoll DieToProto(const engine::DieRoll& roll) {
-  melee::v1::DieRoll out;
-  out.set_purpose(roll.purpose);
-  out.set_color(roll.color == engine::DieColor::kColored ? melee::v1::DieRoll::COLOR_COLORED
-                : roll.color == engine::DieColor::kWhite ? melee::v1::DieRoll::COLOR_WHITE
-                                                         : melee::v1::DieRoll::COLOR_SINGLE);
-  out.set_value(static_cast<uint32_t>(roll.value));
   return out;
 }
 

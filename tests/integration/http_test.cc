@@ -88,7 +88,7 @@ TEST(HttpTest, PostApiMatchesCreatesAMatch) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body.find("ERROR_CODE_MALFORMED_FRAME"), std::string::npos) << bad.body;
   const auto unsupported = testing::HttpGet(server.port(), "/api/matches", http::verb::post,
-                                            R"({"ruleset": "coc"})");
+                                            R"({"ruleset": "chess"})");
   EXPECT_EQ(unsupported.status, 400);
   EXPECT_NE(unsupported.body.find("not supported"), std::string::npos) << unsupported.body;
   EXPECT_EQ(testing::HttpGet(server.port(), "/api/matches").status, 405);

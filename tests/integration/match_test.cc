@@ -507,7 +507,7 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   EXPECT_EQ(unjoined.error().code(), v1::ERROR_CODE_UNAUTHENTICATED);
   // Unsupported ruleset and invalid options.
   v1::ClientMessage create;
-  create.mutable_create_match()->mutable_settings()->set_ruleset("coc");
+  create.mutable_create_match()->mutable_settings()->set_ruleset("chess");
   EXPECT_EQ(stranger->Call(create).error().code(), v1::ERROR_CODE_NOT_SUPPORTED);
   create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
   (*create.mutable_create_match()->mutable_settings()->mutable_options())["bogus"] = "1";

@@ -183,10 +183,11 @@ TEST(RulesCli, RefusesMalformedFilesWithExitCode2) {
   EXPECT_TRUE(Contains(missing.output, "cannot open")) << missing.output;
 }
 
-TEST(RulesCli, RefusesUnsupportedRulesetsWithExitCode2) {
+TEST(RulesCli, RefusesUnknownRulesetsAndFilesOfAnotherRulesetWithExitCode2) {
+  // An asl file is not a coc contact: refused as malformed.
   const CliRun coc = Melee({"rules", "resolve", "--ruleset", "coc", "--situation", kLeaderDirects});
   EXPECT_EQ(coc.code, 2) << coc.output;
-  EXPECT_TRUE(Contains(coc.output, "not supported yet: ruleset coc")) << coc.output;
+  EXPECT_TRUE(Contains(coc.output, "not a melee.coc.v1.Contact")) << coc.output;
   // An asl file is not a vv close assault: refused as malformed.
   const CliRun vv = Melee({"rules", "preview", "--ruleset", "vv", "--situation", kLeaderDirects});
   EXPECT_EQ(vv.code, 2) << vv.output;
@@ -231,6 +232,46 @@ TEST(RulesCli, PreviewsTheVvCloseAssaultExactly) {
   for (const char* expected : {"13 vs 11 -> 1-1, Kill # 5", "assault succeeds: 58.33% (7/12)",
                                "6 CP: 58.33% (7/12)", "7 CP: 13.89% (5/36)",
                                "11 CP: 2.78% (1/36)", "4 CP: 41.67% (5/12)"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+}
+
+const std::string kCocExample = std::string(MELEE_SOURCE_DIR) + "/examples/coc/in-action-17.json";
+
+// CoC-T1, rule 17's "In action": 8 Soviet dice against 13 German. The Soviets roll 3 Kills and a
+// Shock, the Germans nothing: Defeated by Four with a wounded (active) Leader, the Germans Break.
+TEST(RulesCli, ResolvesTheCocInActionExample) {
+  const std::string dice = "6,6,6,5,1,1,1,1,"            // Soviets
+                           "1,1,1,1,1,1,1,1,1,1,1,1,1,"  // Germans
+                           "2,3,"                        // two Kills on the Leader's Team
+                           "4";                          // Force Morale for Breaking
+  const CliRun run =
+      Melee({"rules", "resolve", "--ruleset", "coc", "--situation", kCocExample, "--dice", dice});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected :
+       {"coc coc17-1, dice: --dice", "side_a 8 Combat Dice", "side_b 13 Combat Dice",
+        "4 hit(s), 3 Kill(s) 1 Shock", "side_a wins: side_b Breaks and flees 18\"",
+        "default: [DEFAULT - NOT FROM RULES] side_b's odd hits placed on its first Teams",
+        "german_squad German Squad (side_b): 3 figure(s) lost or guarding, 5 figures, 7 Shock",
+        "soviet_smg advances into the loser's ground"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+  const CliRun json = Melee({"rules", "resolve", "--ruleset", "coc", "--situation", kCocExample,
+                             "--dice", dice, "--json"});
+  ASSERT_EQ(json.code, 0) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"kind\": \"OUTCOME_KIND_BROKEN\"")) << json.output;
+  EXPECT_TRUE(Contains(json.output, "\"cause\": \"unit_broken\"")) << json.output;
+}
+
+// The exact margin distribution of 8 dice against 13, each hitting on 5-6.
+TEST(RulesCli, PreviewsTheCocInActionExactly) {
+  const CliRun run = Melee({"rules", "preview", "--ruleset", "coc", "--situation", kCocExample});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected :
+       {"side_a (attacker): 8 Combat Dice", "17.6 attacking an enemy in Hard Cover: remove half: 17 -> 8",
+        "side_b (defender): 13 Combat Dice", "+8: 0.00% (8192/10460353203)",
+        "attacker scores more hits: 15.72% (548254720/3486784401)",
+        "draw: 13.88% (161300960/1162261467)"}) {
     EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
   }
 }
