@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "engine/core/dice.h"
 
@@ -19,6 +20,10 @@ class ScriptedFaces {
   void Push(std::initializer_list<int> faces) {
     std::lock_guard lock(mutex_);
     faces_.insert(faces_.end(), faces);
+  }
+  void Push(const std::vector<int>& faces) {
+    std::lock_guard lock(mutex_);
+    faces_.insert(faces_.end(), faces.begin(), faces.end());
   }
   std::function<std::unique_ptr<engine::BitSource>()> Source() {
     return [this] { return std::make_unique<Bits>(*this); };
