@@ -196,13 +196,16 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   create_->add_option("--out", args_.out, "Directory for the seat files (created if missing)")
       ->required();
   create_->add_option("--title", args_.title, "A title shown to every seat");
-  create_->add_option("--ruleset", args_.ruleset, "asl or vv")->capture_default_str();
+  create_->add_option("--ruleset", args_.ruleset, "asl, coc or vv")->capture_default_str();
   create_->add_option("--variant", args_.variant, "The ruleset's variant (vv: board or pc)");
   create_->add_option("--declaration-order", args_.declaration_order,
                       "sealed: both declarations revealed together; attacker_first: A11.12 as "
                       "written")
       ->check(CLI::IsMember({"sealed", "attacker_first"}))
       ->capture_default_str();
+  create_->add_option("--option", args_.options,
+                      "A ruleset option KEY=VALUE, repeatable (README, Rules coverage: e.g. "
+                      "coc's leader_hit_effects, vv's grenades_per_assault_max)");
   create_->add_option("--choice-deadline", args_.choice_deadline_seconds,
                       "Seconds a seat has to answer a choice (0: the server's default)");
   create_->add_option("--declaration-deadline", args_.declaration_deadline_seconds,
@@ -234,7 +237,7 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   submit_->add_option("--seat", args_.seat_file, "The seat file")->required();
   submit_->add_option("--setup", args_.setup_file,
                       "Enter your units: a JSON file of melee.asl.v1.SideSetup (vv: "
-                      "melee.vv.v1.SideSetup)");
+                      "melee.vv.v1.SideSetup; coc: melee.coc.v1.SideSetup)");
   submit_->add_flag("--confirm", args_.confirm, "Confirm the set-up as both sides entered it");
   announce_ = submit_->add_option("--announce", args_.announce_file,
                                   "Announce (A11.2, A11.14): a JSON file of melee.asl.v1.Announce; "
@@ -242,7 +245,8 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   announce_->expected(0, 1);
   submit_->add_option("--declaration", args_.declaration_file,
                       "Seal your declaration: a JSON file of melee.asl.v1.Seal (vv: "
-                      "melee.vv.v1.Declaration, a declare or your Casualty Point allocation)");
+                      "melee.vv.v1.Declaration, a declare or your Casualty Point allocation; "
+                      "coc: melee.coc.v1.Declaration, a declare or your odd-hit placement)");
   submit_->add_option("--order", args_.order,
                       "A11.12: the ATTACKER's order of this CCPh's Locations, e.g. G3,H4")
       ->delimiter(',');
@@ -290,6 +294,13 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
                                        : v1::DECLARATION_ORDER_SEALED);
     settings.set_choice_deadline_seconds(args_.choice_deadline_seconds);
     settings.set_declaration_deadline_seconds(args_.declaration_deadline_seconds);
+    for (const std::string& option : args_.options) {
+      const size_t equals = option.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        return Report(err, {kExitUsage, "--option " + option + ": give KEY=VALUE"});
+      }
+      (*settings.mutable_options())[option.substr(0, equals)] = option.substr(equals + 1);
+    }
     auto answer = (*connection)->Call(create);
     if (!answer) return Report(err, FromClient(answer.error()));
     if (answer->has_error()) {
@@ -393,12 +404,12 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
                                       "--announce, --declaration, --order, --flag"});
     }
     const bool vv = link.ruleset() == "vv";
+    const bool coc = link.ruleset() == "coc";
     if (!args_.setup_file.empty()) {
-      const bool read =
-          vv ? ReadJsonFile(args_.setup_file, *command.mutable_submit_setup()->mutable_vv(),
-                            failure)
-             : ReadJsonFile(args_.setup_file, *command.mutable_submit_setup()->mutable_asl(),
-                            failure);
+      v1::SubmitSetup& setup = *command.mutable_submit_setup();
+      const bool read = vv    ? ReadJsonFile(args_.setup_file, *setup.mutable_vv(), failure)
+                        : coc ? ReadJsonFile(args_.setup_file, *setup.mutable_coc(), failure)
+                              : ReadJsonFile(args_.setup_file, *setup.mutable_asl(), failure);
       if (!read) return Report(err, failure);
     } else if (args_.confirm) {
       command.mutable_confirm_setup();
@@ -410,9 +421,10 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       }
     } else if (!args_.declaration_file.empty()) {
       v1::Declaration& declaration = *command.mutable_seal_declaration()->mutable_declaration();
-      const bool read = vv ? ReadJsonFile(args_.declaration_file, *declaration.mutable_vv(), failure)
-                           : ReadJsonFile(args_.declaration_file, *declaration.mutable_asl(),
-                                          failure);
+      const bool read =
+          vv    ? ReadJsonFile(args_.declaration_file, *declaration.mutable_vv(), failure)
+          : coc ? ReadJsonFile(args_.declaration_file, *declaration.mutable_coc(), failure)
+                : ReadJsonFile(args_.declaration_file, *declaration.mutable_asl(), failure);
       if (!read) return Report(err, failure);
     } else if (!args_.order.empty()) {
       for (const std::string& name : SplitList(args_.order)) {

@@ -36,6 +36,7 @@ struct MatchArgs {
   std::string ruleset = "asl";
   std::string variant;
   std::string declaration_order = "sealed";
+  std::vector<std::string> options;  // KEY=VALUE, the ruleset's match options
   uint32_t choice_deadline_seconds = 0;
   uint32_t declaration_deadline_seconds = 0;
   std::string out;  // create: a directory; join: a seat file

@@ -5,12 +5,14 @@
 #include <tuple>
 
 #include "melee/asl/v1/asl.pb.h"
+#include "melee/coc/v1/coc.pb.h"
 #include "melee/vv/v1/vv.pb.h"
 
 namespace melee::cli {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
+namespace cocpb = melee::coc::v1;
 namespace vvpb = melee::vv::v1;
 
 std::string SeatName(v1::Seat seat) {
@@ -96,6 +98,18 @@ std::string VvUnits(const vvpb::SideSetup& part) {
   return out.empty() ? "no units" : out;
 }
 
+// "soviet_smg Soviet SMG Section (7 figures)": a coc set-up part's units.
+std::string CocUnits(const cocpb::SideSetup& part) {
+  std::string out;
+  for (const cocpb::Unit& unit : part.units()) {
+    int figures = 0;
+    for (const cocpb::Team& team : unit.teams()) figures += team.figures();
+    out += (out.empty() ? "" : ", ") + unit.id() + (unit.name().empty() ? "" : " " + unit.name()) +
+           (unit.vehicle() ? " (vehicle)" : " (" + std::to_string(figures) + " figures)");
+  }
+  return out.empty() ? "no units" : out;
+}
+
 }  // namespace
 
 void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
@@ -107,6 +121,9 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
     const vvpb::SideSetup& part = event.setup_submitted().vv();
     out << SeatName(event.setup_submitted().seat()) << " entered its units: " << VvUnits(part);
     if (!part.target().name().empty()) out << "; target hex " << part.target().name();
+  } else if (event.has_setup_submitted() && event.setup_submitted().has_coc()) {
+    out << SeatName(event.setup_submitted().seat())
+        << " entered its units: " << CocUnits(event.setup_submitted().coc());
   } else if (event.has_setup_submitted()) {
     out << SeatName(event.setup_submitted().seat())
         << " entered its units: " << Units(event.setup_submitted().asl());
@@ -128,6 +145,9 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
   } else if (event.has_vv() && !event.vv().text().empty() &&
              !event.has_declaration_sealed()) {
     out << Indented(event.vv().text(), "      ");
+  } else if (event.has_coc() && !event.coc().text().empty() &&
+             !event.has_declaration_sealed()) {
+    out << Indented(event.coc().text(), "      ");
   } else if (event.has_declaration_sealed()) {
     out << SeatName(event.declaration_sealed().seat()) << " sealed its declaration";
   } else if (event.has_declarations_revealed()) {
@@ -179,7 +199,11 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
       }
       const vvpb::SideSetup& vv_part =
           std::string_view(name) == "side_a" ? view.side_a_vv_setup() : view.side_b_vv_setup();
-      out << (view.settings().ruleset() == "vv" ? VvUnits(vv_part) : Units(*part))
+      const cocpb::SideSetup& coc_part =
+          std::string_view(name) == "side_a" ? view.side_a_coc_setup() : view.side_b_coc_setup();
+      out << (view.settings().ruleset() == "vv"    ? VvUnits(vv_part)
+              : view.settings().ruleset() == "coc" ? CocUnits(coc_part)
+                                                   : Units(*part))
           << (status->confirmed() ? " (confirmed)" : " (not confirmed)") << "\n";
     }
   } else if (view.has_asl()) {
@@ -222,6 +246,31 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
           << ", final DR " << vv.report().final_dr() << ": "
           << (vv.report().success() ? "succeeded" : "failed") << "; Casualty Points side_a "
           << vv.side_a_cp() << ", side_b " << vv.side_b_cp() << "\n";
+    }
+  }
+  if (view.has_coc()) {
+    const cocpb::CocView& coc = view.coc();
+    for (const cocpb::ViewedUnit& unit : coc.units()) {
+      int figures = 0;
+      int shock = 0;
+      for (const cocpb::Team& team : unit.unit().teams()) {
+        figures += team.figures();
+        shock += team.shock();
+      }
+      out << "    " << unit.unit().id() << " " << unit.unit().name() << " ("
+          << SeatName(unit.unit().side()) << "): "
+          << (unit.unit().vehicle()
+                  ? std::to_string(unit.unit().vehicle_shock()) + " Shock"
+                  : std::to_string(figures) + " figures, " + std::to_string(shock) + " Shock")
+          << (unit.gone() ? ", left play" : "") << (unit.broken() ? ", Broken" : "")
+          << (unit.pinned() && !unit.broken() ? ", Pinned" : "") << "\n";
+    }
+    out << "  Force Morale: side_a " << coc.side_a_force_morale() << ", side_b "
+        << coc.side_b_force_morale() << "\n";
+    if (coc.has_report()) {
+      out << "  Combat " << coc.report().combat() << ", round " << coc.report().round()
+          << ": side_a " << coc.report().side_a().pool().dice() << " Combat Dice, side_b "
+          << coc.report().side_b().pool().dice() << "\n";
     }
   }
   if (view.has_location_order()) {

@@ -121,14 +121,15 @@ std::string ToString(U128 value) {
 
 Chance ChanceOf(U128 count, int dice) {
   U128 den = Power3(dice);
-  if (count == 0) return Chance{.exact = "0", .value = 0};
+  if (count == 0) return Chance{.exact = "0", .hundredths_percent = 0};
+  // Percent x 100, rounded half up, in integers (the engine uses no floating point).
+  const auto hundredths = static_cast<int64_t>((count * 20000 / den + 1) / 2);
   while (den % 3 == 0 && count % 3 == 0) {
     den /= 3;
     count /= 3;
   }
-  const double value = static_cast<double>(count) / static_cast<double>(den);
   return Chance{.exact = den == 1 ? ToString(count) : ToString(count) + "/" + ToString(den),
-                .value = value};
+                .hundredths_percent = hundredths};
 }
 
 // Outcomes (out of 3^n) with h hits, h = 0..n: C(n,h) 2^(n-h).

@@ -4,7 +4,9 @@
 // event-sourced. Adapted to the engine's Ruleset by TypedRuleset<CocRules>; see protocol.h for
 // the flow.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,7 +71,8 @@ std::string_view UnitId(const State& state, size_t index);
 // hits on 5-6 (1/3), as a reduced fraction.
 struct Chance {
   std::string exact;  // "13/27"
-  double value = 0;   // for display only
+  // The same in hundredths of a percent, rounded half up (for display: 4815 is 48.15%).
+  int64_t hundredths_percent = 0;
   friend bool operator==(const Chance&, const Chance&) = default;
 };
 

@@ -616,7 +616,7 @@ cocpb::PreviewTable CocPreviewToProto(const coc::Preview& preview) {
   const auto chance = [](const coc::Chance& c) {
     cocpb::Probability p;
     p.set_exact(c.exact);
-    p.set_percent(std::round(c.value * 10000.0) / 100.0);
+    p.set_percent(static_cast<double>(c.hundredths_percent) / 100.0);
     return p;
   };
   out.set_attacker_dice(preview.attacker_dice);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "engine/core/registry.h"
@@ -456,8 +457,12 @@ TEST(CocPreviewTest, MatchesAnEnumerationOfEveryFace) {
   auto preview = PreviewPools(3, 2);
   ASSERT_TRUE(preview.has_value());
   for (size_t k = 0; k < counts.size(); ++k) {
-    EXPECT_NEAR(preview->margin[k].value, counts[k] / 7776.0, 1e-12) << k;
+    const int divisor = std::gcd(counts[k], 7776);
+    EXPECT_EQ(preview->margin[k].exact,
+              std::to_string(counts[k] / divisor) + "/" + std::to_string(7776 / divisor))
+        << k;
   }
+  EXPECT_EQ(PreviewPools(1, 1)->attacker_wins.hundredths_percent, 2222);  // 2/9 = 22.22%
   EXPECT_FALSE(PreviewPools(50, 31).has_value());
   EXPECT_EQ(PreviewPools(8, 2)->overwhelmed, kB);
 }

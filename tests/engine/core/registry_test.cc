@@ -76,16 +76,18 @@ TEST(RegistryTest, BuiltinRegistryReportsMissingKnownRulesets) {
   }
 }
 
-TEST(RegistryTest, BuiltinRegistryHasAslAndVv) {
-  // Changes on purpose when the coc ruleset lands.
+TEST(RegistryTest, BuiltinRegistryHasAllThreeRulesets) {
   const Registry registry = BuiltinRegistry();
+  ASSERT_TRUE(registry.Find("coc").has_value());
+  EXPECT_EQ((*registry.Find("coc"))->version(), "coc17-1");
+  EXPECT_THAT((*registry.Find("coc"))->variants(), ElementsAre("2e"));
   ASSERT_TRUE(registry.Find("asl").has_value());
   EXPECT_EQ((*registry.Find("asl"))->id(), "asl");
   EXPECT_EQ((*registry.Find("asl"))->version(), "a11-infantry-1");
   ASSERT_TRUE(registry.Find("vv").has_value());
   EXPECT_EQ((*registry.Find("vv"))->version(), "vv15-1");
   EXPECT_THAT((*registry.Find("vv"))->variants(), ElementsAre("board", "pc"));
-  EXPECT_THAT(registry.Ids(), ElementsAre("asl", "vv"));
+  EXPECT_THAT(registry.Ids(), ElementsAre("asl", "coc", "vv"));
 }
 
 TEST(RegistryDeathTest, DuplicateIdIsABug) {
