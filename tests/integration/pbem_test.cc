@@ -125,6 +125,28 @@ TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
   }
 }
 
+// The README's Chain of Command guide: rule 17's "In action" by email. The Soviets' 8 dice roll
+// three Kills and a Shock, the Germans' 13 nothing; the Germans place their odd Kill and Shock;
+// a d6 for a hit on their Leader (none) and one for Force Morale (no change).
+TEST(PbemGuide, TheReadmeCocCloseCombatRunsVerbatim) {
+  testing::TempDir dir;
+  const GuideRun run = RunGuide(
+      "coc-guide", {6, 6, 6, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4}, dir);
+  const std::string& output = run.output;
+  ASSERT_EQ(run.code, 0) << output;
+  for (const char* expected : {
+           "(coc) on",                                   // match create
+           "side_b entered its units: squad Gruppe (8 figures)",
+           "side_a 8 Combat Dice",
+           "side_b 13 Combat Dice",
+           "side_b: seal the placement of odd hits (17.4.1)",
+           "side_a wins: side_b Breaks and flees 18\"",
+           "squad Gruppe (side_b): 5 figures, 7 Shock, Broken",
+           "the contact is over",
+       }) {
+    EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
+  }
+}
 
 struct CliRun {
   std::optional<int> code;
