@@ -1,5 +1,6 @@
 #include "client-sdk/cli/rules_command.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -456,9 +457,68 @@ std::string CocPercent(const cocpb::Probability& p) {
   return std::string(buffer) + "(" + p.exact() + ")";
 }
 
+// Prints the margin distribution of `table` and who scores more hits.
+void PrintMargins(const cocpb::PreviewTable& table, std::ostream& out) {
+  out << "hits margin (attacker - defender), exact [17.4]:\n";
+  for (const cocpb::MarginChance& m : table.margins()) {
+    if (m.chance().exact() == "0") continue;
+    out << "  " << (m.margin() > 0 ? "+" : "") << m.margin() << ": " << CocPercent(m.chance())
+        << "\n";
+  }
+  out << "attacker scores more hits: " << CocPercent(table.attacker_wins()) << "\n";
+  out << "draw: " << CocPercent(table.draw()) << "\n";
+  out << "defender scores more hits: " << CocPercent(table.defender_wins()) << "\n";
+  out << "(before Shock breaks, Aggressive/Stubborn re-fights and Leader hits; 17.5)\n";
+}
+
+// `melee rules preview --ruleset coc --pools A,D`: the exact margin of two given pools.
+int RunCocPoolsPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> parts(1);
+  for (char c : args.pools) {
+    if (c == ',') {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  int pools[2] = {-1, -1};
+  for (size_t i = 0; i < parts.size() && i < 2; ++i) {
+    const std::string& part = parts[i];
+    int value = -1;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (error == std::errc() && end == part.data() + part.size()) pools[i] = value;
+  }
+  if (parts.size() != 2 || pools[0] < 0 || pools[1] < 0) {
+    return Report(err, Failure{kExitUsage, "--pools: '" + args.pools.substr(0, 32) +
+                                               "' is not ATTACKER,DEFENDER (two dice counts)"});
+  }
+  auto preview = coc::PreviewPools(pools[0], pools[1]);
+  if (!preview) return Report(err, Failure{kExitUsage, "--pools: " + preview.error().message});
+  const cocpb::PreviewTable table = proto::CocPreviewToProto(*preview);
+  if (args.json) {
+    out << proto::ToJson(table, proto::JsonStyle::kPretty);
+    return 0;
+  }
+  out << coc::CocRules::kId << " " << coc::CocRules::kVersion << ": " << pools[0]
+      << " attacker Combat Dice against " << pools[1] << "\n";
+  if (preview->overwhelmed) {
+    out << "17.3.1 Overwhelming Numbers: the "
+        << (*preview->overwhelmed == engine::Seat::kSideA ? "attacker" : "defender")
+        << " has a quarter of the other's dice or less; no dice are rolled\n";
+    return 0;
+  }
+  PrintMargins(table, out);
+  return 0;
+}
+
 // `melee rules preview --ruleset coc`: the Combat Dice of the file's first round and the exact
 // distribution of its hits margin.
 int RunCocPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.pools.empty()) return RunCocPoolsPreview(args, out, err);
+  if (args.situation.empty()) {
+    return Report(err, Failure{kExitUsage, "preview --ruleset coc: give --situation FILE or "
+                                           "--pools ATTACKER,DEFENDER"});
+  }
   auto script = LoadContact(args.situation);
   if (!script) return Report(err, script.error());
   const coc::CocRules rules;
@@ -498,16 +558,7 @@ int RunCocPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
         << " has a quarter of the other's dice or less; no dice are rolled\n";
     return 0;
   }
-  out << "hits margin (attacker - defender), exact [17.4]:\n";
-  for (const cocpb::MarginChance& m : table.margins()) {
-    if (m.chance().exact() == "0") continue;
-    out << "  " << (m.margin() > 0 ? "+" : "") << m.margin() << ": " << CocPercent(m.chance())
-        << "\n";
-  }
-  out << "attacker scores more hits: " << CocPercent(table.attacker_wins()) << "\n";
-  out << "draw: " << CocPercent(table.draw()) << "\n";
-  out << "defender scores more hits: " << CocPercent(table.defender_wins()) << "\n";
-  out << "(before Shock breaks, Aggressive/Stubborn re-fights and Leader hits; 17.5)\n";
+  PrintMargins(table, out);
   return 0;
 }
 
@@ -714,13 +765,14 @@ RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
   for (CLI::App* command : {resolve_, preview_}) {
     command->add_option("--ruleset", args_.ruleset, "Ruleset id (asl, coc, vv)")
         ->capture_default_str();
-    command
-        ->add_option("--situation", args_.situation,
-                     "Situation file as protobuf JSON: asl, melee.asl.v1.CloseCombat "
-                     "(docs/asl-situation-format.md); coc, melee.coc.v1.Contact "
-                     "(docs/coc-situation-format.md); vv, melee.vv.v1.CloseAssault "
-                     "(docs/vv-situation-format.md)")
-        ->required();
+    CLI::Option* situation =
+        command->add_option("--situation", args_.situation,
+                            "Situation file as protobuf JSON: asl, melee.asl.v1.CloseCombat "
+                            "(docs/asl-situation-format.md); coc, melee.coc.v1.Contact "
+                            "(docs/coc-situation-format.md); vv, melee.vv.v1.CloseAssault "
+                            "(docs/vv-situation-format.md)");
+    // A coc preview may give the two pools instead of a file.
+    if (command == resolve_) situation->required();
     command->add_option("--dice", args_.dice,
                         "Dice to use in order, e.g. 2,2,3,3 (a DR is coloured then white die); "
                         "default: fair dice from --seed");
@@ -728,13 +780,23 @@ RulesCommand::RulesCommand(CLI::App& app, RulesArgs& args) : args_(args) {
         ->capture_default_str();
     command->add_flag("--json", args_.json, "Print the report as JSON");
   }
+  preview_->add_option("--pools", args_.pools,
+                       "coc only: ATTACKER,DEFENDER Combat Dice, e.g. 8,13, instead of a file");
 }
 
 bool RulesCommand::chosen() const { return rules_->parsed(); }
 
 int RulesCommand::Run(std::ostream& out, std::ostream& err) const {
   if (auto failure = CheckRuleset(args_.ruleset)) return Report(err, *failure);
-  if (args_.ruleset == coc::CocRules::kId) {
+  const bool coc_ruleset = args_.ruleset == coc::CocRules::kId;
+  if (!args_.pools.empty() && !coc_ruleset) {
+    return Report(err, Failure{kExitUsage, "--pools: only a coc preview takes dice pools"});
+  }
+  if (preview_->parsed() && args_.situation.empty() && args_.pools.empty()) {
+    return Report(err, Failure{kExitUsage, std::string("--situation is required") +
+                                               (coc_ruleset ? " (or --pools A,D)" : "")});
+  }
+  if (coc_ruleset) {
     if (resolve_->parsed()) return RunCocResolve(args_, resolve_->count("--dice") > 0, out, err);
     return RunCocPreview(args_, out, err);
   }

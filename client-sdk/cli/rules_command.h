@@ -31,6 +31,7 @@ void PrintOutcomeTable(const melee::asl::v1::OutcomeTable& table, std::ostream& 
 struct RulesArgs {
   std::string ruleset = "asl";
   std::string situation;  // Path of the situation file.
+  std::string pools;      // coc preview: "8,13", the attacker's and the defender's Combat Dice
   std::string dice;       // "3,4,..."; empty: roll with SplitMix64(seed).
   uint64_t seed = 1;
   bool json = false;

@@ -276,6 +276,26 @@ TEST(RulesCli, PreviewsTheCocInActionExactly) {
   }
 }
 
+// The margin of two given pools, with no file: 1 die against 1 hits 2/9 more, 5/9 level.
+TEST(RulesCli, PreviewsCocPoolsWithoutAFile) {
+  const CliRun run = Melee({"rules", "preview", "--ruleset", "coc", "--pools", "1,1"});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected : {"1 attacker Combat Dice against 1", "+1: 22.22% (2/9)",
+                               "draw: 55.56% (5/9)", "defender scores more hits: 22.22% (2/9)"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+  const CliRun overwhelmed = Melee({"rules", "preview", "--ruleset", "coc", "--pools", "12,3"});
+  EXPECT_TRUE(Contains(overwhelmed.output, "17.3.1 Overwhelming Numbers: the defender"))
+      << overwhelmed.output;
+  EXPECT_EQ(Melee({"rules", "preview", "--ruleset", "coc", "--pools", "8"}).code, 2);
+  EXPECT_EQ(Melee({"rules", "preview", "--ruleset", "coc", "--pools", "60,60"}).code, 2);
+  EXPECT_EQ(Melee({"rules", "preview", "--ruleset", "vv", "--pools", "1,1"}).code, 2);
+  const CliRun missing = Melee({"rules", "preview", "--ruleset", "coc"});
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_TRUE(Contains(missing.output, "--situation is required (or --pools A,D)"))
+      << missing.output;
+}
+
 TEST(RulesCli, RefusesBadOrTooFewDiceWithExitCode2) {
   const CliRun few = Melee({"rules", "resolve", "--situation", kLeaderDirects, "--dice", "2,2"});
   EXPECT_EQ(few.code, 2) << few.output;
