@@ -207,13 +207,9 @@ class AslHost final : public RulesetHost {
   }
 
   Result<AnyCommand> FromLogged(std::string_view logged) const override {
-    aslpb::Command command;
-    if (!command.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged command: not a melee.asl.v1.Command");
-    }
-    auto read = proto::CommandFromProto(command);
-    if (!read) return tl::unexpected(read.error());
-    return AnyCommand(std::move(*read));
+    return CommandOfLogged<aslpb::Command>(logged, [](const aslpb::Command& command) {
+      return proto::CommandFromProto(command);
+    });
   }
 
   Awaiting AwaitingOf(const AnyState& state) const override {
@@ -327,16 +323,7 @@ class AslHost final : public RulesetHost {
   }
 
   Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const override {
-    aslpb::AslEvent event;
-    if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged event: not a melee.asl.v1.AslEvent");
-    }
-    std::optional<Seat> seat;
-    if (event.seat() == v1::SEAT_SIDE_A) seat = Seat::kSideA;
-    if (event.seat() == v1::SEAT_SIDE_B) seat = Seat::kSideB;
-    std::vector<LoggedDie> dice;
-    for (const v1::DieRoll& die : event.dice()) dice.push_back(LoggedDieOf(die, seat));
-    return dice;
+    return DiceOfLoggedEvent<aslpb::AslEvent>(logged);
   }
 
   bool Material(const AnyEvent& event, Seat seat) const override {

@@ -178,13 +178,9 @@ class CocHost final : public RulesetHost {
   }
 
   Result<AnyCommand> FromLogged(std::string_view logged) const override {
-    cocpb::Command command;
-    if (!command.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged command: not a melee.coc.v1.Command");
-    }
-    auto read = proto::CocCommandFromProto(command);
-    if (!read) return tl::unexpected(read.error());
-    return AnyCommand(std::move(*read));
+    return CommandOfLogged<cocpb::Command>(logged, [](const cocpb::Command& command) {
+      return proto::CocCommandFromProto(command);
+    });
   }
 
   Awaiting AwaitingOf(const AnyState& state) const override {
@@ -243,16 +239,7 @@ class CocHost final : public RulesetHost {
   }
 
   Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const override {
-    cocpb::CocEvent event;
-    if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged event: not a melee.coc.v1.CocEvent");
-    }
-    std::optional<Seat> seat;
-    if (event.seat() == v1::SEAT_SIDE_A) seat = Seat::kSideA;
-    if (event.seat() == v1::SEAT_SIDE_B) seat = Seat::kSideB;
-    std::vector<LoggedDie> dice;
-    for (const v1::DieRoll& die : event.dice()) dice.push_back(LoggedDieOf(die, seat));
-    return dice;
+    return DiceOfLoggedEvent<cocpb::CocEvent>(logged);
   }
 
   bool Material(const AnyEvent& event, Seat seat) const override {

@@ -64,6 +64,35 @@ inline LoggedDie LoggedDieOf(const melee::v1::DieRoll& die, std::optional<engine
   return logged;
 }
 
+// Returns the dice a ruleset's logged event `Message` rolled (a message with `seat` and `dice`,
+// as the host's LogEvent wrote it), each for the event's seat; the log is untrusted.
+template <class Message>
+engine::Result<std::vector<LoggedDie>> DiceOfLoggedEvent(std::string_view logged) {
+  Message event;
+  if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
+    return engine::Reject("", "logged event: not a " + event.GetTypeName());
+  }
+  std::optional<engine::Seat> seat;
+  if (event.seat() == melee::v1::SEAT_SIDE_A) seat = engine::Seat::kSideA;
+  if (event.seat() == melee::v1::SEAT_SIDE_B) seat = engine::Seat::kSideB;
+  std::vector<LoggedDie> dice;
+  for (const melee::v1::DieRoll& die : event.dice()) dice.push_back(LoggedDieOf(die, seat));
+  return dice;
+}
+
+// Returns the engine command a ruleset's logged `Message` holds, read back by `read` (the codec's
+// FromProto, which checks every field: the log is untrusted).
+template <class Message, class Read>
+engine::Result<engine::AnyCommand> CommandOfLogged(std::string_view logged, Read read) {
+  Message command;
+  if (!command.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
+    return engine::Reject("", "logged command: not a " + command.GetTypeName());
+  }
+  auto decoded = read(command);
+  if (!decoded) return tl::unexpected(decoded.error());
+  return engine::AnyCommand(std::move(*decoded));
+}
+
 class RulesetHost {
  public:
   virtual ~RulesetHost() = default;

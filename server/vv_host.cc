@@ -173,13 +173,9 @@ class VvHost final : public RulesetHost {
   }
 
   Result<AnyCommand> FromLogged(std::string_view logged) const override {
-    vvpb::Command command;
-    if (!command.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged command: not a melee.vv.v1.Command");
-    }
-    auto read = proto::VvCommandFromProto(command);
-    if (!read) return tl::unexpected(read.error());
-    return AnyCommand(std::move(*read));
+    return CommandOfLogged<vvpb::Command>(logged, [](const vvpb::Command& command) {
+      return proto::VvCommandFromProto(command);
+    });
   }
 
   Awaiting AwaitingOf(const AnyState& state) const override {
@@ -237,16 +233,7 @@ class VvHost final : public RulesetHost {
   }
 
   Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const override {
-    vvpb::VvEvent event;
-    if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
-      return Reject("", "logged event: not a melee.vv.v1.VvEvent");
-    }
-    std::optional<Seat> seat;
-    if (event.seat() == v1::SEAT_SIDE_A) seat = Seat::kSideA;
-    if (event.seat() == v1::SEAT_SIDE_B) seat = Seat::kSideB;
-    std::vector<LoggedDie> dice;
-    for (const v1::DieRoll& die : event.dice()) dice.push_back(LoggedDieOf(die, seat));
-    return dice;
+    return DiceOfLoggedEvent<vvpb::VvEvent>(logged);
   }
 
   bool Material(const AnyEvent& event, Seat seat) const override {
