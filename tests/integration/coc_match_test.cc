@@ -15,6 +15,7 @@
 #include "tests/testing/coc_commands.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
@@ -24,28 +25,14 @@ namespace {
 
 namespace v1 = melee::v1;
 namespace cocpb = melee::coc::v1;
+using testing::AllBytes;
+using testing::Confirm;
 using testing::MatchClient;
 using testing::ScriptedFaces;
 using testing::coc::GermanPart;
 using testing::coc::SealCocDeclare;
 using testing::coc::SealPlace;
 using testing::coc::SovietPart;
-
-v1::ClientMessage Confirm() {
-  v1::ClientMessage message;
-  message.mutable_confirm_setup();
-  return message;
-}
-
-// Every frame a client received, in both encodings, for byte searches.
-std::string AllBytes(const MatchClient& client) {
-  std::string all;
-  for (const v1::ServerMessage& message : client.received()) {
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kBinary);
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kText);
-  }
-  return all;
-}
 
 const cocpb::ViewedUnit* Unit(const v1::MatchView& view, const std::string& id) {
   for (const cocpb::ViewedUnit& unit : view.coc().units()) {

@@ -18,6 +18,7 @@
 #include "tests/testing/http_get.h"
 #include "tests/testing/asl_commands.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
@@ -27,6 +28,7 @@ namespace {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
+using testing::AllBytes;
 using testing::MatchClient;
 using testing::AnnounceNothing;
 using testing::Confirm;
@@ -39,16 +41,6 @@ std::string Sha256(const std::string& bytes) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
   return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
-}
-
-// Every frame a client received, in both encodings, for byte searches.
-std::string AllBytes(const MatchClient& client) {
-  std::string all;
-  for (const v1::ServerMessage& message : client.received()) {
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kBinary);
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kText);
-  }
-  return all;
 }
 
 // Creates an asl match on `server` and seats a (side A) and b (side B).

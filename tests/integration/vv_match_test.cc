@@ -12,6 +12,7 @@
 #include "server/match_file.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
@@ -22,6 +23,8 @@ namespace {
 
 namespace v1 = melee::v1;
 namespace vvpb = melee::vv::v1;
+using testing::AllBytes;
+using testing::Confirm;
 using testing::MatchClient;
 using testing::ScriptedFaces;
 using testing::vv::AmericanPart;
@@ -30,22 +33,6 @@ using testing::vv::SealAllocation;
 using testing::vv::SealDeclare;
 using testing::vv::VvSquad;
 using testing::vv::VvUse;
-
-v1::ClientMessage Confirm() {
-  v1::ClientMessage message;
-  message.mutable_confirm_setup();
-  return message;
-}
-
-// Every frame a client received, in both encodings, for byte searches.
-std::string AllBytes(const MatchClient& client) {
-  std::string all;
-  for (const v1::ServerMessage& message : client.received()) {
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kBinary);
-    all += proto::EncodeServerMessage(message, proto::FrameKind::kText);
-  }
-  return all;
-}
 
 const vvpb::ViewedUnit* Unit(const v1::MatchView& view, const std::string& id) {
   for (const vvpb::ViewedUnit& unit : view.vv().units()) {

@@ -8,6 +8,7 @@
 
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/envelope.pb.h"
+#include "tests/testing/match_frames.h"  // Confirm
 
 namespace melee::testing {
 
@@ -34,12 +35,6 @@ inline melee::v1::ClientMessage EnterUnits(std::vector<melee::asl::v1::Unit> uni
     part.set_attacker(melee::v1::SEAT_SIDE_A);
   }
   for (melee::asl::v1::Unit& unit : units) *part.add_units() = std::move(unit);
-  return message;
-}
-
-inline melee::v1::ClientMessage Confirm() {
-  melee::v1::ClientMessage message;
-  message.mutable_confirm_setup();
   return message;
 }
 
