@@ -49,6 +49,7 @@ async def run_checks(url: str) -> list[str]:
         check(reply.get("pong", {}).get("nonce") == "7", "connection still serves after errors")
     for order in ("DECLARATION_ORDER_SEALED", "DECLARATION_ORDER_ATTACKER_FIRST"):
         await play_close_combat(url, order, check)
+    await play_coc_close_combat(url, check)
     return failures
 
 
@@ -154,6 +155,71 @@ async def play_close_combat(url: str, order: str, check) -> None:
               f"{order}: both seats saw every seq once, in order")
 
 
+async def play_coc_close_combat(url: str, check) -> None:
+    """A whole Chain of Command rule 17 close combat between two JSON clients: both declarations
+    sealed, then each odd-hit placement the server's dice ask for, until the contact is over."""
+    async with websockets.connect(url) as ws_a, websockets.connect(url) as ws_b:
+        a, b = Player(ws_a, "a"), Player(ws_b, "b")
+        created = await a.call({"create_match": {"settings": {"ruleset": "coc",
+                                                              "title": "python coc"}}})
+        tokens = created.get("match_created", {})
+        check(bool(tokens.get("side_b_token")), "coc: create_match answers seat tokens")
+        a.match = b.match = tokens.get("match_id", "")
+        await a.call({"join_seat": {"match_id": a.match, "seat_token": tokens.get("side_a_token")}})
+        await b.call({"join_seat": {"match_id": b.match, "seat_token": tokens.get("side_b_token")}})
+
+        def unit(unit_id: str, side: str, role: str, teams: list) -> dict:
+            return {"id": unit_id, "side": side, "role": role,
+                    "teams": [{"id": t, "figures": n} for t, n in teams],
+                    "leaders": [{"id": unit_id + "_leader"}]}
+
+        ack = await a.act("submit_setup", {"coc": {
+            "attacker": "SEAT_SIDE_A", "obstacle": "OBSTACLE_MINOR", "force_morale": 9,
+            "units": [unit("section", "SEAT_SIDE_A", "ROLE_ATTACKER",
+                           [("rifles", 6), ("bren", 3)])]}})
+        check("ack" in ack, "coc: side A enters its section")
+        ack = await b.act("submit_setup", {"coc": {"force_morale": 8, "units": [
+            unit("gruppe", "SEAT_SIDE_B", "ROLE_DEFENDER", [("mg", 3), ("schutzen", 5)])]}})
+        check("ack" in ack, "coc: side B enters its squad")
+        for player in (a, b):
+            await player.wait_seq(max(a.seq, b.seq))
+            check("ack" in await player.act("confirm_setup", {}), f"coc: {player.name} confirms")
+        for player in (b, a):
+            await player.wait_seq(max(a.seq, b.seq))
+            sealed = await player.act("seal_declaration", {
+                "client_entropy": "cHl0aG9uLWVudHJvcHk=",
+                "declaration": {"coc": {"declare": {"advance": player is a}}}})
+            check(len(sealed.get("ack", {}).get("receipt", "")) == 44,
+                  f"coc: {player.name} seals its declaration and gets a receipt")
+        # Place whatever odd hits the server's dice bring (17.4.1), until the contact is over.
+        for _ in range(20):
+            await a.wait_seq(max(a.seq, b.seq))
+            await b.wait_seq(max(a.seq, b.seq))
+            if a.view.get("stage") == "STAGE_ENDED":
+                break
+            for player, side in ((a, "side_a"), (b, "side_b")):
+                coc = player.view.get("coc", {})
+                if not coc.get(side + "_owes") or coc.get(side + "_sealed"):
+                    continue
+                owed = coc.get("report", {}).get(side, {})
+                mine = [team["id"] for viewed in coc.get("units", [])
+                        if viewed["unit"].get("side") == player.view.get("seat")
+                        and viewed["unit"].get("role") != "ROLE_SUPPORT" and not viewed.get("gone")
+                        for team in viewed["unit"].get("teams", []) if team.get("figures", 0) > 0]
+                place = {"odd_kills": mine[:owed.get("odd_kills", 0)],
+                         "odd_shock": mine[:owed.get("odd_shock", 0)]}
+                await player.act("seal_declaration", {
+                    "client_entropy": "cHl0aG9uLWVudHJvcHk=",
+                    "declaration": {"coc": {"place": place}}})
+        check(a.view.get("stage") == "STAGE_ENDED" and b.view.get("stage") == "STAGE_ENDED",
+              "coc: the close combat ends for both seats")
+        kinds = [event.get("coc", {}).get("kind") for event in a.events]
+        check("EVENT_KIND_ROUND_ROLLED" in kinds and "EVENT_KIND_CONTACT_ENDED" in kinds,
+              "coc: the server rolled the Combat Dice and ended the contact")
+        check(a.seq == b.seq and [e["seq"] for e in a.events] == [e["seq"] for e in b.events],
+              "coc: both seats saw every seq once, in order")
+
+
 def main() -> int:
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as data:
@@ -173,7 +239,7 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=10)
-    total = 5 + 2 * 13
+    total = 5 + 2 * 13 + 10
     print(f"{total - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
