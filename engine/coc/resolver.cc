@@ -55,28 +55,21 @@ std::string Plural(int n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
-// The Force Morale test (placeholder table, C.7) `seat` takes for `cause`.
-ForceMoraleTest TestMorale(const State& state, Seat seat, std::string cause, Dice& dice) {
+// Adds to `event` the Force Morale test (placeholder table, C.7) `seat` takes for `cause`,
+// starting from the level the event's earlier tests left.
+void AddMorale(const State& state, Event& event, Seat seat, std::string cause, Dice& dice) {
+  int level = state.force_morale[SeatIndex(seat)];
+  for (const ForceMoraleTest& earlier : event.morale) {
+    if (earlier.seat == seat) level = earlier.level;
+  }
   ForceMoraleTest test;
   test.seat = seat;
   test.cause = std::move(cause);
   test.die = dice.RollDie("Force Morale test (" + test.cause + ") [DEFAULT - NOT FROM RULES]");
   const bool drops = state.options.force_morale_drop_on[static_cast<size_t>(test.die - 1)];
-  const int before = state.force_morale[SeatIndex(seat)];
-  test.loss = drops ? std::min(before, state.options.force_morale_loss) : 0;
-  test.level = before - test.loss;
-  return test;
-}
-
-// Force Morale tests in one event see the levels the earlier ones left.
-void AddMorale(const State& state, Event& event, Seat seat, std::string cause, Dice& dice) {
-  State scratch_levels;
-  scratch_levels.options = state.options;
-  scratch_levels.force_morale = state.force_morale;
-  for (const ForceMoraleTest& earlier : event.morale) {
-    scratch_levels.force_morale[SeatIndex(earlier.seat)] = earlier.level;
-  }
-  event.morale.push_back(TestMorale(scratch_levels, seat, std::move(cause), dice));
+  test.loss = drops ? std::min(level, state.options.force_morale_loss) : 0;
+  test.level = level - test.loss;
+  event.morale.push_back(std::move(test));
 }
 
 constexpr std::string_view kMoraleNote =
