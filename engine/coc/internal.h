@@ -27,6 +27,13 @@ std::vector<uint16_t> FightingUnits(const State& state, Seat seat, int combat);
 // Their Teams with figures left, in set-up order: where hits go (17.4.1).
 std::vector<TeamRef> FightingTeams(const State& state, Seat seat, int combat);
 
+// An event of `kind` by `seat`, to be filled in.
+Event MakeEvent(EventKind kind, Seat seat);
+// Moves the dice rolled since the last event into `event`, applies it to `state` and appends it
+// to `events`: how Decide builds the events it returns on a working copy of the state.
+void Emit(const CocRules& rules, State& state, Dice& dice, std::vector<Event>& events,
+          Event event);
+
 // Folds one effect into `state` (Apply, and the resolver's working state).
 void ApplyEffect(State& state, const Effect& effect);
 

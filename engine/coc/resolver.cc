@@ -14,28 +14,12 @@ namespace {
 
 std::string SeatName(Seat seat) { return std::string(Name(seat)); }
 
-struct Emitter {
-  const CocRules& rules;
-  State& state;
-  Dice& dice;
-  std::vector<Event>& events;
-
-  void Emit(Event event) {
-    event.rolls = dice.TakeRolls();
-    rules.Apply(state, event);
-    events.push_back(std::move(event));
-  }
-};
-
-Event Make(EventKind kind, Seat seat) {
-  Event event;
-  event.kind = kind;
-  event.seat = seat;
-  return event;
-}
+Event Make(EventKind kind, Seat seat) { return MakeEvent(kind, seat); }
 
 // ---- 17.3 -----------------------------------------------------------------------------------
 
+// The running total of one side's 17.3 table: each row that changes it is recorded with the total
+// before and after.
 struct Pooler {
   Pool pool;
   int total = 0;
@@ -87,6 +71,20 @@ void NoteMorale(Event& event) {
 }
 
 }  // namespace
+
+Event MakeEvent(EventKind kind, Seat seat) {
+  Event event;
+  event.kind = kind;
+  event.seat = seat;
+  return event;
+}
+
+void Emit(const CocRules& rules, State& state, Dice& dice, std::vector<Event>& events,
+          Event event) {
+  event.rolls = dice.TakeRolls();
+  rules.Apply(state, event);
+  events.push_back(std::move(event));
+}
 
 std::optional<uint16_t> FindUnit(const State& state, std::string_view id) {
   for (size_t i = 0; i < state.units.size(); ++i) {
@@ -797,10 +795,9 @@ void ApplyEffect(State& state, const Effect& effect) {
 }
 
 void Advance(const CocRules& rules, State& state, Dice& dice, std::vector<Event>& events) {
-  Emitter out{rules, state, dice, events};
   while (state.phase != Phase::kEnded && !state.owes[0] && !state.owes[1]) {
     if (state.report) {
-      out.Emit(EndRound(state, dice));
+      Emit(rules, state, dice, events, EndRound(state, dice));
       continue;
     }
     const bool fight_again = state.round > 0 && !state.outcomes.empty() &&
@@ -808,7 +805,7 @@ void Advance(const CocRules& rules, State& state, Dice& dice, std::vector<Event>
     if (fight_again || NextCombat(state)) {
       Event event = Make(EventKind::kRoundRolled, state.situation.attacker);
       event.report = RollRound(state, dice);
-      out.Emit(std::move(event));
+      Emit(rules, state, dice, events, std::move(event));
       continue;
     }
     Event end = Make(EventKind::kContactEnded, state.situation.attacker);
@@ -818,13 +815,12 @@ void Advance(const CocRules& rules, State& state, Dice& dice, std::vector<Event>
       end.notes.push_back(std::string(kPlaceholder) + " 17.2: the defender no longer holds its "
                           "ground, so the attacking Units still in sequence do not fight");
     }
-    out.Emit(std::move(end));
+    Emit(rules, state, dice, events, std::move(end));
   }
 }
 
 void ResolveVehicleContact(const CocRules& rules, State& state, Dice& dice,
                            std::vector<Event>& events) {
-  Emitter out{rules, state, dice, events};
   const Seat attacker = state.situation.attacker;
   State work = state;
   if (state.situation.engagement == Engagement::kRam) {
@@ -845,7 +841,7 @@ void ResolveVehicleContact(const CocRules& rules, State& state, Dice& dice,
                           "; both vehicles bounce off");
     Record(work, event, OnUnit(EffectKind::kVehicleShock, a, hits_a >= hits_d ? 2 : 3));
     Record(work, event, OnUnit(EffectKind::kVehicleShock, d, hits_d >= hits_a ? 2 : 3));
-    out.Emit(std::move(event));
+    Emit(rules, state, dice, events, std::move(event));
   } else {
     Event event = Make(EventKind::kOverrun, attacker);
     bool fired = false;
@@ -907,9 +903,9 @@ void ResolveVehicleContact(const CocRules& rules, State& state, Dice& dice,
                             "found, SPEC-NOTES D.1)");
     }
     NoteMorale(event);
-    out.Emit(std::move(event));
+    Emit(rules, state, dice, events, std::move(event));
   }
-  out.Emit(Make(EventKind::kContactEnded, attacker));
+  Emit(rules, state, dice, events, Make(EventKind::kContactEnded, attacker));
 }
 
 }  // namespace melee::engine::coc::internal

@@ -15,19 +15,9 @@ namespace {
 
 std::string SeatName(Seat seat) { return std::string(Name(seat)); }
 
-Event Make(EventKind kind, Seat seat) {
-  Event event;
-  event.kind = kind;
-  event.seat = seat;
-  return event;
-}
+using internal::Emit;
 
-void Emit(const CocRules& rules, State& work, Dice& dice, std::vector<Event>& events,
-          Event event) {
-  event.rolls = dice.TakeRolls();
-  rules.Apply(work, event);
-  events.push_back(std::move(event));
-}
+Event Make(EventKind kind, Seat seat) { return internal::MakeEvent(kind, seat); }
 
 // Checks that `ids` name distinct Teams of `teams` in `state`; `what` names the list.
 Result<void> CheckTeams(const State& state, const std::vector<TeamRef>& teams,
