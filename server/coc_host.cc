@@ -283,16 +283,14 @@ class CocHost final : public RulesetHost {
         break;
       }
       case coc::EventKind::kPlacementsRevealed: {
-        // The placements are in the state until the round ends; the reveal shows them.
         v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
-        const auto& placed = StateOf(after).placed;
-        if (placed[0]) {
+        if (view.placements[0]) {
           *revealed->mutable_side_a()->mutable_coc()->mutable_place() =
-              proto::CocPlaceToProto(*placed[0]);
+              proto::CocPlaceToProto(*view.placements[0]);
         }
-        if (placed[1]) {
+        if (view.placements[1]) {
           *revealed->mutable_side_b()->mutable_coc()->mutable_place() =
-              proto::CocPlaceToProto(*placed[1]);
+              proto::CocPlaceToProto(*view.placements[1]);
         }
         break;
       }
