@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace melee::engine::coc {
