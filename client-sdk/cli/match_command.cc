@@ -16,17 +16,21 @@
 #include "client-sdk/match_session.h"
 #include "client-sdk/sync_client.h"
 #include "melee/asl/v1/asl.pb.h"
+#include "melee/coc/v1/coc.pb.h"
 #include "melee/v1/match.pb.h"
 #include "engine/asl/preview.h"
 #include "engine/asl/rules.h"
+#include "engine/coc/rules.h"
 #include "engine/core/dice.h"
 #include "proto/codec/asl.h"
+#include "proto/codec/coc.h"
 #include "proto/codec/json.h"
 
 namespace melee::cli {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
+namespace cocpb = melee::coc::v1;
 using client::ClientError;
 using client::MatchSession;
 
@@ -480,13 +484,17 @@ namespace {
 constexpr const char* kPlayHelp =
     "  look                     the Location and the units as your seat sees them\n"
     "  wait [SECONDS]           wait for the other side (default 600 s)\n"
-    "  setup FILE               enter your units (JSON of melee.asl.v1.SideSetup)\n"
+    "  setup FILE               enter your units (JSON of the ruleset's SideSetup:\n"
+    "                           melee.asl.v1, melee.coc.v1 or melee.vv.v1)\n"
     "  confirm                  confirm the set-up\n"
     "  order G3 H4 ...          A11.12: the ATTACKER's order of this CCPh's Locations\n"
     "  announce [FILE]          announce (A11.2, A11.14); no file: nothing\n"
     "  attack G1 [L1] > R1 [R2] add an attack to your declaration and show its odds\n"
     "  draft | clear            show | empty your declaration\n"
-    "  seal                     seal your declaration (no attack if empty)\n"
+    "  seal                     asl: seal your declaration (no attack if empty)\n"
+    "  seal FILE                coc, vv: seal a JSON file of the ruleset's Declaration (a\n"
+    "                           declare; then a coc placement or a vv allocation)\n"
+    "  odds                     coc: your first round's Combat Dice and the exact hits margin\n"
     "  choose ID [G1 ...]       answer a choice (no unit: decline)\n"
     "  quit                     leave (the match goes on; play again to come back)\n";
 
@@ -540,6 +548,49 @@ engine::Result<engine::asl::State> StateFromView(const aslpb::AslView& view) {
   return state;
 }
 
+// `odds` in a coc match: the first round's Combat Dice of the contact as set up and the exact
+// margin of its hits, with the attacker fighting and the defender's default choices (its Units
+// able to give Supporting Fire give it). Everything on a CoC table is in plain sight, so this is
+// what the server will compute, up to the choices not yet revealed.
+void PrintCocOdds(const v1::MatchView& view, std::ostream& out) {
+  if (!view.has_coc() || view.coc().phase() == cocpb::PHASE_UNSPECIFIED ||
+      view.coc().phase() == cocpb::PHASE_SET_UP) {
+    out << "odds: the contact is not set up yet\n";
+    return;
+  }
+  auto situation = proto::CocSituationFromProto(view.coc().situation(), "view");
+  engine::MatchOptions options;
+  options.variant = view.settings().variant();
+  for (const auto& [key, value] : view.settings().options()) options.values[key] = value;
+  const engine::coc::CocRules rules;
+  auto state = rules.NewState(options);
+  if (!situation || !state) {
+    out << "odds: " << engine::Describe(!situation ? situation.error() : state.error()) << "\n";
+    return;
+  }
+  if (situation->engagement != engine::coc::Engagement::kCloseCombat) {
+    out << "odds: an over-run or a ramming has no Combat Dice\n";
+    return;
+  }
+  engine::ScriptedDice no_dice({});
+  auto events = rules.Decide(*state, situation->attacker, engine::coc::SetUp{*situation}, no_dice);
+  if (!events) {
+    out << "odds: " << engine::Describe(events.error()) << "\n";
+    return;
+  }
+  for (const engine::coc::Event& event : *events) rules.Apply(*state, event);
+  const engine::Seat defender = engine::Opponent(situation->attacker);
+  auto preview = engine::coc::PreviewCombat(*state, engine::coc::Declare{},
+                                            engine::coc::DefaultDeclaration(*state, defender));
+  if (!preview) {
+    out << "odds: " << engine::Describe(preview.error()) << "\n";
+    return;
+  }
+  out << "(the first round, the attacker fighting with all its Units together, the defender's "
+         "supporting Units giving Supporting Fire where they can)\n";
+  PrintCocPreview(*preview, situation->attacker, out);
+}
+
 }  // namespace
 
 int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) const {
@@ -556,6 +607,7 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
   PrintView(out, match.view());
   out << "Type help for the commands.\n";
   aslpb::Seal draft;
+  const std::string ruleset = match.view().settings().ruleset();
   std::size_t shown = match.events().size();
   const auto show_new = [&] {
     if (match.events().size() > shown) PrintEvents(out, match, shown);
@@ -590,6 +642,13 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
     if (words.empty()) continue;
     const std::string& verb = words[0];
     bool connected = true;
+    const bool asl_only = verb == "attack" || verb == "draft" || verb == "clear" ||
+                          verb == "announce" || verb == "order" || verb == "choose";
+    if (asl_only && ruleset != "asl") {
+      out << verb << ": a command of asl matches; in a " << ruleset
+          << " match, seal FILE (type help)\n";
+      continue;
+    }
     if (verb == "quit" || verb == "exit") {
       break;
     } else if (verb == "help") {
@@ -611,7 +670,11 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       }
     } else if (verb == "setup" && words.size() == 2) {
       v1::ClientMessage command;
-      if (!ReadJsonFile(words[1], *command.mutable_submit_setup()->mutable_asl(), failure)) {
+      v1::SubmitSetup& setup = *command.mutable_submit_setup();
+      const bool read = ruleset == "coc"  ? ReadJsonFile(words[1], *setup.mutable_coc(), failure)
+                        : ruleset == "vv" ? ReadJsonFile(words[1], *setup.mutable_vv(), failure)
+                                          : ReadJsonFile(words[1], *setup.mutable_asl(), failure);
+      if (!read) {
         out << failure.message << "\n";
       } else {
         connected = act(std::move(command));
@@ -705,6 +768,19 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
     } else if (verb == "clear") {
       draft.Clear();
       out << "declaration emptied\n";
+    } else if (verb == "seal" && ruleset != "asl") {
+      v1::ClientMessage command;
+      v1::Declaration& declaration = *command.mutable_seal_declaration()->mutable_declaration();
+      if (words.size() != 2) {
+        out << "seal FILE: a JSON file of melee." << ruleset << ".v1.Declaration\n";
+      } else if (!(ruleset == "coc" ? ReadJsonFile(words[1], *declaration.mutable_coc(), failure)
+                                    : ReadJsonFile(words[1], *declaration.mutable_vv(), failure))) {
+        out << failure.message << "\n";
+      } else {
+        connected = act(std::move(command));
+      }
+    } else if (verb == "odds" && ruleset == "coc") {
+      PrintCocOdds(match.view(), out);
     } else if (verb == "seal") {
       v1::ClientMessage command;
       *command.mutable_seal_declaration()->mutable_declaration()->mutable_asl() = draft;

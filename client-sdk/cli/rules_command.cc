@@ -471,6 +471,30 @@ void PrintMargins(const cocpb::PreviewTable& table, std::ostream& out) {
   out << "(before Shock breaks, Aggressive/Stubborn re-fights and Leader hits; 17.5)\n";
 }
 
+}  // namespace
+
+void PrintCocPreview(const engine::coc::Preview& preview, engine::Seat attacker,
+                     std::ostream& out) {
+  const size_t a = attacker == engine::Seat::kSideA ? 0 : 1;
+  for (size_t i : {a, 1 - a}) {
+    const engine::Seat seat = i == 0 ? engine::Seat::kSideA : engine::Seat::kSideB;
+    out << engine::Name(seat) << (i == a ? " (attacker)" : " (defender)") << ": "
+        << preview.pools[i].dice << " Combat Dice [17.3]\n";
+    for (const coc::DiceRow& row : preview.pools[i].rows) {
+      out << "  " << row.rule << " " << row.what << ": " << row.before << " -> " << row.after
+          << "\n";
+    }
+  }
+  if (preview.overwhelmed) {
+    out << "17.3.1 Overwhelming Numbers: " << engine::Name(*preview.overwhelmed)
+        << " has a quarter of the other's dice or less; no dice are rolled\n";
+    return;
+  }
+  PrintMargins(proto::CocPreviewToProto(preview), out);
+}
+
+namespace {
+
 // `melee rules preview --ruleset coc --pools A,D`: the exact margin of two given pools.
 int RunCocPoolsPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> parts(1);
@@ -544,21 +568,7 @@ int RunCocPreview(const RulesArgs& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   out << coc::CocRules::kId << " " << coc::CocRules::kVersion << ": round 1 of the first combat\n";
-  for (size_t i : {a, 1 - a}) {
-    const engine::Seat seat = i == 0 ? engine::Seat::kSideA : engine::Seat::kSideB;
-    out << engine::Name(seat) << (i == a ? " (attacker)" : " (defender)") << ": "
-        << preview->pools[i].dice << " Combat Dice [17.3]\n";
-    for (const coc::DiceRow& row : preview->pools[i].rows) {
-      out << "  " << row.rule << " " << row.what << ": " << row.before << " -> " << row.after
-          << "\n";
-    }
-  }
-  if (preview->overwhelmed) {
-    out << "17.3.1 Overwhelming Numbers: " << engine::Name(*preview->overwhelmed)
-        << " has a quarter of the other's dice or less; no dice are rolled\n";
-    return 0;
-  }
-  PrintMargins(table, out);
+  PrintCocPreview(*preview, script->situation.attacker, out);
   return 0;
 }
 

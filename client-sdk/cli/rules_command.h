@@ -2,12 +2,14 @@
 
 // `melee rules`: plays close-combat situations offline, without a server.
 //
-//   melee rules resolve --ruleset asl|vv --situation FILE.json [--dice 3,4,...] [--seed S] [--json]
-//   melee rules preview --ruleset asl|vv --situation FILE.json [--dice ...] [--seed S] [--json]
+//   melee rules resolve --ruleset asl|coc|vv --situation FILE.json [--dice 3,4,...] [--seed S]
+//                       [--json]
+//   melee rules preview --ruleset asl|coc|vv --situation FILE.json [--dice ...] [--seed S] [--json]
+//   melee rules preview --ruleset coc --pools ATTACKER,DEFENDER [--json]
 //
 // The situation file is the protobuf JSON mapping of melee.asl.v1.CloseCombat
-// (docs/asl-situation-format.md) or, for vv, of melee.vv.v1.CloseAssault
-// (docs/vv-situation-format.md). Exit codes: 0 success; 1 the rules refused the situation or a
+// (docs/asl-situation-format.md), for coc of melee.coc.v1.Contact (docs/coc-situation-format.md),
+// for vv of melee.vv.v1.CloseAssault (docs/vv-situation-format.md). Exit codes: 0 success; 1 the rules refused the situation or a
 // declaration (the message names the rule); 2 usage error (an unknown or unsupported ruleset, an
 // unreadable or malformed file, bad or too few --dice).
 
@@ -16,6 +18,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "engine/coc/rules.h"
 #include "melee/asl/v1/asl.pb.h"
 
 namespace melee::cli {
@@ -26,6 +29,11 @@ inline constexpr int kExitUsage = 2;
 // Prints an outcome preview for a person: odds column, Kill #, every DRM with its rule, and each
 // target's exact chances.
 void PrintOutcomeTable(const melee::asl::v1::OutcomeTable& table, std::ostream& out);
+
+// Prints a coc round's preview: both pools row by row (17.3), then Overwhelming Numbers or the
+// exact margin distribution (17.4). Shared by `melee rules preview` and `melee play`.
+void PrintCocPreview(const engine::coc::Preview& preview, engine::Seat attacker,
+                     std::ostream& out);
 
 // The parsed arguments of `melee rules ...`. Filled by CLI11 while it parses.
 struct RulesArgs {

@@ -147,9 +147,82 @@ def play(server_binary, cli):
             server.wait(timeout=10)
 
 
+SOVIETS = ('{"attacker": "SEAT_SIDE_A", "position": "POSITION_BUILDING_FROM_OUTSIDE", '
+           '"force_morale": 9, "units": [{"id": "smg", "side": "SEAT_SIDE_A", '
+           '"role": "ROLE_ATTACKER", "movement_dice": 1, "through_arcs": ["lmg"], '
+           '"teams": [{"id": "smg_team", "figures": 7, "smgs": 7}], '
+           '"leaders": [{"id": "sergeant", "smg": true}]}]}')
+GERMANS = ('{"force_morale": 9, "units": [{"id": "squad", "side": "SEAT_SIDE_B", '
+           '"role": "ROLE_DEFENDER", "teams": [{"id": "lmg", "figures": 3, "lmgs": 1}, '
+           '{"id": "rifles", "figures": 5}], "leaders": [{"id": "unteroffizier", '
+           '"status": "LEADER_STATUS_WOUNDED", "team": "lmg"}]}]}')
+
+
+def play_coc(server_binary, cli):
+    """Side A plays rule 17's "In action" in `melee play`: its set-up, the exact odds of the first
+    round, its sealed declaration, the server's Combat Dice; side B acts by `melee submit`."""
+    with tempfile.TemporaryDirectory() as work:
+        log = open(os.path.join(work, "server.log"), "w+")
+        server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
+                                   os.path.join(work, "data")], stdout=log,
+                                  stderr=subprocess.STDOUT)
+        try:
+            port = None
+            for _ in range(200):
+                log.seek(0)
+                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read())
+                if found:
+                    port = found.group(1)
+                    break
+                time.sleep(0.05)
+            assert port, "the server did not start"
+            env = dict(os.environ, MELEE_SERVER=f"ws://127.0.0.1:{port}/ws")
+            melee(cli, work, env, "match", "create", "--ruleset", "coc", "--out", "c")
+            for name, text in (("soviets.json", SOVIETS), ("germans.json", GERMANS),
+                               ("assault.json", '{"declare": {"advance": true}}'),
+                               ("hold.json", '{"declare": {}}')):
+                with open(os.path.join(work, name), "w") as f:
+                    f.write(text)
+            melee(cli, work, env, "submit", "--seat", "c/side_b.seat", "--setup", "germans.json")
+            term = Terminal([cli, "play", "--seat", "c/side_a.seat"], work, env)
+            term.read_until(r"side_a> ")
+            term.type("setup soviets.json")
+            term.read_until(r"side_a> ")
+            term.type("confirm")
+            term.read_until(r"side_a> ")
+            melee(cli, work, env, "submit", "--seat", "c/side_b.seat", "--confirm")
+            term.type("wait 20")
+            term.read_until(r"close_combat set up")
+            term.read_until(r"side_a> ")
+            term.type("odds")
+            term.read_until(r"side_a \(attacker\): 8 Combat Dice")
+            term.read_until(r"side_b \(defender\): 13 Combat Dice")
+            term.read_until(r"attacker scores more hits: 15\.72% \(548254720/3486784401\)")
+            term.read_until(r"side_a> ")
+            term.type("attack smg > squad")
+            term.read_until(r"attack: a command of asl matches; in a coc match, seal FILE")
+            term.read_until(r"side_a> ")
+            term.type("seal assault.json")
+            term.read_until(r"sealed; receipt [0-9a-f]{64}")
+            term.read_until(r"side_a> ")
+            melee(cli, work, env, "submit", "--seat", "c/side_b.seat", "--declaration",
+                  "hold.json")
+            term.type("wait 20")
+            term.read_until(r"declarations revealed")
+            term.read_until(r"combat 1, round 1: side_a 8 Combat Dice")
+            term.read_until(r"side_a> ")
+            term.type("quit")
+            code = term.process.wait(timeout=20)
+            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
 def main():
     try:
         play(sys.argv[1], sys.argv[2])
+        play_coc(sys.argv[1], sys.argv[2])
     except AssertionError as failure:
         print(f"FAILED: {failure}")
         return 1
