@@ -74,23 +74,26 @@ UNITS_B = ('{"units": [{"id": "R1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_S
            '"concealed": true}]}')
 
 
+def start_server(server_binary, work):
+    """Starts the real server on a free port with its data in `work`; returns it and the
+    environment that points `melee` at it."""
+    log = open(os.path.join(work, "server.log"), "w+")
+    server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
+                               os.path.join(work, "data")], stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(200):
+        log.seek(0)
+        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read())
+        if found:
+            return server, dict(os.environ, MELEE_SERVER=f"ws://127.0.0.1:{found.group(1)}/ws")
+        time.sleep(0.05)
+    server.terminate()
+    raise AssertionError("the server did not start")
+
+
 def play(server_binary, cli):
     with tempfile.TemporaryDirectory() as work:
-        log = open(os.path.join(work, "server.log"), "w+")
-        server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
-                                   os.path.join(work, "data")], stdout=log,
-                                  stderr=subprocess.STDOUT)
+        server, env = start_server(server_binary, work)
         try:
-            port = None
-            for _ in range(200):
-                log.seek(0)
-                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read())
-                if found:
-                    port = found.group(1)
-                    break
-                time.sleep(0.05)
-            assert port, "the server did not start"
-            env = dict(os.environ, MELEE_SERVER=f"ws://127.0.0.1:{port}/ws")
             melee(cli, work, env, "match", "create", "--out", "m")
             with open(os.path.join(work, "a.json"), "w") as f:
                 f.write(UNITS_A)
@@ -162,21 +165,8 @@ def play_coc(server_binary, cli):
     """Side A plays rule 17's "In action" in `melee play`: its set-up, the exact odds of the first
     round, its sealed declaration, the server's Combat Dice; side B acts by `melee submit`."""
     with tempfile.TemporaryDirectory() as work:
-        log = open(os.path.join(work, "server.log"), "w+")
-        server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
-                                   os.path.join(work, "data")], stdout=log,
-                                  stderr=subprocess.STDOUT)
+        server, env = start_server(server_binary, work)
         try:
-            port = None
-            for _ in range(200):
-                log.seek(0)
-                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", log.read())
-                if found:
-                    port = found.group(1)
-                    break
-                time.sleep(0.05)
-            assert port, "the server did not start"
-            env = dict(os.environ, MELEE_SERVER=f"ws://127.0.0.1:{port}/ws")
             melee(cli, work, env, "match", "create", "--ruleset", "coc", "--out", "c")
             for name, text in (("soviets.json", SOVIETS), ("germans.json", GERMANS),
                                ("assault.json", '{"declare": {"advance": true}}'),
