@@ -145,8 +145,8 @@ struct Unit {
   Role role = Role::kAttacker;
   std::string name;  // optional label, e.g. "1st Section"
   Quality quality = Quality::kRegular;
-  bool aggressive = false;  // 17.5.1 / 17.5.2
-  bool stubborn = false;    // 17.5.1 / 17.5.3
+  bool aggressive = false;  // 17.5 (a Defeat by One is a Draw), 17.5.2
+  bool stubborn = false;    // 17.5 (the same, defending), 17.5.3
   bool broken = false;      // already Broken before the contact
   // A vehicle: never fights in Close Combat (17.1); over-runs (17.7, tracked) and rams (17.8).
   bool vehicle = false;
