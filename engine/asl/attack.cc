@@ -109,6 +109,56 @@ DrmInfo InfoOf(DrmCause cause) {
       return {"A18.2", "base unit Morale Level >= 8"};
     case DrmCause::kCreationLowMorale:
       return {"A18.2", "base unit Morale Level <= 6"};
+    case DrmCause::kVsUnarmoredVehicle:
+      return {"A11.51", "vs unarmored vehicle"};
+    case DrmCause::kVsNoMg:
+      return {"A11.51", "vs vehicle without manned functioning MG"};
+    case DrmCause::kEscort:
+      return {"A11.51", "escorting Personnel (+1 per HS/crew, +2 per squad)"};
+    case DrmCause::kVsMotion:
+      return {"A11.51", "vs Motion/non-stopped vehicle"};
+    case DrmCause::kVsOpenTopped:
+      return {"A11.61", "vs OT or partially armored AFV"};
+    case DrmCause::kVsCeOrAbandoned:
+      return {"A11.61", "vs CE CT or Abandoned AFV"};
+    case DrmCause::kVsImmobile:
+      return {"A11.61", "vs Immobile AFV"};
+    case DrmCause::kAtmm:
+      return {"C13.7", "ATMM"};
+    case DrmCause::kStreetFightingAttacking:
+      return {"A11.8", "Street Fighting Ambush"};
+    case DrmCause::kStreetFightingAttacked:
+      return {"A11.8", "vs Street Fighting unit (Ambush)"};
+    case DrmCause::kByRider:
+      return {"A11.611", "by Riders"};
+    case DrmCause::kVsRider:
+      return {"A11.611", "vs Riders"};
+    case DrmCause::kCcvAssaultEngineer:
+      return {"A11.5", "Assault Engineer"};
+    case DrmCause::kCcvInexperienced:
+      return {"A11.5", "Inexperienced"};
+    case DrmCause::kCcvSmcCombining:
+      return {"A11.5", "SMC combining"};
+    case DrmCause::kCcvHalved:
+      return {"A11.5", "FP-halving penalty"};
+    case DrmCause::kAtmmSmc:
+      return {"C13.7", "SMC"};
+    case DrmCause::kAtmmHalfSquad:
+      return {"C13.7", "HS/crew"};
+    case DrmCause::kAtmmCx:
+      return {"C13.7", "CX"};
+    case DrmCause::kAtmmUnarmored:
+      return {"C13.7", "vs non-armored vehicle"};
+    case DrmCause::kAmbushVehicle:
+      return {"A11.4", "vehicle"};
+    case DrmCause::kAmbushBuAfv:
+      return {"A11.4", "BU or Stunned AFV"};
+    case DrmCause::kCheckLeadership:
+      return {"A10.7", "leadership"};
+    case DrmCause::kCheckInexperienced:
+      return {"A11.6", "Inexperienced: 1TC"};
+    case DrmCause::kCheckIft:
+      return {"A7.3", "IFT result"};
   }
   return {"A11", "?"};
 }
@@ -171,6 +221,8 @@ std::string_view RuleOf(HalvingCause cause) {
       return "A7.8";
     case HalvingCause::kByGuarding:
       return "A20.3";
+    case HalvingCause::kByMotion:
+      return "A11.62";
   }
   return "A11";
 }
@@ -183,8 +235,89 @@ std::string_view TextOf(HalvingCause cause) {
       return "FP of a pinned unit halved";
     case HalvingCause::kByGuarding:
       return "FP of a guarding unit halved";
+    case HalvingCause::kByMotion:
+      return "FP of a vehicle in Motion halved";
   }
   return "?";
+}
+
+std::optional<size_t> DirectingLeader(std::span<const Unit> units,
+                                      std::span<const uint16_t> attackers,
+                                      const AttackOrder& order) {
+  // A11.141: one unpinned Good Order leader directs, not when he attacks alone.
+  if (attackers.size() < 2) return std::nullopt;
+  std::optional<size_t> best;
+  for (uint16_t index : attackers) {
+    const Unit& unit = units[index];
+    if (unit.kind != UnitKind::kLeader || unit.pinned || unit.broken) continue;
+    if (!order.director.empty()) {
+      if (unit.id == order.director) best = index;
+      continue;
+    }
+    if (!best || unit.leadership < units[*best].leadership) best = index;
+  }
+  // Player aid Q&A: a positive (harmful) leadership DRM may be declined.
+  if (best && order.decline_leadership && units[*best].leadership > 0) best.reset();
+  return best;
+}
+
+void AddAttackerDrms(std::span<const Unit> units, std::span<const uint16_t> attackers,
+                     Seat target_side, const AttackContext& context, std::vector<Drm>& drms) {
+  const Seat side = units[attackers[0]].owner;
+  for (uint16_t index : attackers) {
+    if (units[index].kind == UnitKind::kHero) drms.push_back({DrmCause::kHeroic, -1});
+  }
+  if (context.ambusher == side) drms.push_back({DrmCause::kAmbushAttacking, -1});
+  if (context.ambusher == target_side) drms.push_back({DrmCause::kAmbushAttacked, 1});
+  if (AnyOf(units, attackers, &Unit::cx)) drms.push_back({DrmCause::kByCx, 1});
+  if (AnyOf(units, attackers, &Unit::ti)) drms.push_back({DrmCause::kByTi, 1});
+  if (AnyOf(units, attackers, &Unit::in_wire)) drms.push_back({DrmCause::kByWire, 1});
+  if (AnyOf(units, attackers, &Unit::on_crest)) drms.push_back({DrmCause::kByCrest, 2});
+  if (AnyOf(units, attackers, &Unit::in_bank_or_panji)) {
+    drms.push_back({DrmCause::kByBankPanji, 1});
+  }
+  const bool riders = std::any_of(attackers.begin(), attackers.end(),
+                                  [&](uint16_t i) { return !units[i].rider_of.empty(); });
+  if (riders) drms.push_back({DrmCause::kByRider, 1});
+  const int own_excess = context.excess_squads[side == Seat::kSideA ? 0 : 1];
+  if (own_excess > 0) drms.push_back({DrmCause::kByOverstacked, own_excess});
+  const int their_excess = context.excess_squads[target_side == Seat::kSideA ? 0 : 1];
+  if (their_excess > 0) drms.push_back({DrmCause::kVsOverstacked, -their_excess});
+}
+
+std::vector<Drm> TargetDrms(std::span<const Unit> units, uint16_t target,
+                            const AttackOrder& order, const AttackContext& context) {
+  const Unit& unit = units[target];
+  std::vector<Drm> drms;
+  if (unit.broken) drms.push_back({DrmCause::kVsBroken, -2});
+  if (IsWithdrawing(context, target)) {
+    // A11.2: -2, +1 per friendly unit in the Melee that is not withdrawing.
+    drms.push_back({DrmCause::kVsWithdrawing, -2});
+    int covering = 0;
+    for (size_t i = 0; i < units.size(); ++i) {
+      const Unit& other = units[i];
+      if (other.owner == unit.owner && IsPresent(other) && other.kind != UnitKind::kDummy &&
+          !IsVehicle(other) && !IsWithdrawing(context, i)) {
+        ++covering;
+      }
+    }
+    if (covering > 0) drms.push_back({DrmCause::kCovering, covering});
+  }
+  if (unit.cx) drms.push_back({DrmCause::kVsCx, -1});
+  if (unit.ti) drms.push_back({DrmCause::kVsTi, -1});
+  if (unit.in_wire) drms.push_back({DrmCause::kVsWire, -1});
+  if (unit.on_crest) drms.push_back({DrmCause::kVsCrest, -2});
+  if (unit.in_bank_or_panji) drms.push_back({DrmCause::kVsBankPanji, -1});
+  if (!unit.rider_of.empty()) drms.push_back({DrmCause::kVsRider, -1});
+  if (order.capture) {
+    // A20.22: +1, or -1 vs Inexperienced Personnel.
+    if (unit.inexperienced) {
+      drms.push_back({DrmCause::kCaptureVsInexperienced, -1});
+    } else {
+      drms.push_back({DrmCause::kCapture, 1});
+    }
+  }
+  return drms;
 }
 
 AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> attackers,
@@ -194,7 +327,6 @@ AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> att
   MELEE_CHECK(!attackers.empty() && !targets.empty());
   AttackPlan plan;
   plan.hth = context.hth;
-  const Seat side = units[attackers[0]].owner;
   const Seat target_side = units[targets[0]].owner;
 
   // A11.11 attack strength: each unit's FP, halved per application for its own condition.
@@ -221,43 +353,11 @@ AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> att
                            context.options->above_ten_to_one_column);
   plan.kill_number = KillNumber(plan.column, plan.hth);
 
-  // A11.141: one unpinned Good Order leader directs, not when he attacks alone.
-  if (attackers.size() >= 2) {
-    std::optional<size_t> best;
-    for (uint16_t index : attackers) {
-      const Unit& unit = units[index];
-      if (unit.kind != UnitKind::kLeader || unit.pinned || unit.broken) continue;
-      if (!order.director.empty()) {
-        if (unit.id == order.director) best = index;
-        continue;
-      }
-      if (!best || unit.leadership < units[*best].leadership) best = index;
-    }
-    // Player aid Q&A: a positive (harmful) leadership DRM may be declined.
-    if (best && order.decline_leadership && units[*best].leadership > 0) best.reset();
-    if (best) {
-      plan.director = best;
-      if (units[*best].leadership != 0) {
-        plan.common.push_back({DrmCause::kLeadership, units[*best].leadership});
-      }
-    }
+  plan.director = DirectingLeader(units, attackers, order);
+  if (plan.director && units[*plan.director].leadership != 0) {
+    plan.common.push_back({DrmCause::kLeadership, units[*plan.director].leadership});
   }
-  for (uint16_t index : attackers) {
-    if (units[index].kind == UnitKind::kHero) plan.common.push_back({DrmCause::kHeroic, -1});
-  }
-  if (context.ambusher == side) plan.common.push_back({DrmCause::kAmbushAttacking, -1});
-  if (context.ambusher == target_side) plan.common.push_back({DrmCause::kAmbushAttacked, 1});
-  if (AnyOf(units, attackers, &Unit::cx)) plan.common.push_back({DrmCause::kByCx, 1});
-  if (AnyOf(units, attackers, &Unit::ti)) plan.common.push_back({DrmCause::kByTi, 1});
-  if (AnyOf(units, attackers, &Unit::in_wire)) plan.common.push_back({DrmCause::kByWire, 1});
-  if (AnyOf(units, attackers, &Unit::on_crest)) plan.common.push_back({DrmCause::kByCrest, 2});
-  if (AnyOf(units, attackers, &Unit::in_bank_or_panji)) {
-    plan.common.push_back({DrmCause::kByBankPanji, 1});
-  }
-  const int own_excess = context.excess_squads[side == Seat::kSideA ? 0 : 1];
-  if (own_excess > 0) plan.common.push_back({DrmCause::kByOverstacked, own_excess});
-  const int their_excess = context.excess_squads[target_side == Seat::kSideA ? 0 : 1];
-  if (their_excess > 0) plan.common.push_back({DrmCause::kVsOverstacked, -their_excess});
+  AddAttackerDrms(units, attackers, target_side, context, plan.common);
   // A25.43: Gurkhas vs Infantry (every target in part 1 is Infantry).
   if (AnyOf(units, attackers, &Unit::gurkha)) plan.common.push_back({DrmCause::kGurkha, -1});
   bool any_ija = false;
@@ -286,35 +386,7 @@ AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> att
   // Per target (SPEC A.5.3): the DRM that belong to one defending unit only.
   plan.per_target.resize(targets.size());
   for (size_t t = 0; t < targets.size(); ++t) {
-    const Unit& unit = units[targets[t]];
-    std::vector<Drm>& drms = plan.per_target[t];
-    if (unit.broken) drms.push_back({DrmCause::kVsBroken, -2});
-    if (IsWithdrawing(context, targets[t])) {
-      // A11.2: -2, +1 per friendly unit in the Melee that is not withdrawing.
-      drms.push_back({DrmCause::kVsWithdrawing, -2});
-      int covering = 0;
-      for (size_t i = 0; i < units.size(); ++i) {
-        const Unit& other = units[i];
-        if (other.owner == unit.owner && IsPresent(other) && other.kind != UnitKind::kDummy &&
-            !IsWithdrawing(context, i)) {
-          ++covering;
-        }
-      }
-      if (covering > 0) drms.push_back({DrmCause::kCovering, covering});
-    }
-    if (unit.cx) drms.push_back({DrmCause::kVsCx, -1});
-    if (unit.ti) drms.push_back({DrmCause::kVsTi, -1});
-    if (unit.in_wire) drms.push_back({DrmCause::kVsWire, -1});
-    if (unit.on_crest) drms.push_back({DrmCause::kVsCrest, -2});
-    if (unit.in_bank_or_panji) drms.push_back({DrmCause::kVsBankPanji, -1});
-    if (order.capture) {
-      // A20.22: +1, or -1 vs Inexperienced Personnel.
-      if (unit.inexperienced) {
-        drms.push_back({DrmCause::kCaptureVsInexperienced, -1});
-      } else {
-        drms.push_back({DrmCause::kCapture, 1});
-      }
-    }
+    plan.per_target[t] = TargetDrms(units, targets[t], order, context);
   }
   return plan;
 }

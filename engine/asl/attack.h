@@ -44,8 +44,8 @@ Column OddsColumn(const Rational& attack, const Rational& defence, bool above_te
 // A11.11 / J2.31: the black CC Kill # (0..13), or the red HtH Kill # (2..15).
 int KillNumber(Column column, bool hth);
 
-// Every cause of a CC DRM (A11 and the player aid's CC DRM table) and of an Ambush drm (A11.4).
-// Vehicle causes (A11.51, A11.61) arrive with part 2.
+// Every cause of a CC DRM (A11 and the player aid's CC DRM table), of an Ambush drm (A11.4), of
+// a CCV modifier (A11.5), an ATMM drm (C13.7) and a Task or Morale Check drm.
 enum class DrmCause : uint8_t {
   kLeadership,              // A11.141: directing leader
   kHeroic,                  // A15.24: -1 per attacking hero
@@ -86,6 +86,36 @@ enum class DrmCause : uint8_t {
   kCreationOddsBelowOneToOne,
   kCreationHighMorale,
   kCreationLowMorale,
+  // A11.5 / A11.61 CC vs a vehicle.
+  kVsUnarmoredVehicle,        // A11.51: -3
+  kVsNoMg,                    // A11.51: -1 vs a vehicle without manned functioning MG
+  kEscort,                    // A11.51: +1 per escorting HS/crew, +2 per squad
+  kVsMotion,                  // A11.51: +2 vs a Motion/non-stopped vehicle
+  kVsOpenTopped,              // A11.61: -2 vs an OT or partially armored AFV
+  kVsCeOrAbandoned,           // A11.61: -1 vs a CE CT or Abandoned AFV
+  kVsImmobile,                // A11.61: -1 vs an Immobile AFV, once
+  kAtmm,                      // C13.7: -3 with a successful ATMM check
+  kStreetFightingAttacking,   // A11.8: -1, automatic Ambush benefits
+  kStreetFightingAttacked,    // A11.8: +1 vs a Street Fighting unit
+  kByRider,                   // A11.611: +1 by Riders
+  kVsRider,                   // A11.611: -1 vs Riders
+  // A11.5 CCV modifiers.
+  kCcvAssaultEngineer,  // +1
+  kCcvInexperienced,    // -1
+  kCcvSmcCombining,     // +1
+  kCcvHalved,           // -1 per FP-halving penalty (pinned, guarding)
+  // C13.7 ATMM check drm.
+  kAtmmSmc,         // +2 SMC
+  kAtmmHalfSquad,   // +1 HS/crew
+  kAtmmCx,          // +1 CX
+  kAtmmUnarmored,   // +1 vs a non-armored vehicle
+  // A11.4 Ambush drm for vehicles.
+  kAmbushVehicle,  // +2 a side with a vehicle
+  kAmbushBuAfv,    // +1 each BU or Stunned AFV
+  // A11.6 PAATC and A11.622 Morale Checks.
+  kCheckLeadership,     // A10.7: the leader's modifier
+  kCheckInexperienced,  // A11.6: Inexperienced take a 1TC
+  kCheckIft,            // A7.3: the IFT's +N
 };
 
 // Returns the rule the cause comes from, e.g. "A11.16".
@@ -108,6 +138,7 @@ enum class HalvingCause : uint8_t {
   kVsConcealed,  // A11.19: the whole attack
   kByPinned,     // A7.8: the pinned unit's own FP
   kByGuarding,   // A20.3: the guard's own FP
+  kByMotion,     // A11.62: a vehicle in Motion
 };
 
 // Returns "A11.19" etc. and a short text.
@@ -127,6 +158,8 @@ struct AttackOrder {
   bool capture = false;             // A20.22: a predesignated capture attempt.
   std::string director;             // A11.141: the leader who directs; "" picks the best.
   bool decline_leadership = false;  // Player aid Q&A: a positive leadership DRM may be declined.
+  std::string atmm;                 // C13.7: the attacker making the ATMM check vs a vehicle.
+  std::vector<std::string> weapons;  // A11.62: a vehicle's weapons ("cmg", "rmg", "aamg", "sn").
   friend bool operator==(const AttackOrder&, const AttackOrder&) = default;
 };
 
@@ -142,6 +175,10 @@ struct AttackPlan {
   std::vector<Drm> common;                   // DRM for every target.
   std::vector<std::vector<Drm>> per_target;  // Parallel to the targets.
   std::vector<std::string> notes;
+  // A11.5: an attack on a vehicle has no odds: its Kill Number is the attackers' CCV.
+  bool vs_vehicle = false;
+  int ccv_base = 0;
+  std::vector<Drm> ccv_modifiers;
 };
 
 // The facts about the Location an attack plan reads beyond the units themselves.
@@ -162,6 +199,19 @@ struct AttackContext {
 AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> attackers,
                       std::span<const uint16_t> targets, const AttackOrder& order,
                       const AttackContext& context);
+
+// Building blocks of an attack plan, shared with the vehicle attacks (vehicle.h).
+// A11.141: the leader who directs `attackers` (an index into `units`), if any.
+std::optional<size_t> DirectingLeader(std::span<const Unit> units,
+                                      std::span<const uint16_t> attackers,
+                                      const AttackOrder& order);
+// The DRM that come from the attackers and the sides (Hero, Ambush, CX, TI, Wire, Crest, Bank,
+// Riders, overstacking), appended to `drms`.
+void AddAttackerDrms(std::span<const Unit> units, std::span<const uint16_t> attackers,
+                     Seat target_side, const AttackContext& context, std::vector<Drm>& drms);
+// The DRM that belong to one defending Personnel unit (broken, withdrawing, CX, Riders, ...).
+std::vector<Drm> TargetDrms(std::span<const Unit> units, uint16_t target,
+                            const AttackOrder& order, const AttackContext& context);
 
 // A18.12: the MMC whose Leader Creation drm apply after an attack's Original 2 (the attacking
 // MMC with the highest BPV) and those drm.

@@ -50,6 +50,10 @@ std::string_view OutcomeText(Outcome outcome) {
       return "eliminated";
     case Outcome::kCaptured:
       return "captured";
+    case Outcome::kImmobilized:
+      return "immobilized [A11.5]";
+    case Outcome::kBurning:
+      return "eliminated: a burning wreck [A11.5]";
   }
   return "?";
 }
@@ -81,8 +85,103 @@ std::string EffectText(const State& state, const Event& event, const Effect& eff
              (effect.created ? effect.created->stacked_on : std::string("?")) + " [A18.2]";
     case EffectKind::kHalfSquadCreated:
       return "HS " + id + " created (" + effect.text + ")";
+    case EffectKind::kPinned:
+      return id + " pinned (" + effect.text + ")";
+    case EffectKind::kBroken:
+      return id + " broken (" + effect.text + ")";
+    case EffectKind::kImmobilized:
+      return id + " immobilized [A11.5]";
+    case EffectKind::kWeaponMalfunctioned:
+      return id + "'s " + std::string(Name(static_cast<Weapon>(effect.value))) +
+             " malfunctions (" + effect.text + ")";
   }
   return "?";
+}
+
+std::string CheckText(const State& state, const Event& event, const TaskCheck& c) {
+  std::string_view result = "passed";
+  switch (c.result) {
+    case CheckResult::kPassed:
+      break;
+    case CheckResult::kPinned:
+      result = "pinned";
+      break;
+    case CheckResult::kBroken:
+      result = "broken";
+      break;
+    case CheckResult::kEliminated:
+      result = "eliminated";
+      break;
+  }
+  return Id(state, event, c.unit) + " " + c.check + ": DR " + std::to_string(c.dr.Total()) +
+         " (" + Drms(c.drms) + ") = " + std::to_string(c.final_dr) + " vs ML " +
+         std::to_string(c.morale) + " -> " + std::string(result);
+}
+
+std::string WeaponsText(uint8_t weapons) {
+  std::string out;
+  for (Weapon weapon : {kCmg, kRmg, kAamg, kSn}) {
+    if (weapons & weapon) out += (out.empty() ? "" : "+") + std::string(Name(weapon));
+  }
+  return out;
+}
+
+// The readable account of a resolved attack by or on a vehicle.
+std::string VehicleAttackText(const State& state, const Event& event, const AttackReport& r) {
+  std::string text;
+  const std::string seat(Name(event.seat));
+  if (r.close_defense) {
+    const CloseDefenseReport& cd = *r.close_defense;
+    text = seat + "'s " + Ids(state, event, r.attackers) +
+           " fires its Close Defense Weapon System: IFT DR " + std::to_string(cd.dr.Total()) +
+           " vs Usage # " + std::to_string(cd.usage) + " -> " +
+           (cd.ift ? "16 FP: " + Name(*cd.ift) + " on " + Ids(state, event, cd.targets)
+                   : std::string("no effect")) +
+           " [A11.622]";
+    for (const TaskCheck& check : cd.checks) text += "\n  " + CheckText(state, event, check);
+  } else if (r.vs_vehicle) {
+    text = seat + " attacks vehicle " + Ids(state, event, r.targets) + " with " +
+           Ids(state, event, r.attackers) + ": CCV " + std::to_string(r.kill_number) + " (" +
+           std::to_string(r.ccv_base) +
+           (r.ccv_modifiers.empty() ? "" : ", " + Drms(r.ccv_modifiers)) + ") [A11.5]";
+    if (r.atmm) {
+      text += "; ATMM check by " + Id(state, event, r.atmm->unit) + ": dr " +
+              std::to_string(r.atmm->dr) + " (" + Drms(r.atmm->drms) + ") = " +
+              std::to_string(r.atmm->final_dr) + " -> " + std::string(Name(r.atmm->result)) +
+              " [C13.7]";
+    }
+    text += "; DRM " + Drms(r.drms) + "; DR " + std::to_string(r.dr.Total()) + " (coloured " +
+            std::to_string(r.dr.colored) + ", white " + std::to_string(r.dr.white) + ")";
+    if (r.unlikely_kill_dr) {
+      text += "; Original 2: Unlikely Kill dr " + std::to_string(*r.unlikely_kill_dr) + " [A11.501]";
+    }
+    if (r.crew_small_arms) text += "; Original 12: Crew Small Arms [A11.621]";
+  } else {
+    text = seat + "'s " + Ids(state, event, r.attackers) + " attacks " +
+           Ids(state, event, r.targets) + " with its " + WeaponsText(r.weapons) + ": " +
+           r.attack_strength.ToMixedString() + " FP vs CCV " + r.defence_strength.ToMixedString() +
+           " -> " + std::string(Name(r.column)) + ", Kill # " + std::to_string(r.kill_number) +
+           " [A11.62]";
+    for (const Halving& halving : r.halvings) {
+      text += "; " + std::string(TextOf(halving.cause)) + " [" +
+              std::string(RuleOf(halving.cause)) + "]";
+    }
+    text += "; DRM " + Drms(r.drms) + "; DR " + std::to_string(r.dr.Total()) + " (coloured " +
+            std::to_string(r.dr.colored) + ", white " + std::to_string(r.dr.white) + ")";
+  }
+  if (r.leader_creation) {
+    const LeaderCreation& c = *r.leader_creation;
+    text += "; Original 2: Leader Creation dr " + std::to_string(c.dr) + " = " +
+            std::to_string(c.final_dr) + " -> " + (c.leader.empty() ? "none" : c.leader) +
+            " [A18.2]";
+  }
+  for (const TargetResult& t : r.results) {
+    text += "\n  " + Id(state, event, t.unit) + ": Final DR " + std::to_string(t.final_dr) +
+            (t.drms.empty() ? "" : " (own DRM " + Drms(t.drms) + ")") + " -> " +
+            std::string(OutcomeText(t.outcome));
+  }
+  for (const std::string& note : r.notes) text += "\n  note: " + note;
+  return text;
 }
 
 std::string_view ChoiceText(ChoiceKind kind) {
@@ -155,6 +254,10 @@ std::string DescribeEvent(const State& state, const Event& event) {
       break;
     case EventKind::kAttackResolved: {
       const AttackReport& r = *event.attack;
+      if (r.vs_vehicle || r.weapons != 0) {
+        text = VehicleAttackText(state, event, r);
+        break;
+      }
       text = seat + " attacks " + Ids(state, event, r.targets) + " with " +
              Ids(state, event, r.attackers) + ": " + r.attack_strength.ToMixedString() + ":" +
              r.defence_strength.ToMixedString() + " -> " + std::string(Name(r.column)) +
@@ -196,6 +299,13 @@ std::string DescribeEvent(const State& state, const Event& event) {
       break;
     case EventKind::kPassed:
       text = seat + " makes no further attack [A11.3]";
+      break;
+    case EventKind::kPaatcTaken:
+      text = "A11.6 PAATC before advancing onto a manned enemy AFV";
+      for (const TaskCheck& check : event.checks) text += "\n  " + CheckText(state, event, check);
+      break;
+    case EventKind::kVehicleCaptured:
+      text = "A11.52 an unarmed vehicle alone with enemy Infantry is captured";
       break;
     case EventKind::kPhaseEnded:
       text = std::string("end of CCPh: ") +

@@ -43,6 +43,7 @@ bool IsMmc(UnitKind kind) {
     case UnitKind::kHero:
     case UnitKind::kOtherSmc:
     case UnitKind::kDummy:
+    case UnitKind::kVehicle:
       return false;
   }
   return false;
@@ -58,6 +59,7 @@ bool IsSmc(UnitKind kind) {
     case UnitKind::kHalfSquad:
     case UnitKind::kCrew:
     case UnitKind::kDummy:
+    case UnitKind::kVehicle:
       return false;
   }
   return false;
@@ -79,8 +81,57 @@ std::string_view Name(UnitKind kind) {
       return "other_smc";
     case UnitKind::kDummy:
       return "dummy";
+    case UnitKind::kVehicle:
+      return "vehicle";
   }
   return "?";
+}
+
+std::string_view Name(Armor armor) {
+  switch (armor) {
+    case Armor::kClosedTop:
+      return "closed_top";
+    case Armor::kOpenTopped:
+      return "open_topped";
+    case Armor::kPartiallyArmored:
+      return "partially_armored";
+    case Armor::kUnarmored:
+      return "unarmored";
+  }
+  return "?";
+}
+
+std::string_view Name(Movement movement) {
+  switch (movement) {
+    case Movement::kStopped:
+      return "stopped";
+    case Movement::kMotion:
+      return "motion";
+    case Movement::kNonStopped:
+      return "non_stopped";
+  }
+  return "?";
+}
+
+std::string_view Name(Weapon weapon) {
+  switch (weapon) {
+    case kCmg:
+      return "cmg";
+    case kRmg:
+      return "rmg";
+    case kAamg:
+      return "aamg";
+    case kSn:
+      return "sn";
+  }
+  return "?";
+}
+
+std::optional<Weapon> ParseWeapon(std::string_view name) {
+  for (Weapon weapon : {kCmg, kRmg, kAamg, kSn}) {
+    if (Name(weapon) == name) return weapon;
+  }
+  return std::nullopt;
 }
 
 std::string_view Name(Nationality nationality) {
@@ -109,6 +160,8 @@ std::string_view Name(Nationality nationality) {
 
 int CcStrength(const Unit& unit) {
   // A11.14: a SMC has an inherent CC FP of one; A11.16: a broken MMC defends with its full FP.
+  // A vehicle's CC FP is its weapons' (A11.62), never a strength of its own.
+  if (IsVehicle(unit)) return 0;
   return IsSmc(unit.kind) ? 1 : unit.firepower;
 }
 
@@ -125,6 +178,27 @@ bool IsStealthy(const Unit& unit) {
 bool IsLax(const Unit& unit) {
   // A11.18: all Inexperienced Personnel are Lax.
   return unit.lax || unit.inexperienced;
+}
+
+std::optional<IftResult> ParseIftResult(std::string_view text) {
+  using Kind = IftResult::Kind;
+  auto digit = [](char c) -> std::optional<int> {
+    if (c < '1' || c > '9') return std::nullopt;
+    return c - '0';
+  };
+  if (text == "ne") return IftResult{Kind::kNoEffect, 0};
+  if (text == "ptc") return IftResult{Kind::kPtc, 0};
+  if (text == "nmc") return IftResult{Kind::kMc, 0};
+  if (text.size() == 3 && text.substr(1) == "mc" && digit(text[0])) {
+    return IftResult{Kind::kMc, *digit(text[0])};
+  }
+  if (text.size() == 3 && text.substr(0, 2) == "k/" && digit(text[2])) {
+    return IftResult{Kind::kCasualty, *digit(text[2])};
+  }
+  if (text.size() == 4 && text.substr(1) == "kia" && digit(text[0])) {
+    return IftResult{Kind::kKia, *digit(text[0])};
+  }
+  return std::nullopt;
 }
 
 Result<Options> ParseOptions(const MatchOptions& match_options) {
@@ -170,7 +244,41 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
       !r) {
     return tl::unexpected(r.error());
   }
-  static const std::set<std::string, std::less<>> kKnown = {"declaration_order",
+  if (auto r = ParseChoice<bool>(values, "burning_wreck", {{"le", true}, {"lt", false}},
+                                 options.burning_inclusive);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = ParseChoice<bool>(values, "escort_drm_when_bu",
+                                 {{"void", false}, {"applies", true}}, options.escort_drm_when_bu);
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto it = values.find("sn_ift"); it != values.end()) {
+    std::array<std::string, 11> column;
+    size_t count = 0;
+    std::string_view rest = it->second;
+    while (!rest.empty() || count == 0) {
+      const size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      if (count >= column.size() || !ParseIftResult(item)) {
+        return Reject("", "option sn_ift: give 11 IFT results for DR 2..12, each Nkia, k/N, Nmc, "
+                          "nmc, ptc or ne");
+      }
+      column[count++] = std::string(item);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (count != column.size()) {
+      return Reject("", "option sn_ift: give 11 IFT results for DR 2..12");
+    }
+    options.sn_ift = column;
+    options.sn_ift_from_option = true;
+  }
+  static const std::set<std::string, std::less<>> kKnown = {"burning_wreck",
+                                                            "escort_drm_when_bu",
+                                                            "sn_ift",
+                                                            "declaration_order",
                                                             "optional_hth",
                                                             "sw_destruction",
                                                             "above_ten_to_one",
@@ -181,7 +289,7 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
       return Reject("", "unknown asl option '" + key.substr(0, 32) +
                             "' (known: declaration_order, optional_hth, sw_destruction, "
                             "above_ten_to_one, leader_creation_finns_japanese, "
-                            "dare_death_non_hth_drm)");
+                            "dare_death_non_hth_drm, burning_wreck, escort_drm_when_bu, sn_ift)");
     }
   }
   return options;
@@ -232,7 +340,55 @@ Result<void> ValidateSituation(const Situation& situation) {
     if (unit.kind == UnitKind::kDummy && !unit.concealed) {
       return Reject("A11.19", "unit " + unit.id + ": a Dummy is always under a \"?\"");
     }
+    if (IsVehicle(unit)) {
+      const VehicleFacts& v = unit.vehicle;
+      if (unit.broken || unit.pinned || unit.cx || unit.concealed || unit.berserk ||
+          unit.firepower != 0 || !unit.stacked_on.empty() || !unit.support_weapons.empty() ||
+          unit.street_fighting != StreetFighting::kNone || unit.atmm || IsPrc(unit)) {
+        return Reject("A11.5", "vehicle " + unit.id +
+                                   ": a vehicle has no FP, Personnel status, SW or stacking of "
+                                   "its own (give its MG FP, crew status and movement; a "
+                                   "concealed vehicle is not supported)");
+      }
+      for (int fp : {v.cmg, v.rmg, v.aamg}) {
+        if (fp < 0 || fp > kMaxFirepower) {
+          return Reject("A11.62", "vehicle " + unit.id + ": MG FP must be 0..99");
+        }
+      }
+      if (v.sn_usage < 0 || v.sn_usage > 12) {
+        return Reject("A11.622", "vehicle " + unit.id + ": the sN Usage Number must be 0..12");
+      }
+      if (v.malfunctioned > (kCmg | kRmg | kAamg | kSn)) {
+        return Reject("", "vehicle " + unit.id + ": unknown malfunctioned weapon bits");
+      }
+      if (v.unarmed && (v.cmg || v.rmg || v.aamg || v.bmg || v.sn_usage)) {
+        return Reject("A11.52", "vehicle " + unit.id + " is unarmed but lists MG armament");
+      }
+    } else if (unit.vehicle != VehicleFacts{}) {
+      return Reject("A11.5", "unit " + unit.id + " is not a vehicle but has vehicle facts");
+    }
+    if (unit.street_fighting != StreetFighting::kNone && !IsMmc(unit.kind) && !IsSmc(unit.kind)) {
+      return Reject("A11.8", "unit " + unit.id + ": only Infantry Street Fight");
+    }
     if (unit.kind != UnitKind::kDummy) side_present[unit.owner == Seat::kSideA ? 0 : 1] = true;
+  }
+  for (const Unit& unit : situation.units) {
+    if (!IsPrc(unit)) continue;
+    if (!unit.rider_of.empty() && !unit.passenger_of.empty()) {
+      return Reject("A11.611", "unit " + unit.id + " cannot be both a Rider and a Passenger");
+    }
+    if (!IsMmc(unit.kind) && !IsSmc(unit.kind)) {
+      return Reject("A11.611", "unit " + unit.id + ": only Personnel ride in or on a vehicle");
+    }
+    const std::string& carrier = unit.rider_of.empty() ? unit.passenger_of : unit.rider_of;
+    auto it = by_id.find(carrier);
+    if (it == by_id.end() || !IsVehicle(*it->second) || it->second->owner != unit.owner) {
+      return Reject("A11.611", "unit " + unit.id + " rides " + carrier +
+                                   ", which is not a friendly vehicle in the Location");
+    }
+    if (unit.concealed) {
+      return Reject("A11.611", "PRC " + unit.id + " cannot be concealed apart from its vehicle");
+    }
   }
   for (const Unit& unit : situation.units) {
     if (unit.stacked_on.empty()) continue;

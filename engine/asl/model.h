@@ -3,9 +3,8 @@
 // The close-combat world of ASL chapter A11 as the engine sees it: one Location, the Personnel
 // in it, and the match options that settle the gaps SPEC-NOTES.md part A lists.
 //
-// Scope (part 1): Infantry and SMC. Vehicles, Cavalry, Pillboxes and Prisoners are refused with
-// "not supported: A11.5" etc. when a situation names them; their extension points are the
-// UnitKind enum, the DrmCause list and AttackPlan (attack.h), which part 2 extends.
+// Scope: Infantry, SMC and vehicles (A11.5-A11.8). Cavalry, Pillboxes and Prisoners are not
+// modelled; the README's rules-coverage table lists every rule with its status.
 
 #include <array>
 #include <cstdint>
@@ -19,8 +18,8 @@
 
 namespace melee::engine::asl {
 
-// What a counter is. Vehicles (part 2) will add kVehicle; every switch over UnitKind is
-// exhaustive so the compiler finds each place that must learn about it.
+// What a counter is. Every switch over UnitKind is exhaustive, so the compiler finds each place
+// that must learn about a new kind.
 enum class UnitKind : uint8_t {
   kSquad,      // MMC
   kHalfSquad,  // MMC
@@ -29,6 +28,7 @@ enum class UnitKind : uint8_t {
   kHero,       // SMC: heroic DRM -1 (A15.24), always Stealthy (A11.17)
   kOtherSmc,   // SMC without leadership (e.g. a commissar or a wounded hero's other roles)
   kDummy,      // A "?" with no unit under it: removed before designation (A11.19)
+  kVehicle,    // A vehicle (A11.5-A11.8); its facts are in Unit::vehicle
 };
 
 // Returns true for squads, half-squads and crews (Multi-Man Counters).
@@ -54,6 +54,81 @@ enum class Nationality : uint8_t {
 
 // Returns "other", "german", "american", ... (the situation file's spelling).
 std::string_view Name(Nationality nationality);
+
+// A vehicle's armour as CC sees it (A11.51, A11.61; AF itself is ignored, A11.612).
+enum class Armor : uint8_t {
+  kClosedTop,          // CT AFV
+  kOpenTopped,         // OT AFV: -2 (A11.61)
+  kPartiallyArmored,   // e.g. a halftrack: -2 (A11.61)
+  kUnarmored,          // truck, jeep: -3 (A11.51)
+};
+
+// Returns "closed_top", "open_topped", "partially_armored" or "unarmored".
+std::string_view Name(Armor armor);
+
+// Whether a vehicle is moving (A11.51 +2; A11.62 FP halved; A11.7 holds no one in Melee).
+enum class Movement : uint8_t { kStopped, kMotion, kNonStopped };
+
+// Returns "stopped", "motion" or "non_stopped".
+std::string_view Name(Movement movement);
+
+// The weapons a vehicle may use in CC (A11.62, A11.622), as bits of VehicleFacts::malfunctioned
+// and of State::weapons_used.
+enum Weapon : uint8_t {
+  kCmg = 1,   // co-axial MG (not when "CMG: VCA only")
+  kRmg = 2,   // remote MG
+  kAamg = 4,  // anti-aircraft MG: only when CE (A11.62)
+  kSn = 8,    // Close Defense Weapon System (A11.622)
+};
+
+// Returns "cmg", "rmg", "aamg" or "sn"; ParseWeapon is its inverse.
+std::string_view Name(Weapon weapon);
+std::optional<Weapon> ParseWeapon(std::string_view name);
+
+// What CC needs to know about a vehicle counter (UnitKind::kVehicle).
+struct VehicleFacts {
+  Armor armor = Armor::kClosedTop;
+  bool crew_exposed = false;  // CE; otherwise BU (A11.51 escort DRM, A11.61, A11.62 AAMG, sN)
+  bool abandoned = false;     // no crew (A11.61 -1, A11.621 NA, A11.31 last possessor)
+  bool shocked = false;       // C7.42: no CC attack, no Crew Small Arms
+  bool stunned = false;       // D5.34: no CC attack, no Crew Small Arms
+  bool immobile = false;      // A11.61 -1; A11.7
+  bool unarmed = false;       // no armament at all: captured when alone with enemy (A11.52)
+  Movement movement = Movement::kStopped;
+  int cmg = 0;                // CMG FP
+  bool cmg_vca_only = false;  // "CMG: VCA only" (D1.82): not usable in CC
+  int rmg = 0;                // RMG FP
+  int aamg = 0;               // AAMG FP
+  bool bmg = false;           // has a BMG: never fires in CC, but voids the no-MG DRM (A11.61)
+  int sn_usage = 0;           // sN Usage Number (A11.622); 0: no Close Defense Weapon System
+  uint8_t malfunctioned = 0;  // Weapon bits that malfunctioned
+  friend bool operator==(const VehicleFacts&, const VehicleFacts&) = default;
+};
+
+// One result of the Infantry Fire Table, as the A11.622 sN attack reads it (A7.3): "ne" no
+// effect, "ptc" Pin Task Check, "nmc"/"Nmc" a Morale Check (+N), "k/N" Casualty Reduction of one
+// unit by Random Selection and an N MC for all, "Nkia" N units eliminated by Random Selection
+// and the rest broken.
+struct IftResult {
+  enum class Kind : uint8_t { kNoEffect, kPtc, kMc, kCasualty, kKia };
+  Kind kind = Kind::kNoEffect;
+  int n = 0;  // The MC's +N (kMc, kCasualty) or the units killed (kKia).
+  friend bool operator==(const IftResult&, const IftResult&) = default;
+};
+
+// Parses "ne", "ptc", "nmc", "1mc".."9mc", "k/1".."k/9", "1kia".."9kia"; nothing otherwise.
+std::optional<IftResult> ParseIftResult(std::string_view text);
+
+// A11.8 Street Fighting: Infantry with automatic Ambush benefits against a vehicle.
+enum class StreetFighting : uint8_t {
+  kNone,
+  // Advanced onto a vehicle in a road Location from ground level of an adjacent building; it is
+  // returned there after its attack unless broken or pinned (or held by Wire).
+  kFromBuilding,
+  // Attacks a vehicle in stationary Bypass or using VBM from the Bypassed obstacle of its hex,
+  // where it stays.
+  kInObstacle,
+};
 
 // Why a unit is no longer (fully) in the Location.
 enum class Presence : uint8_t {
@@ -103,11 +178,26 @@ struct Unit {
   bool in_bank_or_panji = false;  // G8.212 / G9.21: -1 attacked, +1 attacking.
   bool advanced = false;          // Advanced into this CC in this APh (A11.4 Ambush eligibility).
   int wounds = 0;                 // SMC wounds taken (A17.11 Wound Severity +1 once wounded).
+  bool fanatic = false;           // Exempt from PAATC (A11.6).
+  bool atmm = false;              // Has ATMM (C13.7): Germans 1944-45 by scenario.
+  StreetFighting street_fighting = StreetFighting::kNone;  // A11.8
+  std::string rider_of;      // A11.611: a Rider of this friendly vehicle (attacked separately).
+  std::string passenger_of;  // A11.611: a Passenger of this friendly vehicle (shares its fate).
+  VehicleFacts vehicle;      // kVehicle only.
 
   Presence presence = Presence::kPresent;
 
   friend bool operator==(const Unit&, const Unit&) = default;
 };
+
+// Returns true for a vehicle counter.
+inline bool IsVehicle(const Unit& unit) { return unit.kind == UnitKind::kVehicle; }
+// Returns true for a Rider or Passenger (A11.611).
+inline bool IsPrc(const Unit& unit) { return !unit.rider_of.empty() || !unit.passenger_of.empty(); }
+// Returns true for an armored vehicle (AFV).
+inline bool IsAfv(const Unit& unit) {
+  return IsVehicle(unit) && unit.vehicle.armor != Armor::kUnarmored;
+}
 
 // Returns true when `unit` is an Infantry MMC/SMC still in the Location.
 inline bool IsPresent(const Unit& unit) { return unit.presence == Presence::kPresent; }
@@ -134,6 +224,9 @@ struct Location {
   bool hth = false;                // HtH CC already declared here (J2.31; G1.64).
   std::optional<Seat> ambusher;    // Ambush status from earlier this Player Turn (A11.4).
   std::array<int, 2> excess_squads = {0, 0};  // A5.131 overstacking, by Seat.
+  // A11.8 / D7.2: this is Reaction Fire against a vehicle in the MPh, not the CCPh: Street
+  // Fighting procedure, but the vehicle has no CC attack.
+  bool reaction_fire = false;
   friend bool operator==(const Location&, const Location&) = default;
 };
 
@@ -168,6 +261,19 @@ struct Options {
   bool leader_creation_excludes_finns_japanese = true;
   // ASL-AMB-13: the DRM of a Dare-Death MMC attacking in non-HtH CC (G18.62); unknown, 0.
   int dare_death_non_hth_drm = 0;
+  // ASL-AMB-2: a vehicle eliminated in CC burns when the Final DR <= half the CCV (the rule
+  // text), or only when < (as the 11.622 EX reads).
+  bool burning_inclusive = true;
+  // ASL-AMB-16: the +1/+2 Personnel Escort DRM (A11.51) is void when the vehicle is BU (false),
+  // or applies whatever the vehicle's crew status (true).
+  bool escort_drm_when_bu = false;
+  // ATMM-AMB (README): the C13.7 table pins on a dr of 6; a Final dr above 6 pins as well.
+  // The A11.622 sN attack reads the 16-FP column of the IFT for Original DR 2..12. The column
+  // is not in the shared sources: this is a placeholder [DEFAULT - NOT FROM RULES] except DR 7
+  // = 2MC, which A11.622 EX and the comprehensive example give. Option sn_ift replaces it.
+  std::array<std::string, 11> sn_ift = {"2kia", "1kia", "k/4", "4mc", "3mc", "2mc",
+                                        "1mc",  "nmc",  "ptc", "ne",  "ne"};
+  bool sn_ift_from_option = false;
   friend bool operator==(const Options&, const Options&) = default;
 };
 
@@ -178,6 +284,10 @@ struct Options {
 //   above_ten_to_one       column | ten_to_one
 //   leader_creation_finns_japanese   excluded | included
 //   dare_death_non_hth_drm -3..3
+//   burning_wreck          le | lt
+//   escort_drm_when_bu     void | applies
+//   sn_ift                 11 comma-separated IFT results for DR 2..12: Nkia, k/N, Nmc, nmc,
+//                          ptc, ne
 Result<Options> ParseOptions(const MatchOptions& options);
 
 // Returns the situation's problems as a RuleError naming the rule, or nothing when it is a legal

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/asl/rules.h"
+#include "engine/asl/vehicle.h"
 
 namespace melee::engine::asl {
 namespace {
@@ -82,6 +83,8 @@ class Tally {
           all_removed *= Rational(mortal, 6);
           break;
         }
+        case UnitKind::kVehicle:  // Attacks on vehicles are tallied by PreviewOnVehicle.
+          break;
       }
     }
     if (all_killed) table_.all_eliminated += weight * all_removed;
@@ -93,6 +96,74 @@ class Tally {
   bool capture_;
   OutcomeTable& table_;
 };
+
+// A11.5 / A11.501 / C13.7: the exact odds of an Infantry attack on `vehicle`.
+OutcomeTable PreviewOnVehicle(const State& state, const std::vector<uint16_t>& attackers,
+                              uint16_t vehicle, const AttackOrder& order,
+                              const AttackContext& context) {
+  std::optional<uint16_t> atmm_unit;
+  for (uint16_t i : attackers) {
+    if (!order.atmm.empty() && state.units[i].id == order.atmm) atmm_unit = i;
+  }
+  const AttackPlan shown = PlanAttackOnVehicle(state.units, attackers, vehicle, order, context,
+                                               false);
+  OutcomeTable table;
+  table.vs_vehicle = true;
+  table.kill_number = shown.kill_number;
+  table.drms = shown.common;
+  if (shown.director) table.director = state.units[*shown.director].id;
+  TargetOdds odds;
+  odds.unit = state.units[vehicle].id;
+  odds.final_dr_offset = Total(shown.common);
+  const VehicleFacts& v = state.units[vehicle].vehicle;
+  table.original_two = Rational(1, 36);
+  table.original_twelve = Rational(1, 36);
+  if (!v.abandoned && !v.shocked && !v.stunned) table.crew_small_arms = Rational(1, 36);
+  // Each ATMM dr (or none) gives its own plan: success -3, a 6 pins the unit (CCV -1).
+  const int atmm_rolls = atmm_unit ? 6 : 1;
+  for (int atmm_dr = 1; atmm_dr <= atmm_rolls; ++atmm_dr) {
+    const Rational atmm_weight(1, atmm_rolls);
+    std::vector<Unit> units = state.units;
+    bool success = false;
+    if (atmm_unit) {
+      const int final_dr = atmm_dr + Total(AtmmDrms(units[*atmm_unit], units[vehicle]));
+      const AtmmResult result = AtmmResultOf(final_dr);
+      success = result == AtmmResult::kSuccess;
+      if (success) table.atmm_success += atmm_weight;
+      if (result == AtmmResult::kPinned) units[*atmm_unit].pinned = true;
+    }
+    const AttackPlan plan =
+        PlanAttackOnVehicle(units, attackers, vehicle, order, context, success);
+    for (int total = 2; total <= 12; ++total) {
+      const Rational weight = atmm_weight * Rational(6 - std::abs(total - 7), 36);
+      const VehicleResult base = VehicleResultOf(total + Total(plan.common), plan.kill_number,
+                                                 state.options.burning_inclusive);
+      for (int kill_dr = 1; kill_dr <= (total == 2 ? 6 : 1); ++kill_dr) {
+        const Rational branch = total == 2 ? weight * Rational(1, 6) : weight;
+        const VehicleResult result =
+            total == 2 ? std::max(base, UnlikelyKillResult(kill_dr)) : base;
+        switch (result) {
+          case VehicleResult::kNoEffect:
+            odds.no_effect += branch;
+            break;
+          case VehicleResult::kImmobilized:
+            odds.immobilized += branch;
+            break;
+          case VehicleResult::kEliminated:
+            odds.eliminated += branch;
+            table.all_eliminated += branch;
+            break;
+          case VehicleResult::kBurning:
+            odds.burning += branch;
+            table.all_eliminated += branch;
+            break;
+        }
+      }
+    }
+  }
+  table.targets.push_back(std::move(odds));
+  return table;
+}
 
 }  // namespace
 
@@ -128,7 +199,21 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
                               .options = &state.options,
                               .withdrawing = &state.withdrawing,
                               .strength = {}};
-  const AttackPlan plan = PlanAttack(state.units, attackers, targets, order, context);
+  if (IsVehicle(state.units[attackers[0]]) && order.weapons == std::vector<std::string>{"sn"}) {
+    return Reject("A11.622",
+                  "not supported: a preview of the sN attack (an IFT attack with Morale Checks)");
+  }
+  if (!targets.empty() && IsVehicle(state.units[targets[0]])) {
+    return PreviewOnVehicle(state, attackers, targets[0], order, context);
+  }
+  const bool by_vehicle = IsVehicle(state.units[attackers[0]]);
+  uint8_t weapons = 0;
+  for (const std::string& name : order.weapons) {
+    if (std::optional<Weapon> weapon = ParseWeapon(name)) weapons |= *weapon;
+  }
+  const AttackPlan plan =
+      by_vehicle ? PlanVehicleFire(state.units, attackers[0], weapons, targets, order, context)
+                 : PlanAttack(state.units, attackers, targets, order, context);
 
   OutcomeTable table;
   table.attack_strength = plan.attack_strength;
@@ -149,7 +234,8 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
 
   Tally tally(state.units, targets, order.capture, table);
   const std::optional<CreationCheck> check =
-      LeaderCreationCheck(state.units, attackers, plan.column, state.options);
+      by_vehicle ? std::nullopt
+                 : LeaderCreationCheck(state.units, attackers, plan.column, state.options);
   for (int colored = 1; colored <= 6; ++colored) {
     for (int white = 1; white <= 6; ++white) {
       const int total = colored + white;

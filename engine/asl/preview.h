@@ -23,6 +23,8 @@ struct TargetOdds {
   Rational reduced;         // Casualty Reduction of a squad to a HS.
   Rational wounded;         // SMC wounded and surviving (A17.11).
   Rational no_effect;
+  Rational immobilized;     // A vehicle target (A11.5): Final DR == CCV.
+  Rational burning;         // A vehicle target: a burning wreck (`eliminated`: a plain wreck).
   friend bool operator==(const TargetOdds&, const TargetOdds&) = default;
 };
 
@@ -39,9 +41,15 @@ struct OutcomeTable {
   Rational original_twelve;  // A11.22 Infiltration for the targets.
   Rational leader_created;   // A18.2 (only when an MMC attacks).
   Rational all_eliminated;   // Every target eliminated or captured.
+  // An attack on a vehicle (A11.5): `kill_number` is the CCV, `drms` those without ATMM.
+  bool vs_vehicle = false;
+  Rational atmm_success;     // C13.7: the ATMM check succeeds (-3 DRM)
+  Rational crew_small_arms;  // A11.621: an Original 12 vs a crewed vehicle
   friend bool operator==(const OutcomeTable&, const OutcomeTable&) = default;
 };
 
+// Vehicles: an attack on a vehicle enumerates the ATMM dr, the 36 DR and the Unlikely Kill dr; a
+// vehicle's MG attack is tallied like an Infantry attack; the sN attack is not previewed.
 // Returns the outcome table of `order` declared by `seat` in `state`, or the RuleError a
 // declaration of it would meet (the same checks as Seal). At most 12 targets (exact odds of a
 // Random Selection among more would not fit in 64 bits).

@@ -24,6 +24,7 @@
 
 #include "engine/asl/attack.h"
 #include "engine/asl/model.h"
+#include "engine/asl/vehicle.h"
 #include "engine/core/dice.h"
 #include "engine/core/rational.h"
 #include "engine/core/ruleset.h"
@@ -75,6 +76,10 @@ enum class EffectKind : uint8_t {
   kSupportWeaponDropped,  // A SW left unpossessed in the Location (A11.13, A20.24).
   kLeaderCreated,         // A18.2: new unit appended (index = `unit`), `text` = "8-0" etc.
   kHalfSquadCreated,      // A20.22: a squad split so one HS is captured; new unit = `unit`.
+  kPinned,                // A failed PAATC (A11.6), ATMM dr 6 (C13.7), PTC or MC (A7.8).
+  kBroken,                // A failed MC (A10) after the sN attack (A11.622).
+  kImmobilized,           // A vehicle immobilized in CC (A11.5).
+  kWeaponMalfunctioned,   // A vehicle weapon (`value` = Weapon bit) malfunctions (ASL-AMB-11).
 };
 
 struct Effect {
@@ -93,6 +98,9 @@ enum class Outcome : uint8_t {
   kPartial,     // Final DR == Kill #: in the Random Selection (or capture choice) set
   kEliminated,  // Final DR < Kill #
   kCaptured,    // Final DR < Kill # on a capture attempt
+  // A vehicle attacked in CC (A11.5, A11.501).
+  kImmobilized,  // Final DR == CCV (kEliminated: Final DR < CCV, a wreck)
+  kBurning,      // Final DR <= half the CCV: a burning wreck
 };
 
 struct TargetResult {
@@ -110,6 +118,48 @@ struct LeaderCreation {
   int final_dr = 0;
   std::string leader;  // "8-0", or "" when none is created.
   friend bool operator==(const LeaderCreation&, const LeaderCreation&) = default;
+};
+
+// A Task or Morale Check: the PAATC (A11.6) and the checks the sN attack's IFT result calls for
+// (A11.622, A7.3, A10).
+enum class CheckResult : uint8_t {
+  kPassed,
+  kPinned,      // PAATC/PTC failed, or a MC passed with Final DR == ML (A7.8)
+  kBroken,      // MC failed (A10)
+  kEliminated,  // a broken unit failed a MC, or a KIA result
+};
+
+struct TaskCheck {
+  uint16_t unit = 0;
+  std::string check;  // "PAATC", "1TC", "PTC", "NMC", "2MC"
+  TwoDice dr;
+  std::vector<Drm> drms;
+  int final_dr = 0;
+  int morale = 0;
+  CheckResult result = CheckResult::kPassed;
+  friend bool operator==(const TaskCheck&, const TaskCheck&) = default;
+};
+
+// C13.7: the ATMM check before an attack on a vehicle.
+struct AtmmReport {
+  uint16_t unit = 0;
+  int dr = 0;
+  std::vector<Drm> drms;
+  int final_dr = 0;
+  AtmmResult result = AtmmResult::kNone;
+  friend bool operator==(const AtmmReport&, const AtmmReport&) = default;
+};
+
+// A11.622: a Close Defense Weapon System attack on every unarmored unit in the Location.
+struct CloseDefenseReport {
+  TwoDice dr;
+  int usage = 0;                 // the sN Usage Number: an Original DR above it has no effect
+  std::optional<IftResult> ift;  // the 16-FP IFT result, when it fired
+  bool placeholder = false;      // the IFT column is the placeholder (no sn_ift option)
+  std::vector<uint16_t> targets;
+  std::vector<int> selection_drs;  // A.9 Random Selection for a K/ or KIA result
+  std::vector<TaskCheck> checks;
+  friend bool operator==(const CloseDefenseReport&, const CloseDefenseReport&) = default;
 };
 
 // Every number of one resolved CC attack.
@@ -130,6 +180,15 @@ struct AttackReport {
   std::optional<LeaderCreation> leader_creation;
   std::vector<TargetResult> results;
   std::vector<std::string> notes;  // Defaults applied and placeholders, labelled.
+  // Vehicles (A11.5-A11.622).
+  uint8_t weapons = 0;     // A11.62: the attacking vehicle's weapons (Weapon bits)
+  bool vs_vehicle = false;  // A11.5: `kill_number` is the CCV; no odds
+  int ccv_base = 0;
+  std::vector<Drm> ccv_modifiers;
+  std::optional<AtmmReport> atmm;
+  std::optional<int> unlikely_kill_dr;  // A11.501
+  bool crew_small_arms = false;         // A11.621
+  std::optional<CloseDefenseReport> close_defense;
   friend bool operator==(const AttackReport&, const AttackReport&) = default;
 };
 
@@ -181,6 +240,8 @@ enum class EventKind : uint8_t {
   kChoiceMade,            // choice, selected, effects
   kPassed,                // seat: done attacking in sequential CC
   kPhaseEnded,            // effects (captures, withdrawals, Failure to Rout), melee
+  kPaatcTaken,            // checks, effects: A11.6 PAATC of the units that advanced onto an AFV
+  kVehicleCaptured,       // effects: A11.52 an unarmed vehicle alone with enemy Infantry
 };
 
 struct Event {
@@ -197,6 +258,7 @@ struct Event {
   std::vector<Effect> effects;
   std::vector<std::string> notes;
   bool melee = false;  // kPhaseEnded: a Melee marker is placed/kept (A11.15).
+  std::vector<TaskCheck> checks;  // kPaatcTaken
   friend bool operator==(const Event&, const Event&) = default;
 };
 
@@ -239,6 +301,9 @@ struct State {
   uint32_t next_choice_id = 1;
   bool end_choices_offered = false;
   bool melee = false;
+  // A11.31: a vehicle is in the Location: the sides alternate single attacks.
+  bool alternating = false;
+  std::vector<uint8_t> weapons_used;  // A11.62: Weapon bits each vehicle has used this CCPh.
   friend bool operator==(const State&, const State&) = default;
 };
 
@@ -266,6 +331,7 @@ struct View {
   std::optional<PendingChoice> pending;
   std::optional<Seat> ambusher;
   bool sequential = false;
+  bool alternating = false;
   bool hth = false;
   bool melee = false;
 };

@@ -64,10 +64,20 @@ class Play {
   std::vector<Event> TakeEvents() { return std::move(events_); }
 
   Result<void> SetUp(Seat seat, const asl::SetUp& command);
+  int LeaderHelp(Seat seat, std::optional<uint16_t> except) const;
+  void TakePaatc();
+  void CaptureUnarmedVehicles();
   Result<void> Announce(Seat seat, const asl::Announce& command);
   Result<void> Seal(Seat seat, const asl::Seal& command);
   Result<void> Choose(Seat seat, const asl::Choose& command);
   Result<void> ValidateAttacks(Seat seat, const asl::Seal& seal) const;
+  Result<void> ValidateAttackOnVehicle(const AttackOrder& order, const std::string& which,
+                                       const std::vector<uint16_t>& attackers,
+                                       const std::vector<uint16_t>& targets) const;
+  Result<void> ValidateVehicleFire(Seat seat, const AttackOrder& order, const std::string& which,
+                                   const std::vector<uint16_t>& attackers,
+                                   std::vector<bool>& attacked,
+                                   std::vector<uint8_t>& seal_weapons) const;
 
  private:
   // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
@@ -92,6 +102,24 @@ class Play {
   std::vector<Effect> LoseConcealment(Seat seat, const std::vector<AttackOrder>& attacks) const;
   void Resolve();
   void ResolveNext();
+  struct KillResults {
+    bool all_removed = true;
+    std::optional<std::vector<uint16_t>> capture_choice;
+  };
+  KillResults ApplyKills(AttackPlan& plan, const TwoDice& dr, const std::vector<uint16_t>& targets,
+                         bool capture, const std::vector<uint16_t>& attackers,
+                         std::span<const Unit> units, AttackReport& report,
+                         std::vector<Effect>& effects);
+  std::optional<Unit> RollLeaderCreation(const CreationCheck& check,
+                                         const std::vector<uint16_t>& attackers,
+                                         LeaderCreation& creation, uint16_t& host);
+  void ResolveAttackOnVehicle(const QueuedAttack& queued, const std::vector<uint16_t>& attackers,
+                              uint16_t vehicle);
+  void ResolveVehicleFire(const QueuedAttack& queued, const std::vector<uint16_t>& targets);
+  void ResolveCloseDefense(const QueuedAttack& queued);
+  TaskCheck MoraleCheck(uint16_t unit, int level, int leader_drm, std::vector<Effect>& effects);
+  void OfferInfiltration(const TwoDice& dr, Seat side, const std::vector<uint16_t>& attackers,
+                         const std::vector<uint16_t>& targets);
   void CasualtyReduction(uint16_t unit, std::vector<Effect>& effects);
   void CaptureOne(uint16_t unit, const std::vector<uint16_t>& captors,
                   std::vector<Effect>& effects) const;
@@ -157,7 +185,88 @@ Result<void> Play::SetUp(Seat, const asl::SetUp& command) {
     }
   }
   if (!dummies.effects.empty()) Emit(std::move(dummies));
+  TakePaatc();
+  CaptureUnarmedVehicles();
   return {};
+}
+
+// The best modifier of an unbroken, unpinned leader of `seat` in the Location other than
+// `except` (A10.7; A11.6: a leader aids the PAATC of units in his Location).
+int Play::LeaderHelp(Seat seat, std::optional<uint16_t> except) const {
+  int best = 0;
+  for (size_t i = 0; i < work_.units.size(); ++i) {
+    const Unit& unit = work_.units[i];
+    if (unit.owner != seat || !IsPresent(unit) || unit.kind != UnitKind::kLeader || unit.broken ||
+        unit.pinned || (except && *except == i)) {
+      continue;
+    }
+    best = std::min(best, unit.leadership);
+  }
+  return best;
+}
+
+// A11.6: an MMC advancing into a Location with a manned Known enemy AFV must first pass a PAATC
+// (an NTC; a 1TC when Inexperienced), aided by a leader; failing, it is pinned and stays where
+// it was. SMC, Fanatic and Berserk units are exempt.
+void Play::TakePaatc() {
+  if (work_.location.melee) return;
+  Event event = MakeEvent(EventKind::kPaatcTaken);
+  for (size_t i = 0; i < work_.units.size(); ++i) {
+    const Unit& unit = work_.units[i];
+    if (!IsPresent(unit) || !IsMmc(unit.kind) || !unit.advanced || unit.fanatic || unit.berserk ||
+        IsPrc(unit)) {
+      continue;
+    }
+    const bool afv = std::any_of(work_.units.begin(), work_.units.end(), [&](const Unit& v) {
+      return IsAfv(v) && v.owner != unit.owner && IsPresent(v) && !v.vehicle.abandoned;
+    });
+    if (!afv) continue;
+    TaskCheck check;
+    check.unit = static_cast<uint16_t>(i);
+    check.check = unit.inexperienced ? "1TC" : "PAATC";
+    check.morale = unit.morale;
+    if (unit.inexperienced) check.drms.push_back({DrmCause::kCheckInexperienced, 1});
+    if (const int help = LeaderHelp(unit.owner, std::nullopt); help != 0) {
+      check.drms.push_back({DrmCause::kCheckLeadership, help});
+    }
+    check.dr = dice_.RollTwoDice("A11.6 PAATC DR");
+    check.final_dr = check.dr.Total() + Total(check.drms);
+    if (check.final_dr > check.morale) {
+      check.result = CheckResult::kPinned;
+      event.effects.push_back(MakeEffect(EffectKind::kPinned, check.unit, "failed PAATC", 0));
+      event.effects.push_back(MakeEffect(EffectKind::kWithdrawn, check.unit,
+                                         "A11.6 failed PAATC: it never advanced", 0));
+    }
+    event.checks.push_back(std::move(check));
+  }
+  if (!event.checks.empty()) Emit(std::move(event));
+}
+
+// A11.52: an unarmed, stopped vehicle without Personnel Escort is captured at once when it is
+// alone with opposing Infantry.
+void Play::CaptureUnarmedVehicles() {
+  Event event = MakeEvent(EventKind::kVehicleCaptured);
+  for (size_t v = 0; v < work_.units.size(); ++v) {
+    const Unit& vehicle = work_.units[v];
+    if (!IsVehicle(vehicle) || !IsPresent(vehicle) || !vehicle.vehicle.unarmed ||
+        vehicle.vehicle.movement != Movement::kStopped) {
+      continue;
+    }
+    std::vector<uint16_t> captors;
+    bool escorted = false;
+    for (size_t i = 0; i < work_.units.size(); ++i) {
+      const Unit& unit = work_.units[i];
+      if (!IsPresent(unit) || IsVehicle(unit) || unit.kind == UnitKind::kDummy) continue;
+      if (unit.owner == vehicle.owner) escorted = true;
+      if (unit.owner != vehicle.owner && !unit.broken) captors.push_back(static_cast<uint16_t>(i));
+    }
+    if (escorted || captors.empty()) continue;
+    event.effects.push_back(WithCaptors(
+        MakeEffect(EffectKind::kCaptured, static_cast<uint16_t>(v),
+                   "A11.52 unarmed vehicle alone with enemy Infantry", 0),
+        captors));
+  }
+  if (!event.effects.empty()) Emit(std::move(event));
 }
 
 Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
@@ -252,8 +361,15 @@ void Play::CheckAmbush() {
     bool stealthy = false, hidden = false;
     std::optional<int> best_leader;
     int units_of_side = 0;
+    bool vehicle = false;
+    int bu_afv = 0;
     for (const Unit& unit : work_.units) {
       if (unit.owner != seat || !IsPresent(unit)) continue;
+      if (IsVehicle(unit)) {
+        vehicle = true;
+        if (IsAfv(unit) && (!unit.vehicle.crew_exposed || unit.vehicle.stunned)) ++bu_afv;
+        continue;
+      }
       ++units_of_side;
       cx = cx || unit.cx;
       lax = lax || IsLax(unit);
@@ -269,6 +385,8 @@ void Play::CheckAmbush() {
     }
     // "even if only a portion of a player's CC force is qualified to use it"
     std::vector<Drm>& drms = report.drms[s];
+    if (vehicle) drms.push_back({DrmCause::kAmbushVehicle, 2});
+    if (bu_afv > 0) drms.push_back({DrmCause::kAmbushBuAfv, bu_afv});
     if (cx) drms.push_back({DrmCause::kAmbushCx, 1});
     if (lax) drms.push_back({DrmCause::kAmbushLax, 1});
     if (broken) drms.push_back({DrmCause::kAmbushBroken, 1});
@@ -369,6 +487,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
   if (seal.attacks.size() > kMaxAttacksPerSeal) return Reject("", "too many attacks");
   std::vector<bool> attacks(work_.units.size(), false);
   std::vector<bool> attacked(work_.units.size(), false);
+  std::vector<uint8_t> seal_weapons(work_.units.size(), 0);
   const Seat enemy = Opponent(seat);
   bool enemy_mmc = false;
   bool friendly_mmc = false;
@@ -386,17 +505,45 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     const AttackOrder& order = seal.attacks[k];
     auto which = [k] { return "attack " + std::to_string(k + 1); };
     if (order.attackers.empty()) return Reject("A11.12", which() + " names no attacking unit");
-    if (order.targets.empty()) return Reject("A11.12", which() + " names no target");
     auto attackers = Units(order.attackers, seat, "attack");
     if (!attackers) {
       // Sequential CC: a unit eliminated before it attacks forfeits its attack (A11.3).
       return tl::unexpected(attackers.error());
     }
+    const bool by_vehicle = std::any_of(attackers->begin(), attackers->end(),
+                                        [&](uint16_t i) { return IsVehicle(work_.units[i]); });
+    if (by_vehicle) {
+      if (Result<void> valid =
+              ValidateVehicleFire(seat, order, which(), *attackers, attacked, seal_weapons);
+          !valid) {
+        return valid;
+      }
+      continue;
+    }
+    if (order.targets.empty()) return Reject("A11.12", which() + " names no target");
+    if (!order.weapons.empty()) {
+      return Reject("A11.62", which() + ": only a vehicle attacks with weapons");
+    }
     auto targets = Units(order.targets, enemy, "be attacked by this side");
     if (!targets) return tl::unexpected(targets.error());
+    const bool vs_vehicle = std::any_of(targets->begin(), targets->end(),
+                                        [&](uint16_t i) { return IsVehicle(work_.units[i]); });
+    if (vs_vehicle) {
+      if (Result<void> valid = ValidateAttackOnVehicle(order, which(), *attackers, *targets);
+          !valid) {
+        return valid;
+      }
+    } else if (!order.atmm.empty()) {
+      return Reject("C13.7", which() + ": an ATMM check is made only against a vehicle");
+    }
     bool has_mmc = false;
     for (uint16_t i : *attackers) {
       const Unit& unit = work_.units[i];
+      if (!unit.passenger_of.empty()) {
+        return Reject("A11.611", "Passenger " + unit.id +
+                                     " shares the fate of its vehicle and cannot attack "
+                                     "(not supported: A11.62 CE halftrack Passengers' FP)");
+      }
       if (attacks[i] || work_.has_attacked[i]) {
         return Reject("A11.12", Named(unit) + " already attacks");
       }
@@ -447,8 +594,14 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
                                      " is not a leader taking part in " + which());
       }
     }
+    if (vs_vehicle) continue;  // A vehicle may be attacked again (player aid FAQ).
     for (uint16_t i : *targets) {
       const Unit& unit = work_.units[i];
+      if (!unit.passenger_of.empty()) {
+        return Reject("A11.611", "Passenger " + unit.id +
+                                     " cannot be attacked apart from its vehicle (A11.52 capture "
+                                     "of Passengers is not supported)");
+      }
       if (attacked[i] || work_.is_attacked[i]) {
         return Reject("A11.12", Named(unit) + " is already attacked");
       }
@@ -476,6 +629,10 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
       }
     }
   }
+  if (work_.alternating && seal.attacks.size() > 1) {
+    return Reject("A11.31", "with a vehicle in the Location the sides alternate single attacks: "
+                            "declare one attack at a time");
+  }
   if (!seal.ambush_withdraw.empty()) {
     if (!work_.sequential || work_.ambusher != seat || work_.next_attack > 0) {
       return Reject("A11.41", "only the side that Ambushed may withdraw, before CC is resolved");
@@ -490,6 +647,137 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
         return Reject("A11.41", Named(work_.units[i]) + " cannot both attack and withdraw");
       }
     }
+  }
+  return {};
+}
+
+// A11.5 / A11.52 / C13.7: an Infantry attack on a vehicle.
+Result<void> Play::ValidateAttackOnVehicle(const AttackOrder& order, const std::string& which,
+                                           const std::vector<uint16_t>& attackers,
+                                           const std::vector<uint16_t>& targets) const {
+  if (targets.size() != 1) {
+    return Reject("A11.5", which + ": a single CC attack cannot affect both a vehicle and "
+                                   "Personnel, nor two vehicles");
+  }
+  const Unit& vehicle = work_.units[targets[0]];
+  if (order.capture) {
+    if (!vehicle.vehicle.abandoned || vehicle.vehicle.movement != Movement::kStopped) {
+      return Reject("A11.52", which + ": Infantry may not attempt to capture a manned AFV or a "
+                                      "Motion/non-stopped vehicle");
+    }
+    return Reject("A11.52", "not supported: A11.52 capture of an Abandoned vehicle (A21.2)");
+  }
+  if (attackers.size() > 2) {
+    return Reject("A11.5", which + ": no more than two units combine in a CC attack vs a vehicle");
+  }
+  if (attackers.size() == 2 && !IsSmc(work_.units[attackers[0]].kind) &&
+      !IsSmc(work_.units[attackers[1]].kind)) {
+    return Reject("A11.5", which + ": one of two units attacking a vehicle must be a SMC");
+  }
+  if (!order.atmm.empty()) {
+    Result<uint16_t> atmm = Find(order.atmm);
+    if (!atmm || !Contains(attackers, *atmm)) {
+      return Reject("C13.7", which + ": the ATMM check is made by one of the attacking units");
+    }
+    if (!work_.units[*atmm].atmm) {
+      return Reject("C13.7", Named(work_.units[*atmm]) +
+                                 " has no ATMM (Germans 1944-45: set atmm in the situation)");
+    }
+  }
+  return {};
+}
+
+// A11.62 / A11.622 / A11.8: a vehicle's attack on Infantry.
+Result<void> Play::ValidateVehicleFire(Seat seat, const AttackOrder& order,
+                                       const std::string& which,
+                                       const std::vector<uint16_t>& attackers,
+                                       std::vector<bool>& attacked,
+                                       std::vector<uint8_t>& seal_weapons) const {
+  if (attackers.size() != 1) {
+    return Reject("A11.62", which + ": a vehicle attacks with its own weapons only, alone");
+  }
+  const uint16_t v = attackers[0];
+  const Unit& vehicle = work_.units[v];
+  if (work_.location.reaction_fire) {
+    return Reject("A11.8", "in Reaction Fire the vehicle has no CC attack");
+  }
+  if (order.capture || !order.atmm.empty() || !order.director.empty()) {
+    return Reject("A11.62", which + ": a vehicle makes no capture, ATMM or led attack");
+  }
+  if (order.weapons.empty()) {
+    return Reject("A11.62", which + ": name the vehicle's weapons (cmg, rmg, aamg or sn)");
+  }
+  uint8_t bits = 0;
+  for (const std::string& name : order.weapons) {
+    std::optional<Weapon> weapon = ParseWeapon(name);
+    if (!weapon) {
+      return Reject("A11.62", which + ": unknown weapon '" + name.substr(0, 16) +
+                                  "' (cmg, rmg, aamg, sn; a BMG is never used in CC)");
+    }
+    if (bits & *weapon) return Reject("A11.62", which + ": " + name + " is named twice");
+    bits |= *weapon;
+  }
+  const VehicleFacts& facts = vehicle.vehicle;
+  if (facts.abandoned) return Reject("A11.62", Named(vehicle) + " is Abandoned: no CC attack");
+  if (facts.shocked || facts.stunned) {
+    return Reject(facts.shocked ? "C7.42" : "D5.34",
+                  Named(vehicle) + " is " + (facts.shocked ? "Shocked" : "Stunned") +
+                      " and may not attack in CC");
+  }
+  const uint8_t used =
+      static_cast<uint8_t>((v < work_.weapons_used.size() ? work_.weapons_used[v] : 0) |
+                           seal_weapons[v]);
+  const uint8_t usable = UsableWeapons(vehicle, 0);
+  for (Weapon weapon : {kCmg, kRmg, kAamg, kSn}) {
+    if ((bits & weapon) == 0) continue;
+    const std::string name(Name(weapon));
+    if (used & weapon) {
+      return Reject("A11.62", Named(vehicle) + "'s " + name + " has already attacked this CCPh");
+    }
+    if ((usable & weapon) == 0) {
+      std::string why = " has none";
+      if (facts.malfunctioned & weapon) why = " has malfunctioned";
+      if (weapon == kCmg && facts.cmg_vca_only) why = " fires through the VCA only (D1.82)";
+      if (weapon == kAamg && facts.aamg > 0) why = " is usable only when the vehicle is CE";
+      if (weapon == kSn && facts.sn_usage > 0) why = " is usable only when the AFV is BU";
+      return Reject(weapon == kSn ? "A11.622" : "A11.62", Named(vehicle) + "'s " + name + why);
+    }
+  }
+  seal_weapons[v] |= bits;
+  if (bits & kSn) {
+    if (bits != kSn) {
+      return Reject("A11.622", which + ": a Close Defense Weapon System attack cannot be "
+                                       "combined with any other FP");
+    }
+    if (!order.targets.empty()) {
+      return Reject("A11.622", which + ": the sN attacks every unarmored unit in the Location; "
+                                       "name no targets");
+    }
+    bool provoked = work_.ambusher == seat || work_.is_attacked[v];
+    for (size_t i = 0; i < work_.units.size(); ++i) {
+      const Unit& unit = work_.units[i];
+      if (unit.owner == seat && !IsVehicle(unit) && work_.is_attacked[i]) provoked = true;
+    }
+    if (!provoked) {
+      return Reject("A11.622", "the sN is fired only after the AFV or its Personnel Escort has "
+                               "been attacked in this CCPh (or when it Ambushed)");
+    }
+    return {};
+  }
+  if (order.targets.empty()) return Reject("A11.12", which + " names no target");
+  auto targets = Units(order.targets, Opponent(seat), "be attacked by this side");
+  if (!targets) return tl::unexpected(targets.error());
+  for (uint16_t i : *targets) {
+    const Unit& unit = work_.units[i];
+    if (IsVehicle(unit)) return Reject("A11.5", "only Infantry may attack a vehicle in CC");
+    if (!unit.passenger_of.empty()) {
+      return Reject("A11.611", "Passenger " + unit.id + " cannot be attacked apart from its "
+                                                        "vehicle");
+    }
+    if (attacked[i] || work_.is_attacked[i]) {
+      return Reject("A11.12", Named(unit) + " is already attacked");
+    }
+    attacked[i] = true;
   }
   return {};
 }
@@ -653,6 +941,7 @@ void Play::CasualtyReduction(uint16_t index, std::vector<Effect>& effects) {
     case UnitKind::kHalfSquad:
     case UnitKind::kCrew:
     case UnitKind::kDummy:
+    case UnitKind::kVehicle:  // Never a Personnel target; listed for exhaustiveness.
       effects.push_back(MakeEffect(
           EffectKind::kEliminated, index,
           "Casualty Reduction; placeholder: A7.302 as summarised, a HS/crew is eliminated "
@@ -678,6 +967,108 @@ void Play::CasualtyReduction(uint16_t index, std::vector<Effect>& effects) {
   }
 }
 
+// A11.11: Final DR < Kill # eliminates (or captures), == Kill # is a Partial Kill resolved by
+// Random Selection (A.9) and Casualty Reduction; A11.13 SW of the units removed.
+Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
+                                   const std::vector<uint16_t>& targets, bool capture,
+                                   const std::vector<uint16_t>& attackers,
+                                   std::span<const Unit> units, AttackReport& report,
+                                   std::vector<Effect>& effects) {
+  const int common = Total(plan.common);
+  std::vector<uint16_t> partial;
+  std::vector<uint16_t> eliminated;
+  bool all_removed = true;
+  report.results.reserve(targets.size());
+  for (size_t t = 0; t < targets.size(); ++t) {
+    TargetResult result;
+    result.unit = targets[t];
+    result.drms = std::move(plan.per_target[t]);
+    result.final_dr = dr.Total() + common + Total(result.drms);
+    if (result.final_dr < plan.kill_number) {
+      result.outcome = capture ? Outcome::kCaptured : Outcome::kEliminated;
+      eliminated.push_back(targets[t]);
+    } else if (result.final_dr == plan.kill_number) {
+      result.outcome = Outcome::kPartial;
+      partial.push_back(targets[t]);
+      all_removed = false;
+    } else {
+      all_removed = false;
+    }
+    report.results.push_back(std::move(result));
+  }
+  for (uint16_t i : eliminated) {
+    effects.push_back(WithCaptors(
+        MakeEffect(capture ? EffectKind::kCaptured : EffectKind::kEliminated, i, "",
+                   0),
+        capture ? attackers : std::vector<uint16_t>{}));
+  }
+  std::optional<std::vector<uint16_t>> capture_choice;
+  if (!partial.empty() && capture) {
+    // A20.22: Final DR == Kill # captures one unit of the defender's choice.
+    if (partial.size() == 1) {
+      CaptureOne(partial.front(), attackers, effects);
+    } else {
+      capture_choice = partial;
+    }
+  } else if (!partial.empty()) {
+    // A.9 Random Selection: a dr per unit; the highest (all tied) suffer Casualty Reduction.
+    std::vector<int> drs;
+    if (partial.size() > 1) {
+      for (size_t p = 0; p < partial.size(); ++p) drs.push_back(dice_.RollDie("A.9 RS dr"));
+    } else {
+      drs.push_back(0);
+    }
+    // 11.4 EX: a concealed squad Reduced to a HS also loses its concealment (the fold does it).
+    for (size_t p : HighestRolls(drs)) CasualtyReduction(partial[p], effects);
+  }
+  // A11.13: SW/Guns of a unit eliminated on an Original coloured dr 1 may be eliminated too;
+  // other SW of eliminated or captured units stay unpossessed in the Location.
+  const int black_kill = KillNumber(plan.column, false);
+  const size_t result_effects = effects.size();
+  for (size_t e = 0; e < result_effects; ++e) {
+    const Effect effect = effects[e];
+    if (effect.kind != EffectKind::kEliminated && effect.kind != EffectKind::kCaptured) continue;
+    if (effect.unit >= units.size()) continue;  // A HS created by this attack carries no SW.
+    for (const std::string& weapon : units[effect.unit].support_weapons) {
+      bool destroyed = false;
+      if (effect.kind == EffectKind::kEliminated && dr.colored == 1) {
+        const int sw_dr = dice_.RollDie("A11.13 SW dr");
+        destroyed =
+            work_.options.sw_destruction_inclusive ? sw_dr <= black_kill : sw_dr < black_kill;
+      }
+      effects.push_back(
+          MakeEffect(destroyed ? EffectKind::kSupportWeaponLost : EffectKind::kSupportWeaponDropped,
+                     effect.unit, weapon, 0));
+    }
+  }
+  return KillResults{all_removed, std::move(capture_choice)};
+}
+
+// A18.2: the Leader Creation dr after an MMC's Original 2 (`creation` records it); returns the
+// new leader, stacked on `host` (Random Selection among the attacking MMC).
+std::optional<Unit> Play::RollLeaderCreation(const CreationCheck& check,
+                                             const std::vector<uint16_t>& attackers,
+                                             LeaderCreation& creation, uint16_t& host) {
+  creation.drms = check.drms;
+  creation.dr = dice_.RollDie("A18.2 leader dr");
+  creation.final_dr = creation.dr + Total(creation.drms);
+  creation.leader = std::string(CreatedLeader(creation.final_dr));
+  if (creation.leader.empty()) return std::nullopt;
+  // If several MMC made the attack, Random Selection picks the one he stacks on.
+  host = check.base;
+  std::vector<uint16_t> mmcs;
+  for (uint16_t i : attackers) {
+    if (IsMmc(work_.units[i].kind)) mmcs.push_back(i);
+  }
+  if (mmcs.size() > 1) {
+    std::vector<int> drs;
+    for (size_t m = 0; m < mmcs.size(); ++m) drs.push_back(dice_.RollDie("A.9 RS dr"));
+    host = mmcs[HighestRolls(drs).front()];
+  }
+  return CreatedLeaderUnit(work_.units, work_.units[check.base], work_.units[host],
+                           creation.leader);
+}
+
 void Play::ResolveNext() {
   // A reference: the queue is not resized while this attack is resolved, and nothing reads it
   // after the attack's event is folded in.
@@ -693,6 +1084,11 @@ void Play::ResolveNext() {
   for (uint16_t i : queued.targets) {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
+  const bool by_vehicle = IsVehicle(work_.units[queued.attackers[0]]);
+  if (by_vehicle && queued.order.weapons == std::vector<std::string>{"sn"}) {
+    ResolveCloseDefense(queued);
+    return;
+  }
   if (attackers.empty() || targets.empty()) {
     Event event = MakeEvent(EventKind::kAttackVoid, side);
     event.notes.push_back(attackers.empty()
@@ -702,6 +1098,14 @@ void Play::ResolveNext() {
     return;
   }
 
+  if (by_vehicle) {
+    ResolveVehicleFire(queued, targets);
+    return;
+  }
+  if (IsVehicle(work_.units[targets[0]])) {
+    ResolveAttackOnVehicle(queued, attackers, targets[0]);
+    return;
+  }
   AttackReport report;
   report.side = side;
   report.capture = queued.order.capture;
@@ -727,25 +1131,10 @@ void Play::ResolveNext() {
     check = LeaderCreationCheck(work_.units, attackers, plan.column, work_.options);
   }
   if (check) {
-    const Unit& mmc = work_.units[check->base];
     LeaderCreation creation;
-    creation.drms = check->drms;
-    creation.dr = dice_.RollDie("A18.2 leader dr");
-    creation.final_dr = creation.dr + Total(creation.drms);
-    creation.leader = std::string(CreatedLeader(creation.final_dr));
-    if (!creation.leader.empty()) {
-      // If several MMC made the attack, Random Selection picks the one he stacks on.
-      uint16_t host = check->base;
-      std::vector<uint16_t> mmcs;
-      for (uint16_t i : attackers) {
-        if (IsMmc(work_.units[i].kind)) mmcs.push_back(i);
-      }
-      if (mmcs.size() > 1) {
-        std::vector<int> drs;
-        for (size_t m = 0; m < mmcs.size(); ++m) drs.push_back(dice_.RollDie("A.9 RS dr"));
-        host = mmcs[HighestRolls(drs).front()];
-      }
-      const Unit leader = CreatedLeaderUnit(work_.units, mmc, work_.units[host], creation.leader);
+    uint16_t host = check->base;
+    if (std::optional<Unit> created = RollLeaderCreation(*check, attackers, creation, host)) {
+      const Unit leader = std::move(*created);
       const auto index = static_cast<uint16_t>(work_.units.size());
       effects.push_back(WithCreated(
           MakeEffect(EffectKind::kLeaderCreated, index, creation.leader, leader.leadership),
@@ -797,74 +1186,10 @@ void Play::ResolveNext() {
   report.dr = dr;
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
 
-  // A11.11: Final DR < Kill # eliminates (or captures), == Kill # is a Partial Kill.
-  const int common = Total(plan.common);
-  std::vector<uint16_t> partial;
-  std::vector<uint16_t> eliminated;
-  bool all_removed = true;
-  report.results.reserve(targets.size());
-  for (size_t t = 0; t < targets.size(); ++t) {
-    TargetResult result;
-    result.unit = targets[t];
-    result.drms = std::move(plan.per_target[t]);
-    result.final_dr = dr.Total() + common + Total(result.drms);
-    if (result.final_dr < plan.kill_number) {
-      result.outcome = queued.order.capture ? Outcome::kCaptured : Outcome::kEliminated;
-      eliminated.push_back(targets[t]);
-    } else if (result.final_dr == plan.kill_number) {
-      result.outcome = Outcome::kPartial;
-      partial.push_back(targets[t]);
-      all_removed = false;
-    } else {
-      all_removed = false;
-    }
-    report.results.push_back(std::move(result));
-  }
-  for (uint16_t i : eliminated) {
-    effects.push_back(WithCaptors(
-        MakeEffect(queued.order.capture ? EffectKind::kCaptured : EffectKind::kEliminated, i, "",
-                   0),
-        queued.order.capture ? attackers : std::vector<uint16_t>{}));
-  }
-  std::optional<std::vector<uint16_t>> capture_choice;
-  if (!partial.empty() && queued.order.capture) {
-    // A20.22: Final DR == Kill # captures one unit of the defender's choice.
-    if (partial.size() == 1) {
-      CaptureOne(partial.front(), attackers, effects);
-    } else {
-      capture_choice = partial;
-    }
-  } else if (!partial.empty()) {
-    // A.9 Random Selection: a dr per unit; the highest (all tied) suffer Casualty Reduction.
-    std::vector<int> drs;
-    if (partial.size() > 1) {
-      for (size_t p = 0; p < partial.size(); ++p) drs.push_back(dice_.RollDie("A.9 RS dr"));
-    } else {
-      drs.push_back(0);
-    }
-    // 11.4 EX: a concealed squad Reduced to a HS also loses its concealment (the fold does it).
-    for (size_t p : HighestRolls(drs)) CasualtyReduction(partial[p], effects);
-  }
-  // A11.13: SW/Guns of a unit eliminated on an Original coloured dr 1 may be eliminated too;
-  // other SW of eliminated or captured units stay unpossessed in the Location.
-  const int black_kill = KillNumber(plan.column, false);
-  const size_t result_effects = effects.size();
-  for (size_t e = 0; e < result_effects; ++e) {
-    const Effect effect = effects[e];
-    if (effect.kind != EffectKind::kEliminated && effect.kind != EffectKind::kCaptured) continue;
-    if (effect.unit >= units.size()) continue;  // A HS created by this attack carries no SW.
-    for (const std::string& weapon : units[effect.unit].support_weapons) {
-      bool destroyed = false;
-      if (effect.kind == EffectKind::kEliminated && dr.colored == 1) {
-        const int sw_dr = dice_.RollDie("A11.13 SW dr");
-        destroyed =
-            work_.options.sw_destruction_inclusive ? sw_dr <= black_kill : sw_dr < black_kill;
-      }
-      effects.push_back(
-          MakeEffect(destroyed ? EffectKind::kSupportWeaponLost : EffectKind::kSupportWeaponDropped,
-                     effect.unit, weapon, 0));
-    }
-  }
+  const KillResults kills = ApplyKills(plan, dr, targets, queued.order.capture, attackers, units,
+                                       report, effects);
+  const bool all_removed = kills.all_removed;
+  const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
   // A11.4: the ambusher keeps its concealment unless it attacks without eliminating/capturing
   // its target.
   if (work_.ambusher == side && !all_removed) {
@@ -884,8 +1209,13 @@ void Play::ResolveNext() {
   if (capture_choice) {
     RequestChoice(Opponent(side), ChoiceKind::kCaptureSelection, *capture_choice, 1, 1, attackers);
   }
-  // A11.22 Infiltration: after an Original 2 the attacking units, after an Original 12 the
-  // attacked units, if still there and unpinned, may withdraw at once.
+  OfferInfiltration(dr, side, attackers, targets);
+}
+
+// A11.22 Infiltration: after an Original 2 the attacking units, after an Original 12 the
+// attacked units, if still there, unpinned Infantry, may withdraw at once.
+void Play::OfferInfiltration(const TwoDice& dr, Seat side, const std::vector<uint16_t>& attackers,
+                             const std::vector<uint16_t>& targets) {
   std::vector<uint16_t> may_leave;
   Seat leaving_side = side;
   if (dr.Total() == 2 || dr.Total() == 12) {
@@ -893,7 +1223,8 @@ void Play::ResolveNext() {
     leaving_side = dr.Total() == 2 ? side : Opponent(side);
     for (uint16_t i : candidates) {
       const Unit& unit = work_.units[i];
-      if (IsPresent(unit) && !unit.pinned && !unit.berserk && !unit.disrupted) {
+      if (IsPresent(unit) && !IsVehicle(unit) && !unit.pinned && !unit.berserk &&
+          !unit.disrupted && unit.passenger_of.empty()) {
         may_leave.push_back(i);
       }
     }
@@ -904,18 +1235,372 @@ void Play::ResolveNext() {
   }
 }
 
-bool Play::CanStillAttack(Seat seat) const {
-  bool has_attacker = false;
-  bool has_target = false;
+// A11.5-A11.621: an Infantry attack on a vehicle: the ATMM check (C13.7), the CCV as Kill Number,
+// Unlikely Kill, Crew Small Arms, PRC sharing the vehicle's fate, Street Fighters returning.
+void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
+                                  const std::vector<uint16_t>& attackers, uint16_t vehicle) {
+  const Seat side = queued.side;
+  AttackReport report;
+  report.side = side;
+  report.vs_vehicle = true;
+  std::vector<Effect> effects;
+  std::vector<Unit> units = work_.units;  // The ATMM check may pin a unit before the CC DR.
+  bool atmm_success = false;
+  if (!queued.order.atmm.empty()) {
+    Result<uint16_t> who = Find(queued.order.atmm);
+    if (who && Contains(attackers, *who)) {
+      AtmmReport atmm;
+      atmm.unit = *who;
+      atmm.drms = AtmmDrms(units[*who], units[vehicle]);
+      atmm.dr = dice_.RollDie("C13.7 ATMM dr");
+      atmm.final_dr = atmm.dr + Total(atmm.drms);
+      atmm.result = AtmmResultOf(atmm.final_dr);
+      atmm_success = atmm.result == AtmmResult::kSuccess;
+      if (atmm.result == AtmmResult::kPinned && !units[*who].pinned) {
+        units[*who].pinned = true;
+        effects.push_back(MakeEffect(EffectKind::kPinned, *who, "C13.7 ATMM dr 6", 0));
+      }
+      report.atmm = std::move(atmm);
+    }
+  }
+  const AttackContext context{.hth = false,
+                              .ambusher = work_.ambusher,
+                              .excess_squads = work_.location.excess_squads,
+                              .options = &work_.options,
+                              .withdrawing = &work_.withdrawing,
+                              .strength = {}};
+  AttackPlan plan =
+      PlanAttackOnVehicle(units, attackers, vehicle, queued.order, context, atmm_success);
+  const TwoDice dr = dice_.RollTwoDice("A11.5 CC DR vs vehicle");
+  if (dr.Total() == 2) {
+    // A18.12: the MMC's Original 2 may create a leader; he does not join this attack, since at
+    // most two units attack a vehicle together (A11.5).
+    if (std::optional<CreationCheck> check =
+            LeaderCreationCheck(work_.units, attackers, Column::kOneToOne, work_.options)) {
+      LeaderCreation creation;
+      uint16_t host = check->base;
+      if (std::optional<Unit> leader = RollLeaderCreation(*check, attackers, creation, host)) {
+        const auto index = static_cast<uint16_t>(work_.units.size());
+        effects.push_back(WithCreated(
+            MakeEffect(EffectKind::kLeaderCreated, index, creation.leader, leader->leadership),
+            *leader));
+        report.notes.push_back("A18.12: the new leader does not join an attack on a vehicle "
+                               "(A11.5: at most two units)");
+      }
+      report.leader_creation = std::move(creation);
+    }
+  }
+  const int final_dr = dr.Total() + Total(plan.common);
+  VehicleResult result =
+      VehicleResultOf(final_dr, plan.kill_number, work_.options.burning_inclusive);
+  if (dr.Total() == 2) {
+    // A11.501 Unlikely Kill: a third die; the better of the two results stands.
+    const int kill_dr = dice_.RollDie("A11.501 Unlikely Kill dr");
+    report.unlikely_kill_dr = kill_dr;
+    result = std::max(result, UnlikelyKillResult(kill_dr));
+  }
+  TargetResult target{.unit = vehicle, .drms = {}, .final_dr = final_dr,
+                      .outcome = Outcome::kNoEffect};
+  const Unit& v = work_.units[vehicle];
+  switch (result) {
+    case VehicleResult::kNoEffect:
+      break;
+    case VehicleResult::kImmobilized:
+      target.outcome = Outcome::kImmobilized;
+      if (v.vehicle.immobile) {
+        report.notes.push_back("another Immobilization result: the crew takes the D5.5 TC on the "
+                               "players' board (outside A11)");
+      } else {
+        effects.push_back(MakeEffect(EffectKind::kImmobilized, vehicle, "A11.5", 0));
+        report.notes.push_back("D5.5 Immobilization TC, when due, is taken on the players' board "
+                               "(outside A11)");
+      }
+      break;
+    case VehicleResult::kEliminated:
+    case VehicleResult::kBurning: {
+      const bool burning = result == VehicleResult::kBurning;
+      target.outcome = burning ? Outcome::kBurning : Outcome::kEliminated;
+      effects.push_back(MakeEffect(EffectKind::kEliminated, vehicle,
+                                   burning ? "burning wreck" : "wreck; Crew Survival NA", 0));
+      // A11.611: its PRC are eliminated with no chance of survival.
+      for (size_t i = 0; i < work_.units.size(); ++i) {
+        const Unit& unit = work_.units[i];
+        if (IsPresent(unit) && (unit.rider_of == v.id || unit.passenger_of == v.id)) {
+          effects.push_back(MakeEffect(EffectKind::kEliminated, static_cast<uint16_t>(i),
+                                       "A11.611 PRC of a vehicle destroyed in CC", 0));
+        }
+      }
+      break;
+    }
+  }
+  // A11.621 Crew Small Arms: an Original 12 vs a crewed vehicle neither Shocked nor Stunned.
+  if (dr.Total() == 12 && !v.vehicle.abandoned && !v.vehicle.shocked && !v.vehicle.stunned) {
+    report.crew_small_arms = true;
+    for (uint16_t i : attackers) CasualtyReduction(i, effects);
+  }
+  // A11.8: unbroken, unpinned Street Fighters go back where they came from, unless held (Wire).
+  for (uint16_t i : attackers) {
+    const Unit& unit = units[i];
+    const bool removed = std::any_of(effects.begin(), effects.end(), [&](const Effect& e) {
+      return e.unit == i && e.kind == EffectKind::kEliminated;
+    });
+    if (unit.street_fighting != StreetFighting::kFromBuilding || removed || unit.broken ||
+        unit.pinned) {
+      continue;
+    }
+    if (unit.in_wire) {
+      report.notes.push_back(unit.id + " stays in the Location: the Wire holds it (B26.31)");
+      continue;
+    }
+    effects.push_back(
+        MakeEffect(EffectKind::kWithdrawn, i, "A11.8 returned to the Location it came from", 0));
+  }
+  report.attackers = attackers;
+  report.targets = {vehicle};
+  if (plan.director) report.director = static_cast<uint16_t>(*plan.director);
+  report.kill_number = plan.kill_number;
+  report.ccv_base = plan.ccv_base;
+  report.ccv_modifiers = std::move(plan.ccv_modifiers);
+  report.drms = std::move(plan.common);
+  report.dr = dr;
+  report.results.push_back(std::move(target));
+  report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
+  if (work_.ambusher == side && result == VehicleResult::kNoEffect) {
+    for (uint16_t i : attackers) {
+      if (units[i].concealed) {
+        effects.push_back(MakeEffect(EffectKind::kConcealmentLost, i,
+                                     "ambusher failed to eliminate its target", 0));
+      }
+    }
+  }
+  Event event = MakeEvent(EventKind::kAttackResolved, side);
+  event.attack = std::move(report);
+  event.effects = std::move(effects);
+  Emit(std::move(event));
+  OfferInfiltration(dr, side, attackers, {});
+}
+
+// A11.62: a vehicle's attack on Infantry with its CMG/RMG/AAMG, odds vs the targets' CCV.
+void Play::ResolveVehicleFire(const QueuedAttack& queued, const std::vector<uint16_t>& targets) {
+  const Seat side = queued.side;
+  const uint16_t vehicle = queued.attackers[0];
+  uint8_t weapons = 0;
+  for (const std::string& name : queued.order.weapons) {
+    if (std::optional<Weapon> weapon = ParseWeapon(name)) weapons |= *weapon;
+  }
+  const AttackContext context{.hth = false,
+                              .ambusher = work_.ambusher,
+                              .excess_squads = work_.location.excess_squads,
+                              .options = &work_.options,
+                              .withdrawing = &work_.withdrawing,
+                              .strength = {}};
+  AttackPlan plan =
+      PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order, context);
+  const TwoDice dr = dice_.RollTwoDice("A11.62 CC DR");
+  AttackReport report;
+  report.side = side;
+  report.weapons = weapons;
+  report.attackers = {vehicle};
+  report.targets = targets;
+  report.attack_strength = plan.attack_strength;
+  report.defence_strength = plan.defence_strength;
+  report.halvings = plan.halvings;
+  report.column = plan.column;
+  report.kill_number = plan.kill_number;
+  report.drms = plan.common;
+  report.dr = dr;
+  std::vector<Effect> effects;
+  const KillResults kills =
+      ApplyKills(plan, dr, targets, false, report.attackers, work_.units, report, effects);
+  (void)kills;
+  if (dr.Total() == 12 && (weapons & kCmg)) {
+    // ASL-AMB-11: the H3 example's CMG malfunctions on an Original 12.
+    effects.push_back(MakeEffect(EffectKind::kWeaponMalfunctioned, vehicle,
+                                 "CMG malfunctions on an Original 12 (ASL-AMB-11)", kCmg));
+  }
+  report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
+  Event event = MakeEvent(EventKind::kAttackResolved, side);
+  event.attack = std::move(report);
+  event.effects = std::move(effects);
+  Emit(std::move(event));
+  OfferInfiltration(dr, side, {}, targets);
+}
+
+// A Morale Check with +`level` (or a Pin Task Check when `level` < 0) for `index` (A10, A7.8).
+TaskCheck Play::MoraleCheck(uint16_t index, int level, int leader_drm,
+                            std::vector<Effect>& effects) {
+  const Unit& unit = work_.units[index];
+  TaskCheck check;
+  check.unit = index;
+  check.check = level < 0 ? "PTC" : level == 0 ? "NMC" : std::to_string(level) + "MC";
+  check.morale = unit.morale;
+  if (level > 0) check.drms.push_back({DrmCause::kCheckIft, level});
+  if (leader_drm != 0) check.drms.push_back({DrmCause::kCheckLeadership, leader_drm});
+  check.dr = dice_.RollTwoDice(level < 0 ? "A7.8 PTC DR" : "A10 MC DR");
+  check.final_dr = check.dr.Total() + Total(check.drms);
+  if (level < 0) {
+    if (check.final_dr > check.morale) {
+      check.result = CheckResult::kPinned;
+      if (!unit.pinned) effects.push_back(MakeEffect(EffectKind::kPinned, index, "PTC", 0));
+    }
+    return check;
+  }
+  if (check.final_dr > check.morale) {
+    if (unit.broken) {
+      check.result = CheckResult::kEliminated;
+      effects.push_back(MakeEffect(EffectKind::kEliminated, index, "broken unit fails a MC", 0));
+      return check;
+    }
+    check.result = CheckResult::kBroken;
+    effects.push_back(MakeEffect(EffectKind::kBroken, index, "fails its " + check.check, 0));
+    // A10.31: an Original 12 on a MC is a Casualty MC: Casualty Reduction as well.
+    if (check.dr.Total() == 12) CasualtyReduction(index, effects);
+  } else if (check.final_dr == check.morale) {
+    check.result = CheckResult::kPinned;
+    if (!unit.pinned) {
+      effects.push_back(MakeEffect(EffectKind::kPinned, index, "passes with Final DR = ML", 0));
+    }
+  }
+  return check;
+}
+
+// A11.622: the sN Close Defense Weapon System: 16 FP on the IFT against every unarmored unit in
+// the Location, friend or foe, no DRM or TEM; no effect when the Original DR > its Usage Number.
+void Play::ResolveCloseDefense(const QueuedAttack& queued) {
+  const Seat side = queued.side;
+  const uint16_t vehicle = queued.attackers[0];
+  CloseDefenseReport cd;
+  cd.usage = work_.units[vehicle].vehicle.sn_usage;
+  cd.placeholder = !work_.options.sn_ift_from_option;
   for (size_t i = 0; i < work_.units.size(); ++i) {
     const Unit& unit = work_.units[i];
-    if (!IsPresent(unit)) continue;
-    if (unit.owner == seat && !unit.broken && !work_.withdrawing[i] && !work_.has_attacked[i]) {
-      has_attacker = true;
+    if (!IsPresent(unit) || IsVehicle(unit) || unit.kind == UnitKind::kDummy) continue;
+    if (!unit.passenger_of.empty()) {
+      Result<uint16_t> carrier = Find(unit.passenger_of);
+      if (carrier && IsAfv(work_.units[*carrier])) continue;  // Armored PRC are not vulnerable.
     }
-    if (unit.owner != seat && !work_.is_attacked[i]) has_target = true;
+    cd.targets.push_back(static_cast<uint16_t>(i));
   }
-  return has_attacker && has_target;
+  cd.dr = dice_.RollTwoDice("A11.622 sN IFT DR");
+  AttackReport report;
+  report.side = side;
+  report.weapons = kSn;
+  report.attackers = {vehicle};
+  report.targets = cd.targets;
+  report.dr = cd.dr;
+  std::vector<Effect> effects;
+  const bool fired = cd.dr.Total() <= cd.usage;
+  if (!fired) {
+    report.notes.push_back("A11.622: the Original IFT DR is above the sN Usage Number: no effect "
+                           "(D13.34)");
+  } else {
+    const IftResult ift = *ParseIftResult(work_.options.sn_ift[cd.dr.Total() - 2]);
+    cd.ift = ift;
+    if (cd.placeholder) {
+      report.notes.push_back(
+          "[DEFAULT - NOT FROM RULES] the 16-FP IFT column is a placeholder (only DR 7 = 2MC is "
+          "from the rulebook's examples); match option sn_ift replaces it");
+    }
+    report.notes.push_back("A11.622: no TEM, DRM or LOS hindrance applies; no LLMC/LLTC in CC "
+                           "(A11.141); Heat of Battle and ELR are outside A11 (not supported)");
+    auto removed = [&](uint16_t i) {
+      return std::any_of(effects.begin(), effects.end(), [&](const Effect& e) {
+        return e.unit == i && e.kind == EffectKind::kEliminated;
+      });
+    };
+    using Kind = IftResult::Kind;
+    if ((ift.kind == Kind::kKia || ift.kind == Kind::kCasualty) && !cd.targets.empty()) {
+      for (size_t t = 0; t < cd.targets.size(); ++t) {
+        cd.selection_drs.push_back(dice_.RollDie("A.9 RS dr"));
+      }
+    }
+    if (ift.kind == Kind::kKia) {
+      // A7.301: the N units selected (highest drs first) are eliminated, the rest break.
+      std::vector<size_t> order(cd.targets.size());
+      for (size_t t = 0; t < order.size(); ++t) order[t] = t;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return cd.selection_drs[x] > cd.selection_drs[y];
+      });
+      for (size_t k = 0; k < order.size(); ++k) {
+        const uint16_t i = cd.targets[order[k]];
+        const Unit& unit = work_.units[i];
+        if (static_cast<int>(k) < ift.n || unit.broken) {
+          effects.push_back(MakeEffect(EffectKind::kEliminated, i, Name(ift) + " (A7.301)", 0));
+        } else {
+          effects.push_back(MakeEffect(EffectKind::kBroken, i, Name(ift) + " (A7.301)", 0));
+        }
+      }
+    } else if (ift.kind != Kind::kNoEffect) {
+      if (ift.kind == Kind::kCasualty) {
+        // A7.302: Casualty Reduction of the unit(s) selected, then a MC for all.
+        for (size_t t : HighestRolls(cd.selection_drs)) {
+          CasualtyReduction(cd.targets[t], effects);
+        }
+      }
+      const int level = ift.kind == Kind::kPtc ? -1 : ift.n;
+      // A10.7: leaders check first; an unbroken leader's modifier helps the others of his side.
+      std::array<int, 2> help = {0, 0};
+      for (bool leaders : {true, false}) {
+        for (uint16_t i : cd.targets) {
+          const Unit& unit = work_.units[i];
+          if ((unit.kind == UnitKind::kLeader) != leaders || removed(i)) continue;
+          const size_t s = SeatIndex(unit.owner);
+          TaskCheck check = MoraleCheck(i, level, leaders ? 0 : help[s], effects);
+          if (leaders && check.result != CheckResult::kBroken &&
+              check.result != CheckResult::kEliminated && !unit.broken) {
+            help[s] = std::min(help[s], unit.leadership);
+          }
+          cd.checks.push_back(std::move(check));
+        }
+      }
+    }
+    for (const Unit& unit : work_.units) {
+      if (IsVehicle(unit) && IsPresent(unit) && unit.vehicle.armor == Armor::kUnarmored) {
+        report.notes.push_back("not supported: the sN attack's effect on unarmored vehicle " +
+                               unit.id + " (A11.622 / D13.3): apply it on the board");
+      }
+    }
+  }
+  report.close_defense = std::move(cd);
+  Event event = MakeEvent(EventKind::kAttackResolved, side);
+  event.attack = std::move(report);
+  event.effects = std::move(effects);
+  Emit(std::move(event));
+}
+
+// Whether `seat` has an attack left: Infantry that has not attacked against an enemy not yet
+// attacked (A11.12) or an enemy vehicle (attacked any number of times), or a vehicle weapon not
+// yet used (A11.62; the sN once provoked, A11.622).
+bool Play::CanStillAttack(Seat seat) const {
+  bool infantry = false, vehicle_fire = false, sn_ready = false;
+  bool infantry_target = false, enemy_infantry = false, vehicle_target = false;
+  bool provoked = work_.ambusher == seat;
+  for (size_t i = 0; i < work_.units.size(); ++i) {
+    const Unit& unit = work_.units[i];
+    if (unit.owner == seat && work_.is_attacked[i]) provoked = true;
+  }
+  for (size_t i = 0; i < work_.units.size(); ++i) {
+    const Unit& unit = work_.units[i];
+    if (!IsPresent(unit) || unit.kind == UnitKind::kDummy) continue;
+    if (unit.owner == seat) {
+      if (IsVehicle(unit)) {
+        if (work_.location.reaction_fire) continue;
+        const uint8_t usable = UsableWeapons(unit, work_.weapons_used[i]);
+        vehicle_fire = vehicle_fire || (usable & (kCmg | kRmg | kAamg)) != 0;
+        sn_ready = sn_ready || ((usable & kSn) != 0 && provoked);
+      } else if (!unit.broken && !work_.withdrawing[i] && !work_.has_attacked[i] &&
+                 unit.passenger_of.empty()) {
+        infantry = true;
+      }
+    } else if (IsVehicle(unit)) {
+      vehicle_target = true;
+    } else if (unit.passenger_of.empty()) {
+      enemy_infantry = true;
+      if (!work_.is_attacked[i]) infantry_target = true;
+    }
+  }
+  return (infantry && (infantry_target || vehicle_target)) || (vehicle_fire && infantry_target) ||
+         (sn_ready && enemy_infantry);
 }
 
 void Play::Resolve() {
@@ -993,11 +1678,28 @@ void Play::EndPhase() {
     }
     if (effect.kind == EffectKind::kCaptureVoided) stays[effect.unit] = true;
   }
+  // A11.7 / A11.71: a vehicle is never held in Melee, but one that stays (not in Motion) holds
+  // Known enemy Infantry in Melee.
   std::array<bool, 2> in_melee = {false, false};
+  std::array<bool, 2> holding_vehicle = {false, false};
+  bool vehicle_present = false;
   for (size_t i = 0; i < work_.units.size(); ++i) {
-    if (stays[i] && !work_.units[i].concealed) in_melee[SeatIndex(work_.units[i].owner)] = true;
+    const Unit& unit = work_.units[i];
+    if (!stays[i]) continue;
+    if (IsVehicle(unit)) {
+      vehicle_present = true;
+      if (unit.vehicle.movement == Movement::kStopped) holding_vehicle[SeatIndex(unit.owner)] = true;
+      continue;
+    }
+    if (!unit.concealed && unit.passenger_of.empty()) in_melee[SeatIndex(unit.owner)] = true;
   }
-  event.melee = in_melee[0] && in_melee[1];
+  event.melee = (in_melee[0] && in_melee[1]) || (holding_vehicle[0] && in_melee[1]) ||
+                (holding_vehicle[1] && in_melee[0]);
+  if (event.melee && vehicle_present) {
+    event.notes.push_back("A11.7: a vehicle is never held in Melee; a stationary one holds Known "
+                          "enemy Infantry in Melee while it stays (A11.71: a Mobile vehicle may "
+                          "leave in its MPh)");
+  }
   Emit(std::move(event));
 }
 

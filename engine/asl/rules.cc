@@ -18,6 +18,8 @@ AttackOrder FlagsOf(const AttackOrder& order) {
   flags.capture = order.capture;
   flags.director = order.director;
   flags.decline_leadership = order.decline_leadership;
+  flags.atmm = order.atmm;
+  flags.weapons = order.weapons;
   return flags;
 }
 
@@ -31,6 +33,20 @@ void SizePerUnit(State& state) {
   state.has_attacked.resize(n, false);
   state.is_attacked.resize(n, false);
   state.captors.resize(n);
+  state.weapons_used.resize(n, 0);
+}
+
+// A11.31: the side that attacks first when a vehicle is in the Location: the non-vehicular
+// side; the ATTACKER when both (or, after losses, neither) have one. An Abandoned vehicle counts
+// for its last possessor.
+std::optional<Seat> FirstWithVehicles(const State& state) {
+  std::array<bool, 2> has = {false, false};
+  for (const Unit& unit : state.units) {
+    if (IsVehicle(unit) && IsPresent(unit)) has[SeatIndex(unit.owner)] = true;
+  }
+  if (!has[0] && !has[1]) return std::nullopt;
+  if (has[0] && has[1]) return state.attacker;
+  return has[0] ? Seat::kSideB : Seat::kSideA;
 }
 
 void ApplyEffect(State& state, const Effect& effect) {
@@ -96,6 +112,19 @@ void ApplyEffect(State& state, const Effect& effect) {
       if (it != weapons.end()) weapons.erase(it);
       return;
     }
+    case EffectKind::kPinned:
+      unit.pinned = true;
+      return;
+    case EffectKind::kBroken:
+      unit.broken = true;
+      unit.concealed = false;
+      return;
+    case EffectKind::kImmobilized:
+      unit.vehicle.immobile = true;
+      return;
+    case EffectKind::kWeaponMalfunctioned:
+      unit.vehicle.malfunctioned |= static_cast<uint8_t>(effect.value);
+      return;
     case EffectKind::kLeaderCreated:
     case EffectKind::kHalfSquadCreated:
       return;  // Handled above.
@@ -171,8 +200,12 @@ void AslRules::Apply(State& state, const Event& event) const {
       if (state.announced[0] && state.announced[1]) {
         state.phase = Phase::kDeclare;
         state.to_act = state.attacker;
-        // A11.32: an Ambush from earlier this Player Turn keeps CC sequential.
-        state.sequential = state.ambusher.has_value();
+        // A11.32: an Ambush from earlier this Player Turn keeps CC sequential, the ambusher
+        // first; A11.31: so does a vehicle, with the sides alternating single attacks.
+        const std::optional<Seat> first = FirstWithVehicles(state);
+        state.sequential = state.ambusher.has_value() || first.has_value();
+        state.alternating = !state.ambusher && first.has_value();
+        if (first) state.to_act = *first;
         if (state.ambusher) state.to_act = *state.ambusher;
       }
       break;
@@ -181,7 +214,8 @@ void AslRules::Apply(State& state, const Event& event) const {
       MELEE_CHECK(event.ambush.has_value());
       if (event.ambush->ambusher) {
         state.ambusher = event.ambush->ambusher;
-        state.sequential = true;  // A11.32
+        state.sequential = true;     // A11.32, which outranks A11.31 (A11.34)
+        state.alternating = false;
         state.to_act = *state.ambusher;
       }
       break;
@@ -209,7 +243,18 @@ void AslRules::Apply(State& state, const Event& event) const {
             state.declared_strength[i] = CcStrength(state.units[i]);
           }
           for (uint16_t i : queued.targets) state.is_attacked[i] = true;
+          if (!queued.attackers.empty()) {
+            for (const std::string& name : order.weapons) {
+              if (std::optional<Weapon> weapon = ParseWeapon(name)) {
+                state.weapons_used[queued.attackers[0]] |= *weapon;
+              }
+            }
+          }
           state.queue.push_back(std::move(queued));
+        }
+        // A11.31: the other side makes the next single attack, unless it has passed.
+        if (state.alternating && !state.passed[SeatIndex(Opponent(event.seat))]) {
+          state.to_act = Opponent(event.seat);
         }
       } else if (state.options.declaration_order == DeclarationOrder::kAttackerFirst) {
         state.to_act = Opponent(event.seat);
@@ -277,6 +322,8 @@ void AslRules::Apply(State& state, const Event& event) const {
       state.melee = event.melee;
       break;
     case EventKind::kDummiesRemoved:
+    case EventKind::kPaatcTaken:
+    case EventKind::kVehicleCaptured:
       break;
   }
   for (const Effect& effect : event.effects) ApplyEffect(state, effect);
@@ -295,6 +342,7 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   view.to_act = state.to_act;
   view.ambusher = state.ambusher;
   view.sequential = state.sequential;
+  view.alternating = state.alternating;
   view.hth = state.hth;
   view.melee = state.melee;
   // Declarations are public once revealed: at once in sequential CC and for the ATTACKER's in

@@ -96,8 +96,10 @@ void ForfeitLostAttacks(const State& state, const std::string& what, Seal& seal,
     AttackOrder order = seal.attacks[k];
     const bool attackers_here =
         std::all_of(order.attackers.begin(), order.attackers.end(), present);
+    // A11.622: the sN names no targets; it attacks every unarmored unit in the Location.
+    const bool close_defense = order.weapons == std::vector<std::string>{"sn"};
     std::erase_if(order.targets, [&](const std::string& id) { return !present(id); });
-    if (!attackers_here || order.targets.empty()) {
+    if (!attackers_here || (order.targets.empty() && !close_defense)) {
       defaults.push_back(what + ", attack " + std::to_string(k + 1) + ": forfeited [A11.3] (" +
                          (attackers_here ? "every target is gone" : "an attacker is gone") + ")");
       continue;
@@ -139,7 +141,9 @@ Result<Played> Play(const AslRules& rules, const Script& script, Dice& dice) {
       if (!listed) declarations.push_back({seat, Seal{}});
     }
   }
-  if (state.sequential && state.to_act != attacker) {
+  if (state.alternating) {
+    // A11.31: single attacks alternate; the script lists them in the order they are made.
+  } else if (state.sequential && state.to_act != attacker) {
     // A11.32: the ambusher resolves all its attacks first.
     std::stable_sort(declarations.begin(), declarations.end(), [&](const auto& a, const auto& b) {
       return a.first == state.to_act && b.first != state.to_act;

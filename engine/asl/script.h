@@ -29,7 +29,9 @@ struct Script {
   std::array<Announce, 2> announce;  // By Seat.
   // Declarations in the order they are submitted. Simultaneous CC: one per side (the engine
   // takes the ATTACKER's first when the order matters). Sequential CC: each turn of the side to
-  // act, in order; a side with no declaration left passes.
+  // act, in order; a side with no declaration left passes. With a vehicle (A11.31) each is one
+  // attack, listed in the order they are made; a side whose turn it is and whose next listed
+  // declaration is not next passes for good.
   std::vector<std::pair<Seat, Seal>> declarations;
   // Answers to choices; a choice with no scripted answer takes its rules default (decline the
   // withdrawal; the first unit of a capture partial set), and the event says so.

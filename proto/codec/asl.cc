@@ -100,10 +100,13 @@ Result<asl::UnitKind> KindFromProto(v1::UnitKind kind, const std::string& field)
       return asl::UnitKind::kOtherSmc;
     case v1::UNIT_KIND_DUMMY:
       return asl::UnitKind::kDummy;
+    case v1::UNIT_KIND_VEHICLE:
+      return asl::UnitKind::kVehicle;
     case v1::UNIT_KIND_UNSPECIFIED:
       return Bad(field,
                  "required: UNIT_KIND_SQUAD, UNIT_KIND_HALF_SQUAD, UNIT_KIND_CREW, "
-                 "UNIT_KIND_LEADER, UNIT_KIND_HERO, UNIT_KIND_OTHER_SMC or UNIT_KIND_DUMMY");
+                 "UNIT_KIND_LEADER, UNIT_KIND_HERO, UNIT_KIND_OTHER_SMC, UNIT_KIND_DUMMY or "
+                 "UNIT_KIND_VEHICLE");
     default:
       return Bad(field, "unknown unit kind " + std::to_string(static_cast<int>(kind)));
   }
@@ -125,6 +128,8 @@ v1::UnitKind KindToProto(asl::UnitKind kind) {
       return v1::UNIT_KIND_OTHER_SMC;
     case asl::UnitKind::kDummy:
       return v1::UNIT_KIND_DUMMY;
+    case asl::UnitKind::kVehicle:
+      return v1::UNIT_KIND_VEHICLE;
   }
   return v1::UNIT_KIND_UNSPECIFIED;
 }
@@ -209,6 +214,149 @@ v1::ChoiceKind ChoiceKindToProto(asl::ChoiceKind kind) {
   return v1::CHOICE_KIND_UNSPECIFIED;
 }
 
+Result<asl::Armor> ArmorFromProto(v1::Armor armor, const std::string& field) {
+  switch (armor) {
+    case v1::ARMOR_CLOSED_TOP:
+      return asl::Armor::kClosedTop;
+    case v1::ARMOR_OPEN_TOPPED:
+      return asl::Armor::kOpenTopped;
+    case v1::ARMOR_PARTIALLY_ARMORED:
+      return asl::Armor::kPartiallyArmored;
+    case v1::ARMOR_UNARMORED:
+      return asl::Armor::kUnarmored;
+    default:
+      return Bad(field, "unknown armor " + std::to_string(static_cast<int>(armor)));
+  }
+}
+
+v1::Armor ArmorToProto(asl::Armor armor) {
+  switch (armor) {
+    case asl::Armor::kClosedTop:
+      return v1::ARMOR_CLOSED_TOP;
+    case asl::Armor::kOpenTopped:
+      return v1::ARMOR_OPEN_TOPPED;
+    case asl::Armor::kPartiallyArmored:
+      return v1::ARMOR_PARTIALLY_ARMORED;
+    case asl::Armor::kUnarmored:
+      return v1::ARMOR_UNARMORED;
+  }
+  return v1::ARMOR_CLOSED_TOP;
+}
+
+Result<asl::Movement> MovementFromProto(v1::Movement movement, const std::string& field) {
+  switch (movement) {
+    case v1::MOVEMENT_STOPPED:
+      return asl::Movement::kStopped;
+    case v1::MOVEMENT_MOTION:
+      return asl::Movement::kMotion;
+    case v1::MOVEMENT_NON_STOPPED:
+      return asl::Movement::kNonStopped;
+    default:
+      return Bad(field, "unknown movement " + std::to_string(static_cast<int>(movement)));
+  }
+}
+
+v1::Movement MovementToProto(asl::Movement movement) {
+  switch (movement) {
+    case asl::Movement::kStopped:
+      return v1::MOVEMENT_STOPPED;
+    case asl::Movement::kMotion:
+      return v1::MOVEMENT_MOTION;
+    case asl::Movement::kNonStopped:
+      return v1::MOVEMENT_NON_STOPPED;
+  }
+  return v1::MOVEMENT_STOPPED;
+}
+
+// Parses weapon names ("cmg", "rmg", "aamg", "sn") into Weapon bits; each at most once.
+Result<uint8_t> WeaponsFromProto(const pb::RepeatedPtrField<std::string>& names,
+                                 const std::string& field) {
+  uint8_t bits = 0;
+  for (int i = 0; i < names.size(); ++i) {
+    std::optional<asl::Weapon> weapon = asl::ParseWeapon(names.Get(i));
+    if (!weapon) {
+      return Bad(Indexed(field, i), "unknown weapon (cmg, rmg, aamg or sn; a BMG is never used "
+                                    "in CC)");
+    }
+    if (bits & *weapon) return Bad(Indexed(field, i), "named twice");
+    bits |= *weapon;
+  }
+  return bits;
+}
+
+void AddWeapons(uint8_t bits, pb::RepeatedPtrField<std::string>* out) {
+  for (asl::Weapon weapon : {asl::kCmg, asl::kRmg, asl::kAamg, asl::kSn}) {
+    if (bits & weapon) out->Add(std::string(asl::Name(weapon)));
+  }
+}
+
+Result<asl::VehicleFacts> VehicleFromProto(const v1::Vehicle& message, const std::string& field) {
+  asl::VehicleFacts v;
+  auto armor = ArmorFromProto(message.armor(), field + ".armor");
+  if (!armor) return tl::unexpected(armor.error());
+  v.armor = *armor;
+  auto movement = MovementFromProto(message.movement(), field + ".movement");
+  if (!movement) return tl::unexpected(movement.error());
+  v.movement = *movement;
+  v.crew_exposed = message.crew_exposed();
+  v.abandoned = message.abandoned();
+  v.shocked = message.shocked();
+  v.stunned = message.stunned();
+  v.immobile = message.immobile();
+  v.unarmed = message.unarmed();
+  for (const auto& [fp, name] : {std::pair{message.cmg(), ".cmg"}, std::pair{message.rmg(), ".rmg"},
+                                 std::pair{message.aamg(), ".aamg"}}) {
+    if (auto r = CheckRange(fp, 0, 99, field + name); !r) return tl::unexpected(r.error());
+  }
+  v.cmg = message.cmg();
+  v.cmg_vca_only = message.cmg_vca_only();
+  v.rmg = message.rmg();
+  v.aamg = message.aamg();
+  v.bmg = message.bmg();
+  if (auto r = CheckRange(message.sn_usage(), 0, 12, field + ".sn_usage"); !r) {
+    return tl::unexpected(r.error());
+  }
+  v.sn_usage = message.sn_usage();
+  auto malfunctioned = WeaponsFromProto(message.malfunctioned(), field + ".malfunctioned");
+  if (!malfunctioned) return tl::unexpected(malfunctioned.error());
+  v.malfunctioned = *malfunctioned;
+  return v;
+}
+
+v1::Vehicle VehicleToProto(const asl::VehicleFacts& v) {
+  v1::Vehicle out;
+  out.set_armor(ArmorToProto(v.armor));
+  out.set_crew_exposed(v.crew_exposed);
+  out.set_abandoned(v.abandoned);
+  out.set_shocked(v.shocked);
+  out.set_stunned(v.stunned);
+  out.set_immobile(v.immobile);
+  out.set_unarmed(v.unarmed);
+  out.set_movement(MovementToProto(v.movement));
+  out.set_cmg(v.cmg);
+  out.set_cmg_vca_only(v.cmg_vca_only);
+  out.set_rmg(v.rmg);
+  out.set_aamg(v.aamg);
+  out.set_bmg(v.bmg);
+  out.set_sn_usage(v.sn_usage);
+  AddWeapons(v.malfunctioned, out.mutable_malfunctioned());
+  return out;
+}
+
+v1::CheckResult CheckResultToProto(asl::CheckResult result) {
+  switch (result) {
+    case asl::CheckResult::kPassed:
+      return v1::CHECK_RESULT_PASSED;
+    case asl::CheckResult::kPinned:
+      return v1::CHECK_RESULT_PINNED;
+    case asl::CheckResult::kBroken:
+      return v1::CHECK_RESULT_BROKEN;
+    case asl::CheckResult::kEliminated:
+      return v1::CHECK_RESULT_ELIMINATED;
+  }
+  return v1::CHECK_RESULT_UNSPECIFIED;
+}
+
 v1::Outcome OutcomeToProto(asl::Outcome outcome) {
   switch (outcome) {
     case asl::Outcome::kNoEffect:
@@ -219,6 +367,10 @@ v1::Outcome OutcomeToProto(asl::Outcome outcome) {
       return v1::OUTCOME_ELIMINATED;
     case asl::Outcome::kCaptured:
       return v1::OUTCOME_CAPTURED;
+    case asl::Outcome::kImmobilized:
+      return v1::OUTCOME_IMMOBILIZED;
+    case asl::Outcome::kBurning:
+      return v1::OUTCOME_BURNING;
   }
   return v1::OUTCOME_UNSPECIFIED;
 }
@@ -247,6 +399,14 @@ v1::EffectKind EffectKindToProto(asl::EffectKind kind) {
       return v1::EFFECT_KIND_LEADER_CREATED;
     case asl::EffectKind::kHalfSquadCreated:
       return v1::EFFECT_KIND_HALF_SQUAD_CREATED;
+    case asl::EffectKind::kPinned:
+      return v1::EFFECT_KIND_PINNED;
+    case asl::EffectKind::kBroken:
+      return v1::EFFECT_KIND_BROKEN;
+    case asl::EffectKind::kImmobilized:
+      return v1::EFFECT_KIND_IMMOBILIZED;
+    case asl::EffectKind::kWeaponMalfunctioned:
+      return v1::EFFECT_KIND_WEAPON_MALFUNCTIONED;
   }
   return v1::EFFECT_KIND_UNSPECIFIED;
 }
@@ -280,6 +440,10 @@ std::pair<v1::EventKind, bool> EventKindToProto(asl::EventKind kind) {
       return {v1::EVENT_KIND_PASSED, true};
     case asl::EventKind::kPhaseEnded:
       return {v1::EVENT_KIND_PHASE_ENDED, false};
+    case asl::EventKind::kPaatcTaken:
+      return {v1::EVENT_KIND_PAATC_TAKEN, false};
+    case asl::EventKind::kVehicleCaptured:
+      return {v1::EVENT_KIND_VEHICLE_CAPTURED, false};
   }
   return {v1::EVENT_KIND_UNSPECIFIED, false};
 }
@@ -380,6 +544,37 @@ Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& fiel
     return tl::unexpected(r.error());
   }
   unit.wounds = message.wounds();
+  unit.fanatic = message.fanatic();
+  unit.atmm = message.atmm();
+  switch (message.street_fighting()) {
+    case v1::STREET_FIGHTING_NONE:
+      break;
+    case v1::STREET_FIGHTING_FROM_BUILDING:
+      unit.street_fighting = asl::StreetFighting::kFromBuilding;
+      break;
+    case v1::STREET_FIGHTING_IN_OBSTACLE:
+      unit.street_fighting = asl::StreetFighting::kInObstacle;
+      break;
+    default:
+      return Bad(field + ".street_fighting", "unknown value " +
+                                                std::to_string(message.street_fighting()));
+  }
+  if (auto r = CheckOptionalId(message.rider_of(), field + ".rider_of"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.rider_of = message.rider_of();
+  if (auto r = CheckOptionalId(message.passenger_of(), field + ".passenger_of"); !r) {
+    return tl::unexpected(r.error());
+  }
+  unit.passenger_of = message.passenger_of();
+  if (message.has_vehicle()) {
+    if (unit.kind != asl::UnitKind::kVehicle) {
+      return Bad(field + ".vehicle", "only a UNIT_KIND_VEHICLE has vehicle facts");
+    }
+    auto vehicle = VehicleFromProto(message.vehicle(), field + ".vehicle");
+    if (!vehicle) return tl::unexpected(vehicle.error());
+    unit.vehicle = *vehicle;
+  }
   return unit;
 }
 
@@ -406,6 +601,7 @@ Result<asl::Location> LocationFromProto(const v1::Location& message, const std::
     return tl::unexpected(r.error());
   }
   location.excess_squads = {message.excess_squads_side_a(), message.excess_squads_side_b()};
+  location.reaction_fire = message.reaction_fire();
   return location;
 }
 
@@ -454,7 +650,15 @@ Result<asl::AttackOrder> AttackOrderFromProto(const v1::AttackOrder& message,
   if (auto r = CheckOptionalId(message.director(), field + ".director"); !r) {
     return tl::unexpected(r.error());
   }
+  if (auto r = CheckOptionalId(message.atmm(), field + ".atmm"); !r) {
+    return tl::unexpected(r.error());
+  }
+  if (auto r = WeaponsFromProto(message.weapons(), field + ".weapons"); !r) {
+    return tl::unexpected(r.error());
+  }
   asl::AttackOrder order;
+  order.atmm = message.atmm();
+  order.weapons = Strings(message.weapons());
   order.attackers = Strings(message.attackers());
   order.targets = Strings(message.targets());
   order.capture = message.capture();
@@ -522,6 +726,18 @@ class UnitNames {
   const asl::Event& event_;
 };
 
+void TaskCheckToProto(const asl::TaskCheck& check, const UnitNames& names, v1::TaskCheck* out) {
+  out->set_unit(names(check.unit));
+  out->set_check(check.check);
+  out->mutable_dr()->set_colored(check.dr.colored);
+  out->mutable_dr()->set_white(check.dr.white);
+  out->mutable_dr()->set_total(check.dr.Total());
+  AddDrms(check.drms, out->mutable_drms());
+  out->set_final_dr(check.final_dr);
+  out->set_morale(check.morale);
+  out->set_result(CheckResultToProto(check.result));
+}
+
 void AttackReportToProto(const asl::AttackReport& report, const UnitNames& names,
                          v1::AttackReport* out) {
   out->set_side(SideToProto(report.side));
@@ -556,6 +772,35 @@ void AttackReportToProto(const asl::AttackReport& report, const UnitNames& names
     message->set_outcome(OutcomeToProto(result.outcome));
   }
   AddStrings(report.notes, out->mutable_notes());
+  AddWeapons(report.weapons, out->mutable_weapons());
+  out->set_vs_vehicle(report.vs_vehicle);
+  out->set_ccv_base(report.ccv_base);
+  AddDrms(report.ccv_modifiers, out->mutable_ccv_modifiers());
+  if (report.atmm) {
+    v1::AtmmReport* atmm = out->mutable_atmm();
+    atmm->set_unit(names(report.atmm->unit));
+    atmm->set_dr(report.atmm->dr);
+    AddDrms(report.atmm->drms, atmm->mutable_drms());
+    atmm->set_final_dr(report.atmm->final_dr);
+    atmm->set_result(std::string(asl::Name(report.atmm->result)));
+  }
+  if (report.unlikely_kill_dr) out->set_unlikely_kill_dr(*report.unlikely_kill_dr);
+  out->set_crew_small_arms(report.crew_small_arms);
+  if (report.close_defense) {
+    const asl::CloseDefenseReport& cd = *report.close_defense;
+    v1::CloseDefenseReport* message = out->mutable_close_defense();
+    message->mutable_dr()->set_colored(cd.dr.colored);
+    message->mutable_dr()->set_white(cd.dr.white);
+    message->mutable_dr()->set_total(cd.dr.Total());
+    message->set_usage(cd.usage);
+    if (cd.ift) message->set_ift(asl::Name(*cd.ift));
+    message->set_placeholder(cd.placeholder);
+    names.Add(cd.targets, message->mutable_targets());
+    for (int dr : cd.selection_drs) message->add_selection_drs(dr);
+    for (const asl::TaskCheck& check : cd.checks) {
+      TaskCheckToProto(check, names, message->add_checks());
+    }
+  }
 }
 
 void AmbushRollToProto(const asl::AmbushReport& report, size_t side, v1::AmbushRoll* out) {
@@ -688,6 +933,15 @@ v1::Unit UnitToProto(const asl::Unit& unit) {
   out.set_in_bank_or_panji(unit.in_bank_or_panji);
   out.set_advanced(unit.advanced);
   out.set_wounds(unit.wounds);
+  out.set_fanatic(unit.fanatic);
+  out.set_atmm(unit.atmm);
+  out.set_street_fighting(
+      unit.street_fighting == asl::StreetFighting::kFromBuilding ? v1::STREET_FIGHTING_FROM_BUILDING
+      : unit.street_fighting == asl::StreetFighting::kInObstacle ? v1::STREET_FIGHTING_IN_OBSTACLE
+                                                                 : v1::STREET_FIGHTING_NONE);
+  out.set_rider_of(unit.rider_of);
+  out.set_passenger_of(unit.passenger_of);
+  if (unit.kind == asl::UnitKind::kVehicle) *out.mutable_vehicle() = VehicleToProto(unit.vehicle);
   return out;
 }
 
@@ -700,6 +954,7 @@ v1::Location LocationToProto(const asl::Location& location) {
   if (location.ambusher) out.set_ambusher(SideToProto(*location.ambusher));
   out.set_excess_squads_side_a(location.excess_squads[0]);
   out.set_excess_squads_side_b(location.excess_squads[1]);
+  out.set_reaction_fire(location.reaction_fire);
   return out;
 }
 
@@ -727,6 +982,8 @@ v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
   out.set_capture(order.capture);
   out.set_director(order.director);
   out.set_decline_leadership(order.decline_leadership);
+  out.set_atmm(order.atmm);
+  AddStrings(order.weapons, out.mutable_weapons());
   return out;
 }
 
@@ -814,6 +1071,9 @@ v1::AslEvent EventToProto(const asl::State& before, const asl::Event& event) {
     if (effect.created) *message->mutable_created() = UnitToProto(*effect.created);
     names.Add(effect.by, message->mutable_by());
   }
+  for (const asl::TaskCheck& check : event.checks) {
+    TaskCheckToProto(check, names, out.add_checks());
+  }
   AddStrings(event.notes, out.mutable_notes());
   out.set_melee(event.melee);
   out.set_text(asl::DescribeEvent(before, event));
@@ -844,7 +1104,12 @@ v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {
     *message->mutable_reduced() = ProbabilityToProto(odds.reduced);
     *message->mutable_wounded() = ProbabilityToProto(odds.wounded);
     *message->mutable_no_effect() = ProbabilityToProto(odds.no_effect);
+    *message->mutable_immobilized() = ProbabilityToProto(odds.immobilized);
+    *message->mutable_burning() = ProbabilityToProto(odds.burning);
   }
+  out.set_vs_vehicle(table.vs_vehicle);
+  *out.mutable_atmm_success() = ProbabilityToProto(table.atmm_success);
+  *out.mutable_crew_small_arms() = ProbabilityToProto(table.crew_small_arms);
   *out.mutable_original_two() = ProbabilityToProto(table.original_two);
   *out.mutable_original_twelve() = ProbabilityToProto(table.original_twelve);
   *out.mutable_leader_created() = ProbabilityToProto(table.leader_created);
@@ -965,6 +1230,7 @@ v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
   }
   if (view.ambusher) out.set_ambusher(SideToProto(*view.ambusher));
   out.set_sequential(view.sequential);
+  out.set_alternating(view.alternating);
   out.set_hth(view.hth);
   out.set_melee(view.melee);
   return out;

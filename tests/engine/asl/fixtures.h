@@ -43,6 +43,28 @@ inline Unit Leader(std::string id, Seat owner, int morale, int leadership, std::
   return unit;
 }
 
+// A vehicle counter: a stationary, BU, CT AFV with a `cmg` FP CMG and a BMG unless changed.
+inline Unit Vehicle(std::string id, Seat owner, int cmg, Nationality nationality = Nationality::kOther) {
+  Unit unit;
+  unit.id = std::move(id);
+  unit.owner = owner;
+  unit.kind = UnitKind::kVehicle;
+  unit.nationality = nationality;
+  unit.vehicle.cmg = cmg;
+  unit.vehicle.bmg = true;
+  return unit;
+}
+
+// A vehicle's attack with `weapons` ("cmg", "sn", ...) on `targets`.
+inline AttackOrder Fire(std::string vehicle, std::vector<std::string> weapons,
+                        std::vector<std::string> targets = {}) {
+  AttackOrder order;
+  order.attackers = {std::move(vehicle)};
+  order.weapons = std::move(weapons);
+  order.targets = std::move(targets);
+  return order;
+}
+
 inline AttackOrder Attack(std::vector<std::string> attackers, std::vector<std::string> targets) {
   AttackOrder order;
   order.attackers = std::move(attackers);
