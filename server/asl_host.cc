@@ -302,6 +302,7 @@ class AslHost final : public RulesetHost {
         const bool one_at_a_time =
             s.sequential || (s.options.declaration_order == asl::DeclarationOrder::kAttackerFirst &&
                              !s.sealed[SeatIndex(s.attacker)]);
+        if (s.alternating) return {name(s.to_act) + ": declare one attack or pass (A11.31)"};
         if (one_at_a_time) return {name(s.to_act) + ": declare attacks (A11.12)"};
         std::vector<std::string> waiting;
         for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
