@@ -166,7 +166,8 @@ int CcStrength(const Unit& unit) {
 }
 
 int HalfSquadFirepower(const Unit& unit) {
-  return unit.reduced_firepower >= 0 ? unit.reduced_firepower : unit.firepower / 2;
+  // A HS always has some FP: a 1-FP squad (never printed) still leaves a 1-FP HS.
+  return unit.reduced_firepower >= 1 ? unit.reduced_firepower : std::max(1, unit.firepower / 2);
 }
 
 bool IsStealthy(const Unit& unit) {
@@ -309,7 +310,7 @@ Result<void> ValidateSituation(const Situation& situation) {
       return Reject("", "unit id " + unit.id + " is used twice");
     }
     if (unit.firepower < 0 || unit.firepower > kMaxFirepower || unit.reduced_firepower < -1 ||
-        unit.reduced_firepower > kMaxFirepower) {
+        unit.reduced_firepower == 0 || unit.reduced_firepower > kMaxFirepower) {
       return Reject("",
                     "unit " + unit.id + ": firepower must be 0.." + std::to_string(kMaxFirepower));
     }

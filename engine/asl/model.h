@@ -147,7 +147,7 @@ struct Unit {
   Nationality nationality = Nationality::kOther;
   std::string name;            // Optional label, e.g. "4-6-7" or "8-1"; shown in reports.
   int firepower = 0;           // Printed FP of an MMC (SMC attack and defend with 1; A11.14).
-  int reduced_firepower = -1;  // FP of the HS it becomes on Casualty Reduction; -1: FP / 2.
+  int reduced_firepower = -1;  // FP of the HS it becomes on Casualty Reduction (1..); -1: FP / 2.
   int morale = 7;              // ML: the Leader Creation drm (A18.2) reads the MMC's.
   int leadership = 0;          // Leaders: the leadership DRM (-3..+1).
   int bpv = 0;                 // Basic Point Value: picks the MMC whose A18.2 drm applies.

@@ -486,7 +486,7 @@ Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& fiel
   }
   unit.firepower = message.firepower();
   if (message.has_reduced_firepower()) {
-    if (auto r = CheckRange(message.reduced_firepower(), 0, 99, field + ".reduced_firepower"); !r) {
+    if (auto r = CheckRange(message.reduced_firepower(), 1, 99, field + ".reduced_firepower"); !r) {
       return tl::unexpected(r.error());
     }
     unit.reduced_firepower = message.reduced_firepower();

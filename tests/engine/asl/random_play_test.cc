@@ -24,6 +24,44 @@ class Draw {
   SplitMix64 source_;
 };
 
+// A11.5-A11.8: a vehicle of a random side, with random facts, sometimes carrying PRC.
+void AddVehicle(Draw& draw, Situation& situation) {
+  const Seat seat = draw.Chance(50) ? Seat::kSideA : Seat::kSideB;
+  Unit vehicle;
+  vehicle.id = "V";
+  vehicle.owner = seat;
+  vehicle.kind = UnitKind::kVehicle;
+  VehicleFacts& v = vehicle.vehicle;
+  v.armor = static_cast<Armor>(draw.Below(4));
+  v.crew_exposed = draw.Chance(40);
+  v.abandoned = draw.Chance(10);
+  v.shocked = draw.Chance(5);
+  v.stunned = draw.Chance(5);
+  v.immobile = draw.Chance(20);
+  v.movement = static_cast<Movement>(draw.Below(3));
+  v.unarmed = draw.Chance(10);
+  if (!v.unarmed) {
+    v.cmg = draw.Below(6);
+    v.cmg_vca_only = draw.Chance(10);
+    v.rmg = draw.Chance(20) ? 1 + draw.Below(2) : 0;
+    v.aamg = draw.Chance(40) ? 1 + draw.Below(3) : 0;
+    v.bmg = draw.Chance(50);
+    v.sn_usage = draw.Chance(40) ? 5 + draw.Below(4) : 0;
+  }
+  situation.units.push_back(vehicle);
+  for (Unit& unit : situation.units) {
+    if (IsVehicle(unit) || unit.kind == UnitKind::kDummy) continue;
+    if (unit.owner == seat && IsMmc(unit.kind) && !unit.concealed && draw.Chance(15)) {
+      (draw.Chance(50) ? unit.rider_of : unit.passenger_of) = "V";
+    }
+    if (unit.owner != seat) {
+      unit.street_fighting = static_cast<StreetFighting>(draw.Below(3));
+      unit.fanatic = draw.Chance(10);
+      unit.atmm = draw.Chance(40);
+    }
+  }
+}
+
 Situation RandomSituation(Draw& draw) {
   Situation situation;
   situation.attacker = draw.Chance(50) ? Seat::kSideA : Seat::kSideB;
@@ -135,26 +173,57 @@ Command RandomCommand(Draw& draw, const State& state, Seat seat) {
     order.targets =
         structured ? Group(draw, state, Opponent(seat)) : Pick(draw, state, Opponent(seat));
     order.capture = draw.Chance(15);
+    // A11.5-A11.62: the side's vehicle fires, or its Infantry attack the enemy's.
+    for (const Unit& unit : state.units) {
+      if (!IsVehicle(unit) || !draw.Chance(50)) continue;
+      if (unit.owner == seat) {
+        order.attackers = {unit.id};
+        order.capture = false;
+        order.weapons.clear();
+        for (std::string_view weapon : {"cmg", "rmg", "aamg", "sn"}) {
+          if (draw.Chance(35)) order.weapons.emplace_back(weapon);
+        }
+        if (order.weapons == std::vector<std::string>{"sn"} && draw.Chance(80)) {
+          order.targets.clear();
+        }
+      } else {
+        order.targets = {unit.id};
+        order.capture = draw.Chance(5);
+        if (draw.Chance(50) && !order.attackers.empty()) order.atmm = order.attackers.front();
+      }
+    }
     seal.attacks.push_back(order);
   }
   if (draw.Chance(10)) seal.ambush_withdraw = Pick(draw, state, seat);
   return seal;
 }
 
-TEST(AslRandomPlay, EveryCommandIsRefusedOrFoldsCleanly) {
-  const AslRules rules;
+struct Tally {
   int finished = 0;
   int refused = 0;
   int attacks = 0;
   int choices = 0;
-  for (uint64_t seed = 1; seed <= 1500; ++seed) {
+  int vehicle_attacks = 0;
+  int close_defense = 0;
+};
+
+// Plays `seeds` random Locations (with a vehicle when `vehicles`) and checks every fold.
+Tally PlayRandomly(uint64_t seeds, bool vehicles) {
+  Tally tally;
+  const AslRules rules;
+  int& finished = tally.finished;
+  int& refused = tally.refused;
+  int& attacks = tally.attacks;
+  int& choices = tally.choices;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Draw draw(seed);
     State state = *rules.NewState({});
     const State initial = state;
     std::vector<Event> log;
     SplitMix64 source(seed);
     SourceDice dice(source);
-    const Situation situation = RandomSituation(draw);
+    Situation situation = RandomSituation(draw);
+    if (vehicles) AddVehicle(draw, situation);
     auto setup = rules.Decide(state, situation.attacker, asl::SetUp{situation}, dice);
     if (!setup) {
       ++refused;
@@ -185,12 +254,27 @@ TEST(AslRandomPlay, EveryCommandIsRefusedOrFoldsCleanly) {
       EXPECT_FALSE(DescribeEvent(replay, event).empty());  // the state before the event
       rules.Apply(replay, event);
     }
-    ASSERT_EQ(replay, state) << "seed " << seed;
+    EXPECT_EQ(replay, state) << "seed " << seed;
+    if (replay != state) return tally;
     for (const Event& event : log) {
       attacks += event.kind == EventKind::kAttackResolved ? 1 : 0;
       choices += event.kind == EventKind::kChoiceMade ? 1 : 0;
+      if (event.kind == EventKind::kAttackResolved &&
+          (event.attack->vs_vehicle || event.attack->weapons != 0)) {
+        ++tally.vehicle_attacks;
+        tally.close_defense += event.attack->close_defense ? 1 : 0;
+      }
     }
   }
+  return tally;
+}
+
+TEST(AslRandomPlay, EveryCommandIsRefusedOrFoldsCleanly) {
+  const Tally tally = PlayRandomly(1500, false);
+  const int finished = tally.finished;
+  const int refused = tally.refused;
+  const int attacks = tally.attacks;
+  const int choices = tally.choices;
   // The generator reaches the end of the CCPh often, and meets refusals often.
   EXPECT_GT(finished, 300);
   EXPECT_GT(refused, 300);
@@ -198,6 +282,18 @@ TEST(AslRandomPlay, EveryCommandIsRefusedOrFoldsCleanly) {
   EXPECT_GT(choices, 50);
   std::printf("random play: %d ended, %d refused, %d attacks, %d choices\n", finished, refused,
               attacks, choices);
+}
+
+// A11.5-A11.8: the same with a vehicle in every Location (A11.31 alternating attacks, vehicle
+// fire, the sN, PAATC, PRC, Street Fighting).
+TEST(AslRandomPlay, WithVehiclesEveryCommandIsRefusedOrFoldsCleanly) {
+  const Tally tally = PlayRandomly(1500, true);
+  EXPECT_GT(tally.finished, 300);
+  EXPECT_GT(tally.refused, 300);
+  EXPECT_GT(tally.vehicle_attacks, 300);
+  EXPECT_GT(tally.close_defense, 10);
+  std::printf("random play with vehicles: %d ended, %d refused, %d vehicle attacks, %d sN\n",
+              tally.finished, tally.refused, tally.vehicle_attacks, tally.close_defense);
 }
 
 }  // namespace
