@@ -204,6 +204,14 @@ std::string Fate(const asl::Unit* initial, const asl::Unit& unit) {
     parts.push_back("Reduced to a HS of " + std::to_string(unit.firepower) + " FP");
   }
   if (initial != nullptr && unit.wounds > initial->wounds) parts.push_back("wounded");
+  if (initial != nullptr && unit.broken && !initial->broken) parts.push_back("broken");
+  if (initial != nullptr && unit.pinned && !initial->pinned) parts.push_back("pinned");
+  if (initial != nullptr && unit.vehicle.immobile && !initial->vehicle.immobile) {
+    parts.push_back("immobilized");
+  }
+  if (initial != nullptr && unit.vehicle.malfunctioned != initial->vehicle.malfunctioned) {
+    parts.push_back("a weapon malfunctioned");
+  }
   if (initial != nullptr && initial->concealed && !unit.concealed) {
     parts.push_back("lost concealment");
   }
@@ -726,10 +734,21 @@ void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
       << " with "
       << Join(std::vector<std::string>(attack.attackers().begin(), attack.attackers().end()))
       << (attack.director().empty() ? "" : ", directed by " + attack.director())
-      << (attack.capture() ? " (capture attempt)" : "") << "\n";
-  out << table.attack_strength_mixed() << ":" << table.defence_strength_mixed() << " -> "
-      << table.column() << ", Kill # " << table.kill_number() << " [A11.11]; DRM "
-      << Drms(table.drms()) << "\n";
+      << (attack.capture() ? " (capture attempt)" : "")
+      << (attack.weapons().empty()
+              ? ""
+              : " using " + Join(std::vector<std::string>(attack.weapons().begin(),
+                                                           attack.weapons().end())))
+      << (attack.atmm().empty() ? "" : ", ATMM check by " + attack.atmm()) << "\n";
+  if (table.vs_vehicle()) {
+    out << "vs a vehicle: no odds, Kill # = CCV " << table.kill_number() << " [A11.5]; DRM "
+        << Drms(table.drms()) << (attack.atmm().empty() ? "" : " (without the ATMM -3)") << "\n";
+  } else {
+    out << table.attack_strength_mixed() << ":" << table.defence_strength_mixed() << " -> "
+        << table.column() << ", Kill # " << table.kill_number()
+        << (attack.weapons().empty() ? " [A11.11]" : " (FP vs the targets' CCV) [A11.62]")
+        << "; DRM " << Drms(table.drms()) << "\n";
+  }
   if (!table.director().empty()) out << "directed by " << table.director() << " [A11.141]\n";
   for (const v1::Halving& halving : table.halvings()) {
     out << halving.cause() << (halving.unit().empty() ? "" : " (" + halving.unit() + ")") << " ["
@@ -745,6 +764,8 @@ void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
         {"captured", &odds.captured()},
         {"reduced to HS", &odds.reduced()},
         {"wounded", &odds.wounded()},
+        {"burning wreck", &odds.burning()},
+        {"immobilized", &odds.immobilized()},
         {"no effect", &odds.no_effect()}};
     for (const auto& [name, p] : rows) {
       if (p->exact() == "0" && std::string_view(name) != "eliminated" &&
@@ -755,6 +776,15 @@ void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
       std::snprintf(label, sizeof label, "  %-16s", name);
       out << label << Percent(*p, /*aligned=*/true) << "\n";
     }
+  }
+  if (table.vs_vehicle()) {
+    if (!attack.atmm().empty()) {
+      out << "ATMM check succeeds (C13.7): " << Percent(table.atmm_success()) << "\n";
+    }
+    out << "Original 2 (A11.501 Unlikely Kill dr included, A11.22 Infiltration): "
+        << Percent(table.original_two()) << "\n";
+    out << "Original 12, Crew Small Arms (A11.621): " << Percent(table.crew_small_arms()) << "\n";
+    return;
   }
   const std::pair<const char*, const v1::Probability*> summary[] = {
       {"every target eliminated or captured", &table.all_eliminated()},

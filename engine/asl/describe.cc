@@ -242,8 +242,12 @@ std::string DescribeEvent(const State& state, const Event& event) {
     case EventKind::kDeclarationSealed:
       text = seat + " designates " + std::to_string(event.seal->attacks.size()) + " attack(s)";
       for (const AttackOrder& order : event.seal->attacks) {
-        text += "; " + Join(order.attackers) + " -> " + Join(order.targets) +
-                (order.capture ? " (capture)" : "");
+        text += "; " + Join(order.attackers) +
+                (order.weapons.empty() ? "" : " (" + Join(order.weapons) + ")") + " -> " +
+                (order.weapons == std::vector<std::string>{"sn"} ? "every unarmored unit"
+                                                                 : Join(order.targets)) +
+                (order.capture ? " (capture)" : "") +
+                (order.atmm.empty() ? "" : " (ATMM: " + order.atmm + ")");
       }
       if (!event.seal->ambush_withdraw.empty()) {
         text += "; Ambush Withdrawal: " + Join(event.seal->ambush_withdraw);

@@ -23,7 +23,7 @@ struct AslRules {
   using View = asl::View;
 
   static constexpr std::string_view kId = "asl";
-  static constexpr std::string_view kVersion = "a11-infantry-1";
+  static constexpr std::string_view kVersion = "a11-2";
 
   // "standard" (the ASL rulebook), "deluxe" (DASL: optional HtH by the ATTACKER, J2.31).
   std::vector<std::string_view> Variants() const;

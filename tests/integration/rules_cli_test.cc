@@ -146,6 +146,54 @@ TEST(RulesCli, PreviewPrintsExactOdds) {
   EXPECT_EQ(table.before_size(), 3);  // Set-up and the two announcements.
 }
 
+// 11.622 EX (examples/asl/vehicle-11-622.json) with the rulebook's dice: the PAATC, the squad and
+// leader immobilize the PzIVJ, its sN breaks three units, squad B fails, the CMG at 1-4 Reduces
+// squad A and wounds the leader; the tank holds them all in Melee.
+TEST(RulesCli, ResolvesTheVehicleExample) {
+  const std::string file = kExamples + "vehicle-11-622.json";
+  const std::string dice = "4,4,3,3,3,4,3,4,3,4,4,4,3,3,2,2,5,1,3,4,2,3,6,6,2,3";
+  const CliRun run = Melee({"rules", "resolve", "--ruleset", "asl", "--situation", file, "--dice",
+                            dice});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected :
+       {"A PAATC: DR 8 (-1 leadership [A10.7]) = 7 vs ML 7 -> passed",
+        "side_a attacks vehicle PzIVJ with A, L: CCV 6", "PzIVJ: Final DR 6 -> immobilized",
+        "IFT DR 7 vs Usage # 7 -> 16 FP: 2MC on A, L, B, C [A11.622]",
+        "[DEFAULT - NOT FROM RULES]", "5 FP vs CCV 16 -> 1-4, Kill # 3 [A11.62]",
+        "A 4-4-7 (side_a): Reduced to a HS of 2 FP, broken", "L 8-1 (side_a): wounded, broken",
+        "PzIVJ PzIVJ (side_b): immobilized", "Melee: yes"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+  const CliRun json = Melee({"rules", "resolve", "--situation", file, "--dice", dice, "--json"});
+  ASSERT_EQ(json.code, 0) << json.output;
+  melee::asl::v1::Resolution resolution;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json.output, &resolution).ok());
+  std::vector<melee::asl::v1::AttackReport> attacks;
+  for (const auto& event : resolution.events()) {
+    if (event.kind() == melee::asl::v1::EVENT_KIND_ATTACK_RESOLVED) {
+      attacks.push_back(event.attack());
+    }
+  }
+  ASSERT_EQ(attacks.size(), 4u);
+  EXPECT_TRUE(attacks[0].vs_vehicle());
+  EXPECT_EQ(attacks[0].results(0).outcome(), melee::asl::v1::OUTCOME_IMMOBILIZED);
+  EXPECT_EQ(attacks[1].close_defense().ift(), "2MC");
+  EXPECT_EQ(attacks[3].weapons(0), "cmg");
+  EXPECT_EQ(attacks[3].column(), "1-4");
+}
+
+// The same file's preview: squad A and the 8-1 against the tank, CCV 6 with -1.
+TEST(RulesCli, PreviewsAnAttackOnAVehicleExactly) {
+  const std::string file = kExamples + "vehicle-11-622.json";
+  const CliRun run = Melee({"rules", "preview", "--ruleset", "asl", "--situation", file});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected : {"vs a vehicle: no odds, Kill # = CCV 6 [A11.5]",
+                               "eliminated       25.00%  (1/4)", "burning wreck    16.67%  (1/6)",
+                               "immobilized      16.67%  (1/6)"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+}
+
 TEST(RulesCli, RefusesAnIllegalDeclarationWithExitCode1) {
   testing::TempDir dir;
   const std::string path = (dir.path() / "twice.json").string();

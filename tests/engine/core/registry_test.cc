@@ -83,7 +83,7 @@ TEST(RegistryTest, BuiltinRegistryHasAllThreeRulesets) {
   EXPECT_THAT((*registry.Find("coc"))->variants(), ElementsAre("2e"));
   ASSERT_TRUE(registry.Find("asl").has_value());
   EXPECT_EQ((*registry.Find("asl"))->id(), "asl");
-  EXPECT_EQ((*registry.Find("asl"))->version(), "a11-infantry-1");
+  EXPECT_EQ((*registry.Find("asl"))->version(), "a11-2");
   ASSERT_TRUE(registry.Find("vv").has_value());
   EXPECT_EQ((*registry.Find("vv"))->version(), "vv15-1");
   EXPECT_THAT((*registry.Find("vv"))->variants(), ElementsAre("board", "pc"));

@@ -121,6 +121,68 @@ TEST(AslCodec, ReadsTheMeleeWithdrawalExample) {
   EXPECT_EQ((*preview)->seat, Seat::kSideB);
 }
 
+TEST(AslCodec, ReadsTheVehicleExample) {
+  const std::string json = ReadExample("vehicle-11-622.json");
+  const asl::Script script = MustRead(json);
+  ASSERT_EQ(script.situation.units.size(), 5u);
+  const asl::Unit& tank = script.situation.units[4];
+  EXPECT_EQ(tank.kind, asl::UnitKind::kVehicle);
+  EXPECT_EQ(tank.vehicle.armor, asl::Armor::kClosedTop);
+  EXPECT_EQ(tank.vehicle.cmg, 5);
+  EXPECT_TRUE(tank.vehicle.bmg);
+  EXPECT_EQ(tank.vehicle.sn_usage, 7);
+  EXPECT_TRUE(script.situation.units[0].advanced);
+  ASSERT_EQ(script.declarations.size(), 4u);
+  EXPECT_EQ(script.declarations[1].second.attacks[0].weapons, (std::vector<std::string>{"sn"}));
+  EXPECT_TRUE(script.declarations[1].second.attacks[0].targets.empty());
+  EXPECT_TRUE(asl::ValidateSituation(script.situation));
+}
+
+TEST(AslCodec, VehicleFieldsRoundTripThroughTheMessage) {
+  asl::Script script = MustRead(ReadExample("vehicle-11-622.json"));
+  asl::Unit& tank = script.situation.units[4];
+  tank.vehicle.armor = asl::Armor::kPartiallyArmored;
+  tank.vehicle.movement = asl::Movement::kNonStopped;
+  tank.vehicle.crew_exposed = true;
+  tank.vehicle.aamg = 2;
+  tank.vehicle.malfunctioned = asl::kCmg | asl::kSn;
+  script.situation.units[0].street_fighting = asl::StreetFighting::kInObstacle;
+  script.situation.units[2].atmm = true;
+  script.situation.units[3].rider_of = "PzIVJ";
+  script.situation.units[3].owner = Seat::kSideB;
+  script.situation.location.reaction_fire = true;
+  script.declarations[0].second.attacks[0].atmm = "A";
+  auto back = ScriptFromProto(ScriptToProto(script));
+  ASSERT_TRUE(back) << engine::Describe(back.error());
+  EXPECT_EQ(back->situation, script.situation);
+  EXPECT_EQ(back->declarations, script.declarations);
+}
+
+TEST(AslCodec, RefusesBadVehicleFieldsNamingThem) {
+  const std::string weapon = ErrorOf(
+      R"({"situation": {"attacker": "SEAT_SIDE_A"}, "declarations": [{"seat": "SEAT_SIDE_A",
+          "seal": {"attacks": [{"attackers": ["T1"], "weapons": ["bmg"]}]}}]})");
+  EXPECT_NE(weapon.find("declarations[0].seal.attacks[0].weapons[0]"), std::string::npos)
+      << weapon;
+  const std::string twice = ErrorOf(
+      R"({"situation": {"attacker": "SEAT_SIDE_A"}, "declarations": [{"seat": "SEAT_SIDE_A",
+          "seal": {"attacks": [{"attackers": ["T1"], "weapons": ["cmg", "cmg"]}]}}]})");
+  EXPECT_NE(twice.find("weapons[1]: named twice"), std::string::npos) << twice;
+  const std::string cmg = ErrorOf(WithUnit(
+      R"({"id": "T1", "owner": 1, "kind": "UNIT_KIND_VEHICLE", "vehicle": {"cmg": 100}})"));
+  EXPECT_NE(cmg.find("situation.units[0].vehicle.cmg"), std::string::npos) << cmg;
+  const std::string usage = ErrorOf(WithUnit(
+      R"({"id": "T1", "owner": 1, "kind": "UNIT_KIND_VEHICLE", "vehicle": {"sn_usage": 13}})"));
+  EXPECT_NE(usage.find("situation.units[0].vehicle.sn_usage"), std::string::npos) << usage;
+  const std::string facts = ErrorOf(
+      WithUnit(R"({"id": "G1", "owner": 1, "kind": 1, "firepower": 4, "vehicle": {"cmg": 1}})"));
+  EXPECT_NE(facts.find("situation.units[0].vehicle: only a UNIT_KIND_VEHICLE"), std::string::npos)
+      << facts;
+  const std::string armor = ErrorOf(WithUnit(
+      R"({"id": "T1", "owner": 1, "kind": "UNIT_KIND_VEHICLE", "vehicle": {"armor": 9}})"));
+  EXPECT_NE(armor.find("situation.units[0].vehicle.armor"), std::string::npos) << armor;
+}
+
 TEST(AslCodec, ScriptRoundTripsThroughTheMessage) {
   const asl::Script script = MustRead(ReadExample("melee-withdrawal-k4.json"));
   auto again = ScriptFromJson(ToJson(ScriptToProto(script)));
