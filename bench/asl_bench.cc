@@ -8,6 +8,7 @@
 
 #include "engine/asl/preview.h"
 #include "engine/asl/rules.h"
+#include "engine/asl/script.h"
 
 namespace melee::engine::asl {
 namespace {
@@ -112,6 +113,78 @@ void BM_AslPreview(benchmark::State& bench) {
   }
 }
 BENCHMARK(BM_AslPreview);
+
+// The 11.622 EX: three 4-4-7 and an 8-1 (the ATTACKER, advancing) against a BU PzIVJ with an sN.
+Script VehicleExample() {
+  Script script;
+  Unit leader = Counter("L", Seat::kSideA, UnitKind::kLeader, 0, "A");
+  script.situation.units = {Counter("A", Seat::kSideA, UnitKind::kSquad, 4, ""), leader,
+                            Counter("B", Seat::kSideA, UnitKind::kSquad, 4, ""),
+                            Counter("C", Seat::kSideA, UnitKind::kSquad, 4, "")};
+  for (Unit& unit : script.situation.units) unit.advanced = true;
+  Unit tank;
+  tank.id = "T";
+  tank.owner = Seat::kSideB;
+  tank.kind = UnitKind::kVehicle;
+  tank.vehicle.cmg = 5;
+  tank.vehicle.bmg = true;
+  tank.vehicle.sn_usage = 7;
+  script.situation.units.push_back(tank);
+  auto one = [](AttackOrder order) {
+    Seal seal;
+    seal.attacks = {std::move(order)};
+    return seal;
+  };
+  AttackOrder sn = Order({"T"}, {});
+  sn.weapons = {"sn"};
+  AttackOrder cmg = Order({"T"}, {"A", "L", "B", "C"});
+  cmg.weapons = {"cmg"};
+  script.declarations = {{Seat::kSideA, one(Order({"A", "L"}, {"T"}))},
+                         {Seat::kSideB, one(sn)},
+                         {Seat::kSideA, one(Order({"B"}, {"T"}))},
+                         {Seat::kSideB, one(cmg)}};
+  return script;
+}
+
+// The whole 11.622 EX with fair dice: set-up with its PAATC, announcements, four alternating
+// single attacks (A11.31) incl. the sN and its Morale Checks, every event built and applied.
+void BM_AslVehicleExampleWhole(benchmark::State& bench) {
+  const AslRules rules;
+  const Script script = VehicleExample();
+  SplitMix64 source(1);
+  for (auto _ : bench) {
+    SourceDice dice(source);
+    auto played = Play(rules, script, dice);
+    benchmark::DoNotOptimize(played);
+  }
+}
+BENCHMARK(BM_AslVehicleExampleWhole);
+
+// The exact outcome table of an attack on a vehicle with an ATMM check: 6 ATMM drs x 36 DR x the
+// Unlikely Kill dr.
+void BM_AslPreviewAttackOnVehicle(benchmark::State& bench) {
+  const AslRules rules;
+  Script script = VehicleExample();
+  for (Unit& unit : script.situation.units) unit.atmm = unit.kind == UnitKind::kSquad;
+  script.declarations.clear();
+  ScriptedDice paatc({4, 3, 4, 3, 4, 3});
+  State state = *rules.NewState({});
+  for (const auto& [seat, command] : std::vector<std::pair<Seat, Command>>{
+           {Seat::kSideA, SetUp{script.situation}},
+           {Seat::kSideA, Announce{}},
+           {Seat::kSideB, Announce{}},
+       }) {
+    const auto events = rules.Decide(state, seat, command, paatc);
+    for (const Event& event : *events) rules.Apply(state, event);
+  }
+  AttackOrder order = Order({"A", "L"}, {"T"});
+  order.atmm = "A";
+  for (auto _ : bench) {
+    auto table = Preview(state, Seat::kSideA, order);
+    benchmark::DoNotOptimize(table);
+  }
+}
+BENCHMARK(BM_AslPreviewAttackOnVehicle);
 
 }  // namespace
 }  // namespace melee::engine::asl

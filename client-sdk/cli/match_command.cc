@@ -490,6 +490,10 @@ constexpr const char* kPlayHelp =
     "  order G3 H4 ...          A11.12: the ATTACKER's order of this CCPh's Locations\n"
     "  announce [FILE]          announce (A11.2, A11.14); no file: nothing\n"
     "  attack G1 [L1] > R1 [R2] add an attack to your declaration and show its odds\n"
+    "  attack G1 L1 > T1 atmm G1  vs a vehicle (A11.5), with an ATMM check (C13.7)\n"
+    "  attack T1 with cmg > R1   a vehicle's weapons (cmg, rmg, aamg; A11.62); with sn: the\n"
+    "                           Close Defense Weapon System (A11.622). With a vehicle in the\n"
+    "                           Location the sides alternate one attack each (A11.31)\n"
     "  draft | clear            show | empty your declaration\n"
     "  seal                     asl: seal your declaration (no attack if empty)\n"
     "  seal FILE                coc, vv: seal a JSON file of the ruleset's Declaration (a\n"
@@ -698,30 +702,49 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
         connected = act(std::move(command));
       }
     } else if (verb == "attack") {
+      // attack G1 L1 > R1 [atmm G1]; a vehicle: attack T1 with cmg aamg > R1, attack T1 with sn
       aslpb::AttackOrder order;
-      bool targets = false;
+      enum class Part { kAttackers, kWeapons, kTargets, kAtmm } part = Part::kAttackers;
       for (std::size_t i = 1; i < words.size(); ++i) {
         if (words[i] == ">") {
-          targets = true;
+          part = Part::kTargets;
+        } else if (words[i] == "with") {
+          part = Part::kWeapons;
+        } else if (words[i] == "atmm") {
+          part = Part::kAtmm;
+        } else if (part == Part::kWeapons) {
+          order.add_weapons(words[i]);
+        } else if (part == Part::kAtmm) {
+          order.set_atmm(words[i]);
         } else {
-          (targets ? order.add_targets() : order.add_attackers())->assign(words[i]);
+          (part == Part::kTargets ? order.add_targets() : order.add_attackers())->assign(words[i]);
         }
       }
-      if (order.attackers().empty() || order.targets().empty()) {
-        out << "attack: say who attacks whom, e.g. attack G1 > R1\n";
+      const bool close_defense = order.weapons_size() == 1 && order.weapons(0) == "sn";
+      if (order.attackers().empty() || (order.targets().empty() && !close_defense)) {
+        out << "attack: say who attacks whom, e.g. attack G1 > R1, attack G1 L1 > T1 atmm G1, "
+               "attack T1 with cmg > R1, attack T1 with sn\n";
         continue;
       }
-      // A11.12: no unit attacks or is attacked more than once (vehicles are not played yet).
+      // A11.12: no unit attacks or is attacked more than once (a vehicle may: A11.5, A11.62).
+      std::set<std::string> vehicles;
+      if (match.view().has_asl()) {
+        for (const aslpb::ViewedUnit& unit : match.view().asl().units()) {
+          if (unit.unit().kind() == aslpb::UNIT_KIND_VEHICLE) vehicles.insert(unit.unit().id());
+        }
+      }
       std::string reused;
       for (const aslpb::AttackOrder& earlier : draft.attacks()) {
         for (const std::string& id : order.attackers()) {
           for (const std::string& other : earlier.attackers()) {
-            if (id == other) reused = "unit " + id + " already attacks";
+            if (id == other && !vehicles.contains(id)) reused = "unit " + id + " already attacks";
           }
         }
         for (const std::string& id : order.targets()) {
           for (const std::string& other : earlier.targets()) {
-            if (id == other) reused = "unit " + id + " is already attacked";
+            if (id == other && !vehicles.contains(id)) {
+              reused = "unit " + id + " is already attacked";
+            }
           }
         }
       }
@@ -742,6 +765,19 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       }
       const engine::Seat me =
           match.seat() == v1::SEAT_SIDE_A ? engine::Seat::kSideA : engine::Seat::kSideB;
+      if (close_defense) {
+        // A11.622: an IFT attack with Morale Checks; checked, not previewed.
+        engine::asl::Seal one;
+        one.attacks.push_back(*attack);
+        if (auto valid = engine::asl::ValidateDeclaration(*state, me, one); !valid) {
+          out << "refused: " << engine::Describe(valid.error()) << "\n";
+          continue;
+        }
+        *draft.add_attacks() = order;
+        out << "added: the sN attacks every unarmored unit with 16 FP on the IFT (no preview); "
+               "seal it\n";
+        continue;
+      }
       auto table = engine::asl::Preview(*state, me, *attack);
       if (!table) {
         out << "refused: " << engine::Describe(table.error()) << "\n";
@@ -763,7 +799,11 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
         std::string targets;
         for (const std::string& id : attack.attackers()) attackers += (attackers.empty() ? "" : "+") + id;
         for (const std::string& id : attack.targets()) targets += (targets.empty() ? "" : "+") + id;
-        out << "  " << attackers << " -> " << targets << "\n";
+        std::string weapons;
+        for (const std::string& w : attack.weapons()) weapons += (weapons.empty() ? "" : "+") + w;
+        out << "  " << attackers << (weapons.empty() ? "" : " with " + weapons) << " -> "
+            << (targets.empty() ? std::string("every unarmored unit") : targets)
+            << (attack.atmm().empty() ? "" : " (ATMM: " + attack.atmm() + ")") << "\n";
       }
     } else if (verb == "clear") {
       draft.Clear();

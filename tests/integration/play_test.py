@@ -209,9 +209,62 @@ def play_coc(server_binary, cli):
             server.wait(timeout=10)
 
 
+RUSSIANS = ('{"location": {"name": "L5"}, "attacker": "SEAT_SIDE_A", "units": ['
+            '{"id": "R1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "name": "4-4-7", '
+            '"firepower": 4, "morale": 7}, {"id": "R2", "owner": "SEAT_SIDE_A", '
+            '"kind": "UNIT_KIND_SQUAD", "name": "4-4-7", "firepower": 4, "morale": 7}]}')
+TANK = ('{"units": [{"id": "T1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_VEHICLE", '
+        '"name": "PzIVH", "vehicle": {"cmg": 5, "bmg": true}}]}')
+
+
+def play_vehicle(server_binary, cli):
+    """An asl close combat with a vehicle: the preview of an attack on it, the A11.31 refusal of
+    two attacks in one turn, then one attack sealed and resolved by the server."""
+    with tempfile.TemporaryDirectory() as work:
+        server, env = start_server(server_binary, work)
+        try:
+            melee(cli, work, env, "match", "create", "--out", "v")
+            with open(os.path.join(work, "russians.json"), "w") as f:
+                f.write(RUSSIANS)
+            with open(os.path.join(work, "tank.json"), "w") as f:
+                f.write(TANK)
+            for seat, args in (("a", ["--setup", "russians.json"]), ("b", ["--setup", "tank.json"]),
+                               ("a", ["--confirm"]), ("b", ["--confirm"]),
+                               ("a", ["--announce"]), ("b", ["--announce"])):
+                melee(cli, work, env, "submit", "--seat", f"v/side_{seat}.seat", *args)
+            term = Terminal([cli, "play", "--seat", "v/side_a.seat"], work, env)
+            term.read_until(r"side_a> ")
+            term.type("attack R1 > T1")
+            term.read_until(r"vs a vehicle: no odds, Kill # = CCV 5 \[A11\.5\]")
+            term.read_until(r"immobilized\s+11\.11%\s+\(1/9\)")
+            term.read_until(r"side_a> ")
+            term.type("attack R2 > T1")
+            term.read_until(r"added: your declaration has 2 attack\(s\)")
+            term.read_until(r"side_a> ")
+            term.type("seal")
+            term.read_until(r"refused: A11\.31")
+            term.read_until(r"side_a> ")
+            term.type("clear")
+            term.read_until(r"side_a> ")
+            term.type("attack R1 > T1")
+            term.read_until(r"side_a> ")
+            term.type("seal")
+            term.read_until(r"side_a attacks vehicle T1 with R1: CCV 5")
+            term.read_until(r"(side_b: declare one attack or pass \(A11\.31\)|"
+                            r"the close combat is over|Your choice)")
+            term.read_until(r"side_a> ")
+            term.type("quit")
+            code = term.process.wait(timeout=20)
+            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
 def main():
     try:
         play(sys.argv[1], sys.argv[2])
+        play_vehicle(sys.argv[1], sys.argv[2])
         play_coc(sys.argv[1], sys.argv[2])
     except AssertionError as failure:
         print(f"FAILED: {failure}")
