@@ -279,6 +279,16 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
   }
   auto withdraw = Units(command.withdraw, seat, "withdraw");
   if (!withdraw) return tl::unexpected(withdraw.error());
+  for (const auto* list : {&command.withdraw, &command.cannot_withdraw, &command.solo}) {
+    for (const std::string& id : *list) {
+      Result<uint16_t> index = Find(id);
+      if (index && IsVehicle(work_.units[*index])) {
+        return Reject("A11.7", "vehicle " + id +
+                                   " is never held in Melee: it leaves in its MPh, and announces "
+                                   "nothing here");
+      }
+    }
+  }
   for (uint16_t i : *withdraw) {
     const Unit& unit = work_.units[i];
     if (!work_.location.melee) {
@@ -598,9 +608,11 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     for (uint16_t i : *targets) {
       const Unit& unit = work_.units[i];
       if (!unit.passenger_of.empty()) {
-        return Reject("A11.611", "Passenger " + unit.id +
-                                     " cannot be attacked apart from its vehicle (A11.52 capture "
-                                     "of Passengers is not supported)");
+        if (order.capture) {
+          return Reject("A11.52", "not supported: A11.52 capture of Passengers (" + unit.id + ")");
+        }
+        return Reject("A11.611",
+                      "Passenger " + unit.id + " cannot be attacked apart from its vehicle");
       }
       if (attacked[i] || work_.is_attacked[i]) {
         return Reject("A11.12", Named(unit) + " is already attacked");

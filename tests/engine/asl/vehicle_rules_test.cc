@@ -251,6 +251,9 @@ TEST(AslVehicleRules, A11611PrcShareTheFateOfTheirVehicleAndRidersFightApart) {
   ASSERT_TRUE(vs_rider);
   EXPECT_EQ(vs_rider->targets[0].final_dr_offset, -1);
   EXPECT_EQ(RuleOfRefusal(state, kA, Attack({"S"}, {"PASS"})), "A11.611");
+  AttackOrder capture = Attack({"S"}, {"PASS"});
+  capture.capture = true;
+  EXPECT_EQ(RuleOfRefusal(state, kA, capture), "A11.52");
   EXPECT_EQ(RuleOfRefusal(state, kB, Attack({"PASS"}, {"S"})), "A11.611");
   Result<OutcomeTable> by_rider = Preview(state, kB, Attack({"RIDER"}, {"S"}));
   ASSERT_TRUE(by_rider);
@@ -407,6 +410,24 @@ TEST(AslVehicleRules, A118StreetFightersReturnUnlessInTheBypassedObstacle) {
   script.situation.units[0].street_fighting = StreetFighting::kInObstacle;
   played = MustPlay(script, {4, 4});
   EXPECT_EQ(UnitOf(played.final_state, "S").presence, Presence::kPresent);
+}
+
+TEST(AslVehicleRules, A117AVehicleAnnouncesNoWithdrawal) {
+  Situation situation = TankAnd({Mmc("S", kA, 4, 7)});
+  situation.location.melee = true;
+  const AslRules rules;
+  State state = *rules.NewState({});
+  ScriptedDice none({});
+  for (const Command& command : std::vector<Command>{asl::SetUp{situation}, Announce{}}) {
+    const auto events = rules.Decide(state, kA, command, none);
+    ASSERT_TRUE(events);
+    for (const Event& event : *events) rules.Apply(state, event);
+  }
+  Announce leave;
+  leave.withdraw = {"T1"};
+  auto refused = rules.Decide(state, kB, leave, none);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().rule_ref, "A11.7");
 }
 
 TEST(AslVehicleRules, BadVehicleSituationsNameTheirRule) {
