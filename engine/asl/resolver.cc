@@ -120,6 +120,8 @@ class Play {
   TaskCheck MoraleCheck(uint16_t unit, int level, int leader_drm, std::vector<Effect>& effects);
   void OfferInfiltration(const TwoDice& dr, Seat side, const std::vector<uint16_t>& attackers,
                          const std::vector<uint16_t>& targets);
+  void AmbusherKeepsConcealment(Seat side, bool succeeded, const std::vector<uint16_t>& attackers,
+                                std::span<const Unit> units, std::vector<Effect>& effects) const;
   void CasualtyReduction(uint16_t unit, std::vector<Effect>& effects);
   void CaptureOne(uint16_t unit, const std::vector<uint16_t>& captors,
                   std::vector<Effect>& effects) const;
@@ -1202,16 +1204,7 @@ void Play::ResolveNext() {
                                        report, effects);
   const bool all_removed = kills.all_removed;
   const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
-  // A11.4: the ambusher keeps its concealment unless it attacks without eliminating/capturing
-  // its target.
-  if (work_.ambusher == side && !all_removed) {
-    for (uint16_t i : attackers) {
-      if (units[i].concealed) {
-        effects.push_back(MakeEffect(EffectKind::kConcealmentLost, i,
-                                     "ambusher failed to eliminate its target", 0));
-      }
-    }
-  }
+  AmbusherKeepsConcealment(side, all_removed, attackers, units, effects);
 
   Event event = MakeEvent(EventKind::kAttackResolved, side);
   event.attack = std::move(report);
@@ -1226,6 +1219,21 @@ void Play::ResolveNext() {
 
 // A11.22 Infiltration: after an Original 2 the attacking units, after an Original 12 the
 // attacked units, if still there, unpinned Infantry, may withdraw at once.
+// A11.4: the ambusher keeps its concealment unless it attacks without eliminating/capturing its
+// target (`succeeded`).
+void Play::AmbusherKeepsConcealment(Seat side, bool succeeded,
+                                    const std::vector<uint16_t>& attackers,
+                                    std::span<const Unit> units,
+                                    std::vector<Effect>& effects) const {
+  if (work_.ambusher != side || succeeded) return;
+  for (uint16_t i : attackers) {
+    if (units[i].concealed) {
+      effects.push_back(MakeEffect(EffectKind::kConcealmentLost, i,
+                                   "ambusher failed to eliminate its target", 0));
+    }
+  }
+}
+
 void Play::OfferInfiltration(const TwoDice& dr, Seat side, const std::vector<uint16_t>& attackers,
                              const std::vector<uint16_t>& targets) {
   std::vector<uint16_t> may_leave;
@@ -1377,14 +1385,7 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
   report.dr = dr;
   report.results.push_back(std::move(target));
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
-  if (work_.ambusher == side && result == VehicleResult::kNoEffect) {
-    for (uint16_t i : attackers) {
-      if (units[i].concealed) {
-        effects.push_back(MakeEffect(EffectKind::kConcealmentLost, i,
-                                     "ambusher failed to eliminate its target", 0));
-      }
-    }
-  }
+  AmbusherKeepsConcealment(side, result != VehicleResult::kNoEffect, attackers, units, effects);
   Event event = MakeEvent(EventKind::kAttackResolved, side);
   event.attack = std::move(report);
   event.effects = std::move(effects);

@@ -74,6 +74,19 @@ UNITS_B = ('{"units": [{"id": "R1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_S
            '"concealed": true}]}')
 
 
+def asl_at_designation(cli, work, env, name, units_a, units_b):
+    """Creates asl match `name` by email (seat files in `work`/`name`), enters both sides'
+    units, confirms and announces nothing: the Location is at designation."""
+    melee(cli, work, env, "match", "create", "--out", name)
+    for seat, units in (("a", units_a), ("b", units_b)):
+        with open(os.path.join(work, f"{name}-{seat}.json"), "w") as f:
+            f.write(units)
+    for seat, args in (("a", ["--setup", f"{name}-a.json"]), ("b", ["--setup", f"{name}-b.json"]),
+                       ("a", ["--confirm"]), ("b", ["--confirm"]),
+                       ("a", ["--announce"]), ("b", ["--announce"])):
+        melee(cli, work, env, "submit", "--seat", f"{name}/side_{seat}.seat", *args)
+
+
 def start_server(server_binary, work):
     """Starts the real server on a free port with its data in `work`; returns it and the
     environment that points `melee` at it."""
@@ -94,17 +107,9 @@ def play(server_binary, cli):
     with tempfile.TemporaryDirectory() as work:
         server, env = start_server(server_binary, work)
         try:
-            melee(cli, work, env, "match", "create", "--out", "m")
-            with open(os.path.join(work, "a.json"), "w") as f:
-                f.write(UNITS_A)
-            with open(os.path.join(work, "b.json"), "w") as f:
-                f.write(UNITS_B)
             with open(os.path.join(work, "b-attacks.json"), "w") as f:
                 f.write('{"attacks": [{"attackers": ["R1", "R2"], "targets": ["G1"]}]}')
-            for seat, args in (("a", ["--setup", "a.json"]), ("b", ["--setup", "b.json"]),
-                               ("a", ["--confirm"]), ("b", ["--confirm"]),
-                               ("a", ["--announce"]), ("b", ["--announce"])):
-                melee(cli, work, env, "submit", "--seat", f"m/side_{seat}.seat", *args)
+            asl_at_designation(cli, work, env, "m", UNITS_A, UNITS_B)
 
             term = Terminal([cli, "play", "--seat", "m/side_a.seat"], work, env)
             # The Location as side A may see it: B's concealed squad is "?".
@@ -223,15 +228,7 @@ def play_vehicle(server_binary, cli):
     with tempfile.TemporaryDirectory() as work:
         server, env = start_server(server_binary, work)
         try:
-            melee(cli, work, env, "match", "create", "--out", "v")
-            with open(os.path.join(work, "russians.json"), "w") as f:
-                f.write(RUSSIANS)
-            with open(os.path.join(work, "tank.json"), "w") as f:
-                f.write(TANK)
-            for seat, args in (("a", ["--setup", "russians.json"]), ("b", ["--setup", "tank.json"]),
-                               ("a", ["--confirm"]), ("b", ["--confirm"]),
-                               ("a", ["--announce"]), ("b", ["--announce"])):
-                melee(cli, work, env, "submit", "--seat", f"v/side_{seat}.seat", *args)
+            asl_at_designation(cli, work, env, "v", RUSSIANS, TANK)
             term = Terminal([cli, "play", "--seat", "v/side_a.seat"], work, env)
             term.read_until(r"side_a> ")
             term.type("attack R1 > T1")
