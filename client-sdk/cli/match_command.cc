@@ -526,6 +526,7 @@ engine::Result<engine::asl::State> StateFromView(const aslpb::AslView& view) {
       continue;
     }
     aslpb::Unit unit = viewed.unit();
+    unit.set_advanced(false);  // The server already rolled the PAATC (A11.6) and the Ambush.
     if (viewed.hidden()) {
       unit.set_kind(aslpb::UNIT_KIND_SQUAD);
       unit.set_concealed(true);
@@ -766,13 +767,8 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       const engine::Seat me =
           match.seat() == v1::SEAT_SIDE_A ? engine::Seat::kSideA : engine::Seat::kSideB;
       if (close_defense) {
-        // A11.622: an IFT attack with Morale Checks; checked, not previewed.
-        engine::asl::Seal one;
-        one.attacks.push_back(*attack);
-        if (auto valid = engine::asl::ValidateDeclaration(*state, me, one); !valid) {
-          out << "refused: " << engine::Describe(valid.error()) << "\n";
-          continue;
-        }
+        // A11.622: an IFT attack with Morale Checks, not previewed; whether it may fire yet (after
+        // an attack on the AFV or its escort) is known to the server, which checks it on sealing.
         *draft.add_attacks() = order;
         out << "added: the sN attacks every unarmored unit with 16 FP on the IFT (no preview); "
                "seal it\n";

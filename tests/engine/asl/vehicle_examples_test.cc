@@ -350,6 +350,20 @@ TEST(AslVehicleExamples, ComprehensiveH3SequentialCcWithThePanther) {
   EXPECT_FALSE(end.melee);
 }
 
+// H3: "If the 4-4-7 had failed its 2 MC, the -2 DRM for broken would also apply to the CMG
+// attack, for total DRM of -1."
+TEST(AslVehicleExamples, ComprehensiveH3BrokenByTheSnTheCmgHasMinusOne) {
+  Script script = H3WithThePanther();
+  // As above, but the 4-4-7's 2MC DR is 8 (+2 = 10 > 7: broken); the CMG rolls 7.
+  const Played played =
+      MustPlay(script, {3, 3, 4, 4, 1, 1, 4, 3, 3, 3, 4, 4, 4, 3, 4});
+  const auto attacks = Attacks(played);
+  ASSERT_EQ(attacks.size(), 5u);
+  EXPECT_EQ(attacks[3].close_defense->checks[0].result, CheckResult::kBroken);
+  EXPECT_EQ(Total(attacks[4].results[0].drms), -1);  // +1 Street Fighting, -2 broken
+  EXPECT_EQ(attacks[4].results[0].final_dr, 6);
+}
+
 // Comprehensive EX, I5 / ASL-T11: a Fanatic 5-4-8 Street Fights a CE T-34/85 from J4.
 TEST(AslVehicleExamples, ComprehensiveI5CrewSmallArms) {
   Script script;
@@ -452,6 +466,14 @@ TEST(AslVehicleExamples, ComprehensiveK5StreetFightingReactionFire) {
   // Final DR 5 = CCV (Original 4) immobilizes, < 5 (Original 2, 3) eliminates: 3/36 of 2 and 3,
   // with the Unlikely Kill dr on an Original 2 (1/36): 1 burns, 2 eliminates, 3 immobilizes.
   EXPECT_EQ(table->targets[0].immobilized, Rational(3, 36));
+  // L5: the 4-4-7 freed from Melee by the PzIVH's Start MP attacks it by CC Reaction Fire (not
+  // Street Fighting) with +2 for the Non-Stopped AFV.
+  Situation freed = script.situation;
+  freed.units[1].street_fighting = StreetFighting::kNone;
+  const State freed_state = AtDeclaration(freed);
+  Result<OutcomeTable> plain = Preview(freed_state, kB, Attack({"R1"}, {"PzIVH"}));
+  ASSERT_TRUE(plain) << Describe(plain.error());
+  EXPECT_EQ(Total(plain->drms), 2);
   // The vehicle has no CC attack in Reaction Fire (A11.8).
   Seal fire = Declare({Fire("PzIVH", {"cmg"}, {"R1"})});
   Result<void> refused = ValidateDeclaration(state, kA, fire);
