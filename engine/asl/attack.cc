@@ -326,7 +326,10 @@ AttackPlan PlanAttack(std::span<const Unit> units, std::span<const uint16_t> att
   MELEE_CHECK(context.options != nullptr);
   MELEE_CHECK(!attackers.empty() && !targets.empty());
   AttackPlan plan;
-  plan.hth = context.hth;
+  // G1.64: HtH is NA by or vs vehicles and their PRC (Riders are the PRC that fight).
+  const auto is_prc = [&](uint16_t i) { return IsPrc(units[i]); };
+  plan.hth = context.hth && std::none_of(attackers.begin(), attackers.end(), is_prc) &&
+             std::none_of(targets.begin(), targets.end(), is_prc);
   const Seat target_side = units[targets[0]].owner;
 
   // A11.11 attack strength: each unit's FP, halved per application for its own condition.

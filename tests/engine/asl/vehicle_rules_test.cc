@@ -255,6 +255,12 @@ TEST(AslVehicleRules, A11611PrcShareTheFateOfTheirVehicleAndRidersFightApart) {
   capture.capture = true;
   EXPECT_EQ(RuleOfRefusal(state, kA, capture), "A11.52");
   EXPECT_EQ(RuleOfRefusal(state, kB, Attack({"PASS"}, {"S"})), "A11.611");
+  // G1.64: HtH is NA vs PRC: black Kill # even in a HtH Location.
+  Situation hth = script.situation;
+  hth.location.hth = true;
+  Result<OutcomeTable> hth_rider = Preview(AtDeclaration(hth), kA, Attack({"S"}, {"RIDER"}));
+  ASSERT_TRUE(hth_rider);
+  EXPECT_EQ(hth_rider->kill_number, KillNumber(hth_rider->column, false));
   Result<OutcomeTable> by_rider = Preview(state, kB, Attack({"RIDER"}, {"S"}));
   ASSERT_TRUE(by_rider);
   EXPECT_EQ(DrmOf(by_rider->drms, DrmCause::kByRider), 1);
