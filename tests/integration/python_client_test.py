@@ -49,6 +49,7 @@ async def run_checks(url: str) -> list[str]:
         check(reply.get("pong", {}).get("nonce") == "7", "connection still serves after errors")
     for order in ("DECLARATION_ORDER_SEALED", "DECLARATION_ORDER_ATTACKER_FIRST"):
         await play_close_combat(url, order, check)
+    await play_vehicle_close_combat(url, check)
     await play_coc_close_combat(url, check)
     return failures
 
@@ -153,6 +154,73 @@ async def play_close_combat(url: str, order: str, check) -> None:
               f"{order}: both attacks are resolved with the server's dice")
         check(a.seq == b.seq and [e["seq"] for e in a.events] == [e["seq"] for e in b.events],
               f"{order}: both seats saw every seq once, in order")
+
+
+async def play_vehicle_close_combat(url: str, check) -> None:
+    """An A11 close combat with a vehicle between two JSON clients: the sides alternate single
+    attacks (A11.31), the squads on the tank and the tank's CMG on a squad, until it is over."""
+    async with websockets.connect(url) as ws_a, websockets.connect(url) as ws_b:
+        a, b = Player(ws_a, "a"), Player(ws_b, "b")
+        created = await a.call({"create_match": {"settings": {"ruleset": "asl",
+                                                              "title": "python vehicle"}}})
+        tokens = created.get("match_created", {})
+        a.match = b.match = tokens.get("match_id", "")
+        await a.call({"join_seat": {"match_id": a.match, "seat_token": tokens.get("side_a_token")}})
+        await b.call({"join_seat": {"match_id": b.match, "seat_token": tokens.get("side_b_token")}})
+        squads = [{"id": unit_id, "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD",
+                   "firepower": 4} for unit_id in ("R1", "R2")]
+        tank = {"id": "T1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_VEHICLE",
+                "name": "PzIVH", "vehicle": {"cmg": 5, "bmg": True}}
+        check("ack" in await a.act("submit_setup", {"asl": {"location": {"name": "L5"},
+                                                             "attacker": "SEAT_SIDE_A",
+                                                             "units": squads}}),
+              "vehicle: side A enters two squads")
+        check("ack" in await b.act("submit_setup", {"asl": {"units": [tank]}}),
+              "vehicle: side B enters a tank (UNIT_KIND_VEHICLE)")
+        for kind, body in (("confirm_setup", {}), ("announce", {"asl": {}})):
+            for player in (a, b):
+                await player.wait_seq(max(a.seq, b.seq))
+                await player.act(kind, body)
+        await a.wait_seq(b.seq)
+        asl = a.view.get("asl", {})
+        check(asl.get("alternating") is True and asl.get("to_act") == "SEAT_SIDE_A",
+              "vehicle: sequential CC, alternating, the non-vehicular side first (A11.31)")
+        two = await a.act("seal_declaration", {"client_entropy": "dmVoaWNsZQ==",
+                                               "declaration": {"asl": {"attacks": [
+            {"attackers": ["R1"], "targets": ["T1"]}, {"attackers": ["R2"], "targets": ["T1"]}]}}})
+        check(two.get("error", {}).get("rule_ref") == "A11.31",
+              "vehicle: two attacks in one turn are refused naming A11.31")
+        squads_left, cmg_used = ["R1", "R2"], False
+        for _ in range(30):
+            await a.wait_seq(max(a.seq, b.seq))
+            await b.wait_seq(max(a.seq, b.seq))
+            if a.view.get("stage") == "STAGE_ENDED":
+                break
+            for player in (a, b):
+                view = player.view.get("asl", {})
+                pending = view.get("pending")
+                if pending and pending.get("seat") == player.view.get("seat"):
+                    await player.act("make_choice", {"choice_id": str(pending["id"]),
+                                                     "selected": []})
+                    break
+                if view.get("phase") != "PHASE_DECLARE" or view.get("to_act") != \
+                        player.view.get("seat"):
+                    continue
+                attacks = []
+                if player is a and squads_left:
+                    attacks = [{"attackers": [squads_left.pop(0)], "targets": ["T1"]}]
+                elif player is b and not cmg_used:
+                    cmg_used = True
+                    attacks = [{"attackers": ["T1"], "weapons": ["cmg"], "targets": ["R2"]}]
+                await player.act("seal_declaration", {"client_entropy": "dmVoaWNsZQ==",
+                                                      "declaration": {"asl": {"attacks": attacks}}})
+                break
+        check(a.view.get("stage") == "STAGE_ENDED" and b.view.get("stage") == "STAGE_ENDED",
+              "vehicle: the close combat ends for both seats")
+        vehicle_attacks = [event["asl"]["attack"] for event in a.events
+                           if event.get("asl", {}).get("kind") == "EVENT_KIND_ATTACK_RESOLVED"]
+        check(any(attack.get("vs_vehicle") for attack in vehicle_attacks),
+              "vehicle: an attack on the tank is resolved against the CCV (A11.5)")
 
 
 async def play_coc_close_combat(url: str, check) -> None:
