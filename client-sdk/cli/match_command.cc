@@ -767,11 +767,17 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       const engine::Seat me =
           match.seat() == v1::SEAT_SIDE_A ? engine::Seat::kSideA : engine::Seat::kSideB;
       if (close_defense) {
-        // A11.622: an IFT attack with Morale Checks, not previewed; whether it may fire yet (after
-        // an attack on the AFV or its escort) is known to the server, which checks it on sealing.
+        // A11.622: whether it may fire yet (after an attack on the AFV or its escort) is known to
+        // the server, which checks it on sealing; the odds of its IFT result are shown.
+        if (auto table = engine::asl::Preview(*state, me, *attack); table) {
+          aslpb::OutcomeTable shown_table = proto::OutcomeTableToProto(*table);
+          shown_table.set_seat(match.seat());
+          *shown_table.mutable_attack() = order;
+          PrintOutcomeTable(shown_table, out);
+        }
         *draft.add_attacks() = order;
-        out << "added: the sN attacks every unarmored unit with 16 FP on the IFT (no preview); "
-               "seal it\n";
+        out << "added: your declaration has " << draft.attacks_size()
+            << " attack(s); seal when it is complete\n";
         continue;
       }
       auto table = engine::asl::Preview(*state, me, *attack);

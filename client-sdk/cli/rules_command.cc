@@ -740,6 +740,17 @@ void PrintOutcomeTable(const v1::OutcomeTable& table, std::ostream& out) {
               : " using " + Join(std::vector<std::string>(attack.weapons().begin(),
                                                            attack.weapons().end())))
       << (attack.atmm().empty() ? "" : ", ATMM check by " + attack.atmm()) << "\n";
+  if (table.close_defense()) {
+    out << "the sN attacks every unarmored unit with 16 FP on the IFT, no DRM [A11.622]; "
+           "IFT results ([DEFAULT - NOT FROM RULES] column unless the match's sn_ift replaces it):\n";
+    for (const v1::IftOdds& odds : table.ift_results()) {
+      char label[24];
+      std::snprintf(label, sizeof label, "  %-16s", odds.result().c_str());
+      out << label << Percent(odds.probability(), /*aligned=*/true) << "\n";
+    }
+    out << "then each unit's Task or Morale Check (A10; leaders first), not enumerated\n";
+    return;
+  }
   if (table.vs_vehicle()) {
     out << "vs a vehicle: no odds, Kill # = CCV " << table.kill_number() << " [A11.5]; DRM "
         << Drms(table.drms()) << (attack.atmm().empty() ? "" : " (without the ATMM -3)") << "\n";

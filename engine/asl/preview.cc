@@ -200,8 +200,26 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
                               .withdrawing = &state.withdrawing,
                               .strength = {}};
   if (IsVehicle(state.units[attackers[0]]) && order.weapons == std::vector<std::string>{"sn"}) {
-    return Reject("A11.622",
-                  "not supported: a preview of the sN attack (an IFT attack with Morale Checks)");
+    // A11.622: the IFT result of each Original DR up to the Usage Number; above it, no effect.
+    OutcomeTable table;
+    table.close_defense = true;
+    table.attack_strength = Rational(16);
+    table.original_two = Rational(1, 36);
+    table.original_twelve = Rational(1, 36);
+    const int usage = state.units[attackers[0]].vehicle.sn_usage;
+    for (int total = 2; total <= 12; ++total) {
+      const Rational weight(6 - std::abs(total - 7), 36);
+      const std::string result =
+          total <= usage ? Name(*ParseIftResult(state.options.sn_ift[total - 2])) : "NE";
+      auto it = std::find_if(table.ift_results.begin(), table.ift_results.end(),
+                             [&](const auto& entry) { return entry.first == result; });
+      if (it == table.ift_results.end()) {
+        table.ift_results.emplace_back(result, weight);
+      } else {
+        it->second += weight;
+      }
+    }
+    return table;
   }
   if (!targets.empty() && IsVehicle(state.units[targets[0]])) {
     return PreviewOnVehicle(state, attackers, targets[0], order, context);

@@ -45,11 +45,16 @@ struct OutcomeTable {
   bool vs_vehicle = false;
   Rational atmm_success;     // C13.7: the ATMM check succeeds (-3 DRM)
   Rational crew_small_arms;  // A11.621: an Original 12 vs a crewed vehicle
+  // The sN (A11.622): the chance of each IFT result on the 16-FP column ("NE" includes an
+  // Original DR above the Usage Number), in DR order; the Morale Checks that follow are not
+  // enumerated.
+  bool close_defense = false;
+  std::vector<std::pair<std::string, Rational>> ift_results;
   friend bool operator==(const OutcomeTable&, const OutcomeTable&) = default;
 };
 
 // Vehicles: an attack on a vehicle enumerates the ATMM dr, the 36 DR and the Unlikely Kill dr; a
-// vehicle's MG attack is tallied like an Infantry attack; the sN attack is not previewed.
+// vehicle's MG attack is tallied like an Infantry attack; the sN attack gives its IFT results.
 // Returns the outcome table of `order` declared by `seat` in `state`, or the RuleError a
 // declaration of it would meet (the same checks as Seal). At most 12 targets (exact odds of a
 // Random Selection among more would not fit in 64 bits).

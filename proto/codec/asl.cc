@@ -1110,6 +1110,12 @@ v1::OutcomeTable OutcomeTableToProto(const asl::OutcomeTable& table) {
   out.set_vs_vehicle(table.vs_vehicle);
   *out.mutable_atmm_success() = ProbabilityToProto(table.atmm_success);
   *out.mutable_crew_small_arms() = ProbabilityToProto(table.crew_small_arms);
+  out.set_close_defense(table.close_defense);
+  for (const auto& [result, probability] : table.ift_results) {
+    v1::IftOdds* odds = out.add_ift_results();
+    odds->set_result(result);
+    *odds->mutable_probability() = ProbabilityToProto(probability);
+  }
   *out.mutable_original_two() = ProbabilityToProto(table.original_two);
   *out.mutable_original_twelve() = ProbabilityToProto(table.original_twelve);
   *out.mutable_leader_created() = ProbabilityToProto(table.leader_created);

@@ -194,6 +194,25 @@ TEST(RulesCli, PreviewsAnAttackOnAVehicleExactly) {
   }
 }
 
+// A tank that Ambushed may fire its sN at once (A11.622 EXC); the preview gives its IFT results:
+// with Usage Number 7, a 2MC on a DR of 7 (6/36) and no effect on 8..12 (15/36).
+TEST(RulesCli, PreviewsTheSnsIftResults) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "sn.json").string();
+  std::ofstream(path) << R"({"situation": {"location": {"ambusher": "SEAT_SIDE_B"},
+      "attacker": "SEAT_SIDE_A", "units": [
+        {"id": "R1", "owner": "SEAT_SIDE_A", "kind": "UNIT_KIND_SQUAD", "firepower": 4},
+        {"id": "T1", "owner": "SEAT_SIDE_B", "kind": "UNIT_KIND_VEHICLE",
+         "vehicle": {"cmg": 5, "sn_usage": 7}}]},
+    "preview": {"seat": "SEAT_SIDE_B", "attack": {"attackers": ["T1"], "weapons": ["sn"]}}})";
+  const CliRun run = Melee({"rules", "preview", "--situation", path});
+  ASSERT_EQ(run.code, 0) << run.output;
+  for (const char* expected : {"16 FP on the IFT", "2MC", "16.67%  (1/6)", "NE",
+                               "41.67%  (5/12)"}) {
+    EXPECT_TRUE(Contains(run.output, expected)) << expected << "\n" << run.output;
+  }
+}
+
 TEST(RulesCli, RefusesAnIllegalDeclarationWithExitCode1) {
   testing::TempDir dir;
   const std::string path = (dir.path() / "twice.json").string();

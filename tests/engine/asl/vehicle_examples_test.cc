@@ -116,6 +116,24 @@ TEST(AslVehicleExamples, A11622CloseDefenseWeaponSystemBreaksThree) {
   EXPECT_FALSE(UnitOf(end, "B").broken);
 }
 
+TEST(AslVehicleExamples, A11622PreviewOfTheSnGivesItsIftResults) {
+  Script script = PzIvjExample();
+  script.declarations.resize(1);
+  const Played played = MustPlay(script, {4, 4, 3, 3, 3, 4, 3, 4});
+  size_t turn = 0;
+  while (turn < played.events.size() && played.events[turn].kind != EventKind::kPassed) ++turn;
+  ASSERT_LT(turn, played.events.size());
+  Result<OutcomeTable> table = Preview(played.states[turn], kB, Fire("PzIVJ", {"sn"}));
+  ASSERT_TRUE(table) << Describe(table.error());
+  EXPECT_TRUE(table->close_defense);
+  // Usage Number 7: DR 2..7 fire (the placeholder column), 8..12 have no effect.
+  const std::vector<std::pair<std::string, Rational>> expected = {
+      {"2KIA", Rational(1, 36)}, {"1KIA", Rational(2, 36)}, {"K/4", Rational(3, 36)},
+      {"4MC", Rational(4, 36)},  {"3MC", Rational(5, 36)},  {"2MC", Rational(6, 36)},
+      {"NE", Rational(15, 36)}};
+  EXPECT_EQ(table->ift_results, expected);
+}
+
 TEST(AslVehicleExamples, A11622SquadBNeedsSixOrLessAgainstTheImmobileTank) {
   const Played played = MustPlay(PzIvjExample(), kPzIvjDice);
   const auto attacks = Attacks(played);
