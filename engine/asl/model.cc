@@ -127,6 +127,14 @@ std::string_view Name(Weapon weapon) {
   return "?";
 }
 
+uint8_t WeaponBits(const std::vector<std::string>& names) {
+  uint8_t bits = 0;
+  for (const std::string& name : names) {
+    if (std::optional<Weapon> weapon = ParseWeapon(name)) bits |= *weapon;
+  }
+  return bits;
+}
+
 std::optional<Weapon> ParseWeapon(std::string_view name) {
   for (Weapon weapon : {kCmg, kRmg, kAamg, kSn}) {
     if (Name(weapon) == name) return weapon;

@@ -84,6 +84,8 @@ enum Weapon : uint8_t {
 // Returns "cmg", "rmg", "aamg" or "sn"; ParseWeapon is its inverse.
 std::string_view Name(Weapon weapon);
 std::optional<Weapon> ParseWeapon(std::string_view name);
+// Returns the Weapon bits of `names`, skipping unknown ones (declarations are validated first).
+uint8_t WeaponBits(const std::vector<std::string>& names);
 
 // What CC needs to know about a vehicle counter (UnitKind::kVehicle).
 struct VehicleFacts {

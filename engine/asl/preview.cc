@@ -225,10 +225,7 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
     return PreviewOnVehicle(state, attackers, targets[0], order, context);
   }
   const bool by_vehicle = IsVehicle(state.units[attackers[0]]);
-  uint8_t weapons = 0;
-  for (const std::string& name : order.weapons) {
-    if (std::optional<Weapon> weapon = ParseWeapon(name)) weapons |= *weapon;
-  }
+  const uint8_t weapons = WeaponBits(order.weapons);
   const AttackPlan plan =
       by_vehicle ? PlanVehicleFire(state.units, attackers[0], weapons, targets, order, context)
                  : PlanAttack(state.units, attackers, targets, order, context);

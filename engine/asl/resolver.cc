@@ -120,6 +120,7 @@ class Play {
   TaskCheck MoraleCheck(uint16_t unit, int level, int leader_drm, std::vector<Effect>& effects);
   void OfferInfiltration(const TwoDice& dr, Seat side, const std::vector<uint16_t>& attackers,
                          const std::vector<uint16_t>& targets);
+  AttackContext VehicleContext() const;
   void AmbusherKeepsConcealment(Seat side, bool succeeded, const std::vector<uint16_t>& attackers,
                                 std::span<const Unit> units, std::vector<Effect>& effects) const;
   void CasualtyReduction(uint16_t unit, std::vector<Effect>& effects);
@@ -1219,6 +1220,16 @@ void Play::ResolveNext() {
 
 // A11.22 Infiltration: after an Original 2 the attacking units, after an Original 12 the
 // attacked units, if still there, unpinned Infantry, may withdraw at once.
+// The context of an attack on or by a vehicle: never HtH (G1.64), strength as it stands.
+AttackContext Play::VehicleContext() const {
+  return AttackContext{.hth = false,
+                       .ambusher = work_.ambusher,
+                       .excess_squads = work_.location.excess_squads,
+                       .options = &work_.options,
+                       .withdrawing = &work_.withdrawing,
+                       .strength = {}};
+}
+
 // A11.4: the ambusher keeps its concealment unless it attacks without eliminating/capturing its
 // target (`succeeded`).
 void Play::AmbusherKeepsConcealment(Seat side, bool succeeded,
@@ -1283,14 +1294,8 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
       report.atmm = std::move(atmm);
     }
   }
-  const AttackContext context{.hth = false,
-                              .ambusher = work_.ambusher,
-                              .excess_squads = work_.location.excess_squads,
-                              .options = &work_.options,
-                              .withdrawing = &work_.withdrawing,
-                              .strength = {}};
   AttackPlan plan =
-      PlanAttackOnVehicle(units, attackers, vehicle, queued.order, context, atmm_success);
+      PlanAttackOnVehicle(units, attackers, vehicle, queued.order, VehicleContext(), atmm_success);
   const TwoDice dr = dice_.RollTwoDice("A11.5 CC DR vs vehicle");
   if (dr.Total() == 2) {
     // A18.12: the MMC's Original 2 may create a leader; he does not join this attack, since at
@@ -1397,18 +1402,9 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
 void Play::ResolveVehicleFire(const QueuedAttack& queued, const std::vector<uint16_t>& targets) {
   const Seat side = queued.side;
   const uint16_t vehicle = queued.attackers[0];
-  uint8_t weapons = 0;
-  for (const std::string& name : queued.order.weapons) {
-    if (std::optional<Weapon> weapon = ParseWeapon(name)) weapons |= *weapon;
-  }
-  const AttackContext context{.hth = false,
-                              .ambusher = work_.ambusher,
-                              .excess_squads = work_.location.excess_squads,
-                              .options = &work_.options,
-                              .withdrawing = &work_.withdrawing,
-                              .strength = {}};
+  const uint8_t weapons = WeaponBits(queued.order.weapons);
   AttackPlan plan =
-      PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order, context);
+      PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order, VehicleContext());
   const TwoDice dr = dice_.RollTwoDice("A11.62 CC DR");
   AttackReport report;
   report.side = side;

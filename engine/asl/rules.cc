@@ -244,11 +244,7 @@ void AslRules::Apply(State& state, const Event& event) const {
           }
           for (uint16_t i : queued.targets) state.is_attacked[i] = true;
           if (!queued.attackers.empty()) {
-            for (const std::string& name : order.weapons) {
-              if (std::optional<Weapon> weapon = ParseWeapon(name)) {
-                state.weapons_used[queued.attackers[0]] |= *weapon;
-              }
-            }
+            state.weapons_used[queued.attackers[0]] |= WeaponBits(order.weapons);
           }
           state.queue.push_back(std::move(queued));
         }

@@ -52,6 +52,13 @@ class Terminal:
 
     mark = 0
 
+    def quit(self):
+        """Waits for the prompt, types quit and checks that melee play exits 0."""
+        self.read_until(r"side_[ab]> ")
+        self.type("quit")
+        code = self.process.wait(timeout=20)
+        assert code == 0, f"melee play exited {code}:\n{self.screen}"
+
     def type(self, line):
         os.write(self.master, (line + "\n").encode())
 
@@ -144,10 +151,7 @@ def play(server_binary, cli):
                     melee(cli, work, env, "choose", "--seat", "m/side_b.seat", "--choice",
                           found.group(3))
                     term.type("wait 20")
-            term.read_until(r"side_a> ")
-            term.type("quit")
-            code = term.process.wait(timeout=20)
-            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+            term.quit()
             status = melee(cli, work, env, "match", "status", "--seat", "m/side_a.seat")
             assert "Nothing new since you last looked" in status, status
         finally:
@@ -205,10 +209,7 @@ def play_coc(server_binary, cli):
             term.type("wait 20")
             term.read_until(r"declarations revealed")
             term.read_until(r"combat 1, round 1: side_a 8 Combat Dice")
-            term.read_until(r"side_a> ")
-            term.type("quit")
-            code = term.process.wait(timeout=20)
-            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+            term.quit()
         finally:
             server.terminate()
             server.wait(timeout=10)
@@ -249,10 +250,7 @@ def play_vehicle(server_binary, cli):
             term.read_until(r"side_a attacks vehicle T1 with R1: CCV 5")
             term.read_until(r"(side_b: declare one attack or pass \(A11\.31\)|"
                             r"the close combat is over|Your choice)")
-            term.read_until(r"side_a> ")
-            term.type("quit")
-            code = term.process.wait(timeout=20)
-            assert code == 0, f"melee play exited {code}:\n{term.screen}"
+            term.quit()
         finally:
             server.terminate()
             server.wait(timeout=10)
