@@ -163,6 +163,12 @@ struct AttackOrder {
   friend bool operator==(const AttackOrder&, const AttackOrder&) = default;
 };
 
+// A11.622: true when `order` fires a vehicle's Close Defense Weapon System (its only weapon,
+// no targets named).
+inline bool IsCloseDefense(const AttackOrder& order) {
+  return order.weapons.size() == 1 && order.weapons[0] == "sn";
+}
+
 // What a CC DR is compared against, computed from the units as they stand when it is rolled.
 struct AttackPlan {
   Rational attack_strength;

@@ -244,7 +244,7 @@ std::string DescribeEvent(const State& state, const Event& event) {
       for (const AttackOrder& order : event.seal->attacks) {
         text += "; " + Join(order.attackers) +
                 (order.weapons.empty() ? "" : " (" + Join(order.weapons) + ")") + " -> " +
-                (order.weapons == std::vector<std::string>{"sn"} ? "every unarmored unit"
+                (IsCloseDefense(order) ? "every unarmored unit"
                                                                  : Join(order.targets)) +
                 (order.capture ? " (capture)" : "") +
                 (order.atmm.empty() ? "" : " (ATMM: " + order.atmm + ")");

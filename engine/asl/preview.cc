@@ -199,7 +199,7 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
                               .options = &state.options,
                               .withdrawing = &state.withdrawing,
                               .strength = {}};
-  if (IsVehicle(state.units[attackers[0]]) && order.weapons == std::vector<std::string>{"sn"}) {
+  if (IsVehicle(state.units[attackers[0]]) && IsCloseDefense(order)) {
     // A11.622: the IFT result of each Original DR up to the Usage Number; above it, no effect.
     OutcomeTable table;
     table.close_defense = true;

@@ -1100,7 +1100,7 @@ void Play::ResolveNext() {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
   const bool by_vehicle = IsVehicle(work_.units[queued.attackers[0]]);
-  if (by_vehicle && queued.order.weapons == std::vector<std::string>{"sn"}) {
+  if (by_vehicle && IsCloseDefense(queued.order)) {
     ResolveCloseDefense(queued);
     return;
   }

@@ -97,7 +97,7 @@ void ForfeitLostAttacks(const State& state, const std::string& what, Seal& seal,
     const bool attackers_here =
         std::all_of(order.attackers.begin(), order.attackers.end(), present);
     // A11.622: the sN names no targets; it attacks every unarmored unit in the Location.
-    const bool close_defense = order.weapons == std::vector<std::string>{"sn"};
+    const bool close_defense = IsCloseDefense(order);
     std::erase_if(order.targets, [&](const std::string& id) { return !present(id); });
     if (!attackers_here || (order.targets.empty() && !close_defense)) {
       defaults.push_back(what + ", attack " + std::to_string(k + 1) + ": forfeited [A11.3] (" +
