@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -55,7 +56,8 @@ std::string_view AsView(const Hash& hash) {
 StoreResult<void> WriteSecretFile(const std::filesystem::path& path, std::string_view bytes) {
   const std::filesystem::path temp = path.string() + ".new";
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return tl::unexpected(Failure("cannot create " + temp.string() + ": " + std::strerror(errno)));
+  if (fd < 0)
+    return tl::unexpected(Failure("cannot create " + temp.string() + ": " + std::strerror(errno)));
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
@@ -72,7 +74,8 @@ StoreResult<void> WriteSecretFile(const std::filesystem::path& path, std::string
   }
   std::error_code error;
   std::filesystem::rename(temp, path, error);
-  if (error) return tl::unexpected(Failure("cannot rename " + temp.string() + ": " + error.message()));
+  if (error)
+    return tl::unexpected(Failure("cannot rename " + temp.string() + ": " + error.message()));
   return {};
 }
 
@@ -117,11 +120,24 @@ SeedChain::SeedChain(const Seed& top, uint64_t length) : length_(length) {
 
 Seed SeedChain::At(uint64_t step) const {
   if (step > length_) throw std::out_of_range("seed chain: step beyond its length");
-  uint64_t from = (step / kEvery + 1) * kEvery;
-  Seed seed = from >= length_ ? checkpoints_.back() : checkpoints_[from / kEvery];
-  if (from >= length_) from = length_;
-  for (; from > step; --from) seed = PreviousSeed(seed);
-  return seed;
+  if (step == length_) return checkpoints_.back();
+  if (step % kEvery == 0) return checkpoints_[step / kEvery];
+  const uint64_t segment = step / kEvery;
+  const std::lock_guard lock(segment_mutex_);
+  if (segment_seeds_.empty() || segment_ != segment) {
+    // Walk down from the checkpoint above (or s_N) to s_{64k + 1}, keeping every seed.
+    const uint64_t base = segment * kEvery;
+    uint64_t from = std::min(base + kEvery, length_);
+    Seed seed = from == length_ ? checkpoints_.back() : checkpoints_[from / kEvery];
+    segment_seeds_.assign(from - base, Seed{});
+    segment_seeds_[0] = checkpoints_[segment];
+    for (; from > base + 1; --from) {
+      seed = PreviousSeed(seed);
+      segment_seeds_[from - 1 - base] = seed;
+    }
+    segment_ = segment;
+  }
+  return segment_seeds_[step - segment * kEvery];
 }
 
 std::string DieMessage(std::string_view match_id, uint64_t step, uint64_t draw,
@@ -137,8 +153,8 @@ std::string DieMessage(std::string_view match_id, uint64_t step, uint64_t draw,
 
 int DieOfDraw(const Seed& seed, std::string_view message) {
   const Hash mac = Hmac(AsView(seed), message);
-  const uint32_t x = (uint32_t{mac[0]} << 24) | (uint32_t{mac[1]} << 16) |
-                     (uint32_t{mac[2]} << 8) | uint32_t{mac[3]};
+  const uint32_t x = (uint32_t{mac[0]} << 24) | (uint32_t{mac[1]} << 16) | (uint32_t{mac[2]} << 8) |
+                     uint32_t{mac[3]};
   return x < kRejectFrom ? static_cast<int>(x % 6) + 1 : 0;
 }
 
@@ -150,7 +166,24 @@ CommittedDice::CommittedDice(const Seed& seed, std::string match_id, uint64_t st
       entropy_a_(std::move(entropy_a)),
       entropy_b_(std::move(entropy_b)) {}
 
+CommittedDice::CommittedDice(const SeedChain& chain, std::string match_id, uint64_t step,
+                             std::string entropy_a, std::string entropy_b)
+    : chain_(&chain),
+      match_id_(std::move(match_id)),
+      step_(step),
+      entropy_a_(std::move(entropy_a)),
+      entropy_b_(std::move(entropy_b)) {}
+
+const Seed& CommittedDice::seed() {
+  if (chain_ != nullptr) {
+    seed_ = chain_->At(std::min(step_, chain_->length()));
+    chain_ = nullptr;
+  }
+  return seed_;
+}
+
 int CommittedDice::NextD6() {
+  seed();
   for (;;) {
     const int die =
         DieOfDraw(seed_, DieMessage(match_id_, step_, draws_++, entropy_a_, entropy_b_));
@@ -198,7 +231,8 @@ StoreResult<std::shared_ptr<const ServerSecrets>> ServerSecrets::LoadOrCreate(
     const std::filesystem::path& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return tl::unexpected(Failure("cannot create " + dir.string() + ": " + error.message()));
+  if (error)
+    return tl::unexpected(Failure("cannot create " + dir.string() + ": " + error.message()));
   const std::filesystem::path key_path = dir / "server-key.pem";
   const std::filesystem::path dice_path = dir / "dice-secret";
   try {

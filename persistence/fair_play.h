@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,10 @@ inline constexpr uint64_t kDiceChainLength = 4096;
 // Returns SHA-256(seed): the seed of the step before.
 Seed PreviousSeed(const Seed& seed);
 
-// The seed chain of one match, from its secret top seed s_N. Keeps every 64th seed, so a seed
-// costs at most 63 hashes and the chain 2 KiB. Immutable once built.
+// The seed chain of one match, from its secret top seed s_N. Keeps every 64th seed (2 KiB for
+// a full chain) and the 64 seeds of the segment last asked for (2 KiB more), so a match, whose
+// steps ascend, pays 64 hashes once per 64 steps instead of up to 63 per step. Its seeds never
+// change once built; thread-safe.
 class SeedChain {
  public:
   SeedChain(const Seed& top, uint64_t length);
@@ -54,6 +57,10 @@ class SeedChain {
   static constexpr uint64_t kEvery = 64;
   uint64_t length_;
   std::vector<Seed> checkpoints_;  // s_0, s_64, s_128, ... and s_N last
+  // The segment cache: s_{64k} .. s_{64k + 63} for k = segment_ (none while empty).
+  mutable std::mutex segment_mutex_;
+  mutable uint64_t segment_ = 0;
+  mutable std::vector<Seed> segment_seeds_;
 };
 
 // The message HMAC'd for draw `draw` of step `step` (see the top of this file).
@@ -69,14 +76,21 @@ class CommittedDice final : public engine::Dice {
  public:
   CommittedDice(const Seed& seed, std::string match_id, uint64_t step, std::string entropy_a,
                 std::string entropy_b);
+  // The dice of step `step` of `chain` (which must outlive them): its seed is looked up on the
+  // first draw, so a step that rolls nothing costs no hashing.
+  CommittedDice(const SeedChain& chain, std::string match_id, uint64_t step, std::string entropy_a,
+                std::string entropy_b);
   // How many draws were made (rejected ones included).
   uint64_t draws() const { return draws_; }
+  // The step's seed (looked up now if no die was drawn yet).
+  const Seed& seed();
 
  protected:
   int NextD6() override;
 
  private:
-  Seed seed_;
+  const SeedChain* chain_ = nullptr;  // set while seed_ is still to be looked up
+  Seed seed_{};
   std::string match_id_;
   uint64_t step_;
   std::string entropy_a_;

@@ -564,7 +564,6 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   const uint64_t step = dice_steps_ + 1;
   std::array<std::string, 2> entropy = entropy_;
   if (!plan.client_entropy.empty()) entropy[SeatIndex(seat)] = plan.client_entropy;
-  const persistence::Seed seed = chain_->At(std::min(step, chain_->length()));
   std::unique_ptr<engine::BitSource> bits;
   std::unique_ptr<engine::Dice> dice;
   persistence::CommittedDice* committed = nullptr;
@@ -572,7 +571,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
     bits = services_.dice_source();
     dice = std::make_unique<engine::SourceDice>(*bits);
   } else {
-    auto owned = std::make_unique<persistence::CommittedDice>(seed, identity_.id, step,
+    auto owned = std::make_unique<persistence::CommittedDice>(*chain_, identity_.id, step,
                                                               entropy[0], entropy[1]);
     committed = owned.get();
     dice = std::move(owned);
@@ -614,7 +613,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   if (rolled && !plan.entries.empty() && plan.entries.back().stored.has_ruleset_event()) {
     storage::RulesetEvent& closing = *plan.entries.back().stored.mutable_ruleset_event();
     closing.set_dice_step(step);
-    closing.set_revealed_seed(HashBytes(seed));
+    closing.set_revealed_seed(HashBytes(committed->seed()));
   }
   // A new step the rules wait for starts its deadline; the last event carries it, so that a
   // replay of the log restores it.

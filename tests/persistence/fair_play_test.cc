@@ -324,6 +324,31 @@ TEST(SeedChainTest, ChainsOfDifferentTopsDiffer) {
   EXPECT_NE(SeedChain(SomeTopSeed(), 100).commitment(), SeedChain(other, 100).commitment());
 }
 
+TEST(SeedChainTest, SegmentCacheGivesTheSameSeedsInAnyOrder) {
+  // The chain caches the 64 seeds of the segment last asked for: jumping between segments,
+  // backwards, and onto checkpoints and the last, short segment must not change any seed.
+  const Seed top = SomeTopSeed();
+  const SeedChain chain(top, 200);
+  const std::vector<Seed> by_hand = ChainByHand(top, 200);
+  constexpr std::array<uint64_t, 14> kSteps = {5,  130, 6, 199, 200, 128, 129,
+                                               63, 64,  0, 1,   192, 193, 70};
+  for (const uint64_t step : kSteps) {
+    EXPECT_EQ(ToHex(chain.At(step)), ToHex(by_hand[step])) << "step " << step;
+  }
+}
+
+TEST(CommittedDiceTest, ChainDiceLookUpTheirSeedOnlyWhenTheyRoll) {
+  const SeedChain chain(SomeTopSeed(), 100);
+  CommittedDice by_seed(chain.At(37), "m-lazy", 37, "a", "b");
+  CommittedDice by_chain(chain, "m-lazy", 37, "a", "b");
+  EXPECT_EQ(ToHex(by_chain.seed()), ToHex(chain.At(37)));
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(by_seed.RollDie("t"), by_chain.RollDie("t")) << "die " << i;
+  CommittedDice unrolled(chain, "m-lazy", 38, "a", "b");
+  EXPECT_EQ(unrolled.draws(), 0u);
+  EXPECT_EQ(ToHex(unrolled.seed()), ToHex(chain.At(38)));
+}
+
 // ---- a million committed dice -----------------------------------------------------------------
 
 // 200 steps of 2,500 ASL DRs each: 1,000,000 dice from a fixed seed chain and fixed entropies, so
