@@ -391,7 +391,7 @@ void Match::RunQueued() {
   if (!appending_) CheckDeadlines();
 }
 
-void Match::EnterSetup(Plan& plan, Seat seat, v1::SubmitSetup part, bool next_combat) {
+void Match::EnterSetup(Plan& plan, Seat seat, SetupPart part, bool next_combat) {
   if (next_combat) {
     // The last close combat is over: this part opens the set-up of the next one (the next
     // Location the ATTACKER resolves, or this Location in the next CCPh).
@@ -426,10 +426,11 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
           !ok) {
         return tl::unexpected(ok.error());
       }
-      if (auto ok = CheckOrder(host_.FactsOf({message.submit_setup(), std::nullopt})); !ok) {
+      auto part = std::make_shared<const v1::SubmitSetup>(message.submit_setup());
+      if (auto ok = CheckOrder(host_.FactsOf({part, nullptr})); !ok) {
         return tl::unexpected(ok.error());
       }
-      EnterSetup(plan, seat, message.submit_setup(), next_combat);
+      EnterSetup(plan, seat, std::move(part), next_combat);
       Planned planned;
       storage::SetupSubmitted& stored = *planned.stored.mutable_setup_submitted();
       stored.set_seat(StoredSeat(seat));
@@ -642,7 +643,7 @@ uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {
 
 bool Match::CombatUnderWay() const {
   if (started_) return !host_.Ended(state_);
-  return setup_.parts[0].has_value() || setup_.parts[1].has_value();
+  return setup_.parts[0] != nullptr || setup_.parts[1] != nullptr;
 }
 
 Result<void> Match::CheckOrder(const SetupFacts& facts) const {
@@ -833,7 +834,7 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
     const size_t i = SeatIndex(seat);
     v1::SideStatus& status = seat == Seat::kSideA ? *view.mutable_side_a() : *view.mutable_side_b();
-    status.set_submitted(setup_.parts[i].has_value());
+    status.set_submitted(setup_.parts[i] != nullptr);
     status.set_confirmed(setup_.confirmed[i] || started_);
     uint32_t connections = 0;
     for (const Subscription& s : subscribers_) {
@@ -1254,8 +1255,8 @@ Result<std::shared_ptr<Match>> Match::Recover(
     const bool setup_event = stored.has_setup_submitted() || stored.has_setup_confirmed();
     if (stored.has_setup_submitted()) {
       seat = SeatOfStored(stored.setup_submitted().seat());
-      v1::SubmitSetup part;
-      if (!seat || !part.ParseFromString(stored.setup_submitted().part())) {
+      auto part = std::make_shared<v1::SubmitSetup>();
+      if (!seat || !part->ParseFromString(stored.setup_submitted().part())) {
         return Reject("", at(i) + "malformed set-up");
       }
       EnterSetup(plan, *seat, std::move(part), plan.started && host->Ended(plan.state));

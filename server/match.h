@@ -175,7 +175,7 @@ class Match : public std::enable_shared_from_this<Match> {
 
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.
-  static void EnterSetup(Plan& plan, engine::Seat seat, melee::v1::SubmitSetup part,
+  static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
                          bool next_combat);
   void Process(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
                bool deadline_default);

@@ -26,8 +26,10 @@ struct DecodedCommand {
   std::string logged;
 };
 
-// The sealed or set-up parts both sides entered, by seat (side A first).
-using SetupParts = std::array<std::optional<melee::v1::SubmitSetup>, 2>;
+// The set-up parts both sides entered, by seat (side A first; null: none yet). Shared and
+// immutable, so that a match's every command does not copy them.
+using SetupPart = std::shared_ptr<const melee::v1::SubmitSetup>;
+using SetupParts = std::array<SetupPart, 2>;
 
 // The Location and the ATTACKER a set-up names, where it names them.
 struct SetupFacts {

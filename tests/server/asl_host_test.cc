@@ -47,7 +47,7 @@ TEST_F(AslHostTest, ASideEntersOnlyItsOwnUnitsWithUniqueIds) {
             "ok");
   EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("R1", v1::SEAT_SIDE_B)}), parts)),
             "submit_setup.asl.units[0].owner: side_a enters only its own units");
-  parts[1] = Part({Unit("R1", v1::SEAT_SIDE_B)}, "G3");
+  parts[1] = std::make_shared<const v1::SubmitSetup>(Part({Unit("R1", v1::SEAT_SIDE_B)}, "G3"));
   EXPECT_EQ(ErrorOf(host_->CheckSetup(Seat::kSideA, Part({Unit("R1", v1::SEAT_SIDE_A)}), parts)),
             "submit_setup.asl.units[0].id: 'R1' is already used in this Location");
   EXPECT_EQ(
@@ -82,11 +82,12 @@ TEST_F(AslHostTest, ConcealedUnitsOfASetUpAreHiddenFromTheOtherSide) {
 
 TEST_F(AslHostTest, StartCommandMergesBothPartsAndNeedsAnAttacker) {
   SetupParts parts;
-  parts[0] = Part({Unit("G1", v1::SEAT_SIDE_A)}, "G3");
-  parts[1] = Part({Unit("R1", v1::SEAT_SIDE_B)});
+  parts[0] = std::make_shared<const v1::SubmitSetup>(Part({Unit("G1", v1::SEAT_SIDE_A)}, "G3"));
+  auto b = std::make_shared<v1::SubmitSetup>(Part({Unit("R1", v1::SEAT_SIDE_B)}));
+  parts[1] = b;
   EXPECT_EQ(host_->StartCommand(parts).error().message,
             "set-up.attacker: required: SEAT_SIDE_A or SEAT_SIDE_B");
-  parts[1]->mutable_asl()->set_attacker(v1::SEAT_SIDE_B);
+  b->mutable_asl()->set_attacker(v1::SEAT_SIDE_B);
   auto start = host_->StartCommand(parts);
   ASSERT_TRUE(start.has_value());
   const auto* command = start->command.As<engine::asl::Command>();
