@@ -25,11 +25,6 @@ namespace {
 constexpr std::size_t kEntropyBytes = 32;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 
-std::string Sha256(const std::string& bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
-}
 
 ClientError Failure(std::string message) {
   return ClientError{.message = std::move(message), .close_code = {}, .close_reason = {},
@@ -154,7 +149,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
 
   struct Pending {
     v1::ClientMessage message;
-    std::string receipt;  // expected for a SealDeclaration
+    std::optional<std::string> sealed;  // a SealDeclaration's bytes, which its receipt commits to
     AnswerHandler done;
   };
 
@@ -301,11 +296,13 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
       if (it->message.command_id() != message->command_id()) continue;
       Pending answered = std::move(*it);
       pending.erase(it);
-      if (message->has_ack() && !answered.receipt.empty() &&
-          message->ack().receipt() != answered.receipt) {
-        answered.done(tl::unexpected(Failure(
-            "the receipt of " + message->command_id() +
-            " is not SHA-256 of the declaration sent: the server sealed something else")));
+      std::optional<std::string> broken;
+      if (message->has_ack() && answered.sealed) {
+        broken = CheckReceipt(message->ack(), *answered.sealed);
+      }
+      if (broken) {
+        answered.done(tl::unexpected(
+            Failure("the receipt of " + message->command_id() + " " + *broken)));
       } else {
         answered.done(std::move(*message));
       }
@@ -398,7 +395,7 @@ void Client::Send(v1::ClientMessage command, AnswerHandler done) {
       if (target.match_id().empty()) target.set_match_id(impl->seat.match_id);
       if (target.expected_seq() == 0) target.set_expected_seq(impl->last_seq);
     };
-    std::string receipt;
+    std::optional<std::string> sealed;  // the bytes a seal's receipt must commit to
     switch (command.command_case()) {
       case v1::ClientMessage::kSubmitSetup:
         fill(*command.mutable_submit_setup());
@@ -419,7 +416,7 @@ void Client::Send(v1::ClientMessage command, AnswerHandler done) {
           }
           seal.set_client_entropy(std::move(entropy));
         }
-        receipt = Sha256(melee::proto::SerializeDeterministic(seal.declaration()));
+        sealed = melee::proto::SerializeDeterministic(seal.declaration());
         break;
       }
       case v1::ClientMessage::kMakeChoice:
@@ -434,7 +431,7 @@ void Client::Send(v1::ClientMessage command, AnswerHandler done) {
       default:
         break;
     }
-    impl->pending.push_back(Impl::Pending{command, std::move(receipt), std::move(done)});
+    impl->pending.push_back(Impl::Pending{command, std::move(sealed), std::move(done)});
     if (impl->joined) impl->Write(melee::proto::EncodeClientMessage(command, impl->options.kind));
   });
 }

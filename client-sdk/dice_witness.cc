@@ -44,8 +44,63 @@ bool VerifyEd25519(const std::string& key, const std::string& message,
 
 }  // namespace
 
+std::string SealCommitment(const std::string& nonce, const std::string& sealed) {
+  return Sha256("melee/v2/seal|" + nonce + sealed);
+}
+
+std::optional<std::string> CheckReceipt(const melee::v1::CommandAck& ack,
+                                        const std::string& sealed) {
+  if (ack.sealed() != sealed) {
+    return "commits to other bytes than the declaration sent: the server sealed something else";
+  }
+  if (ack.seal_nonce().size() != 32) {
+    return "comes with a nonce of " + std::to_string(ack.seal_nonce().size()) +
+           " bytes, not 32: the commitment would not hide the declaration";
+  }
+  if (ack.receipt() != SealCommitment(ack.seal_nonce(), ack.sealed())) {
+    return "is not SHA-256(\"melee/v2/seal|\" || nonce || declaration): the server committed "
+           "to something else";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> DiceWitness::CheckOpening(const std::string& at,
+                                                     const melee::v1::SealOpening& opening) {
+  const std::string who = opening.seat() == melee::v1::SEAT_SIDE_B ? "side_b" : "side_a";
+  if (opening.seat() != melee::v1::SEAT_SIDE_A && opening.seat() != melee::v1::SEAT_SIDE_B) {
+    return at + "a sealed declaration is opened for no side";
+  }
+  const auto& [seq, shown] = commitments_[opening.seat() == melee::v1::SEAT_SIDE_A ? 0 : 1];
+  if (!shown.empty() && seq == opening.sealed_seq() && shown != opening.receipt()) {
+    return at + who + "'s declaration is opened against another commitment than the one event " +
+           std::to_string(seq) + " showed";
+  }
+  if (opening.nonce().size() != 32 ||
+      SealCommitment(opening.nonce(), opening.sealed()) != opening.receipt()) {
+    return at + who + "'s revealed declaration does not open its commitment of event " +
+           std::to_string(opening.sealed_seq()) + ": the server changed a sealed declaration";
+  }
+  ++seals_checked_;
+  return std::nullopt;
+}
+
 std::optional<std::string> DiceWitness::Observe(const melee::v1::MatchEvent& event) {
   const std::string at = "event " + std::to_string(event.seq()) + ": ";
+  if (event.has_declaration_sealed()) {
+    const melee::v1::DeclarationSealed& sealed = event.declaration_sealed();
+    if (sealed.seat() == melee::v1::SEAT_SIDE_A || sealed.seat() == melee::v1::SEAT_SIDE_B) {
+      commitments_[sealed.seat() == melee::v1::SEAT_SIDE_A ? 0 : 1] = {event.seq(),
+                                                                       sealed.receipt()};
+    }
+    if (sealed.has_opening()) {
+      if (auto broken = CheckOpening(at, sealed.opening())) return broken;
+    }
+  }
+  if (event.has_declarations_revealed()) {
+    for (const melee::v1::SealOpening& opening : event.declarations_revealed().openings()) {
+      if (auto broken = CheckOpening(at, opening)) return broken;
+    }
+  }
   if (event.has_match_opened()) {
     known_seed_ = event.match_opened().dice_commitment();
     known_step_ = 0;

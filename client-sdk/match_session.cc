@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "proto/codec/frame.h"
+
 namespace melee::client {
 
 namespace v1 = melee::v1;
@@ -109,8 +111,18 @@ ClientResult<v1::ServerMessage> MatchSession::Act(v1::ClientMessage command) {
     }
     command.mutable_seal_declaration()->set_client_entropy(std::move(entropy));
   }
+  const bool is_seal = command.has_seal_declaration();
+  const std::string sealed =
+      is_seal ? melee::proto::SerializeDeterministic(command.seal_declaration().declaration())
+              : std::string();
   auto answer = client_->Call(std::move(command));
   if (!answer) return tl::unexpected(answer.error());
+  if (is_seal && answer->has_ack()) {
+    if (auto broken = CheckReceipt(answer->ack(), sealed)) {
+      return tl::unexpected(ClientError{.message = "fair play: the receipt " + *broken,
+                                        .close_code = {}, .close_reason = {}, .refused = false});
+    }
+  }
   if (auto drained = Drain(); !drained) return tl::unexpected(drained.error());
   if (answer->has_ack()) {
     if (auto waited = WaitForSeq(answer->ack().seq(), SyncClient::kDefaultTimeout); !waited) {

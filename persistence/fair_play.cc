@@ -217,14 +217,6 @@ Pkey NewEd25519() {
   return Pkey(key);
 }
 
-std::string RandomBytes(size_t count) {
-  std::string bytes(count, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(count)) != 1) {
-    throw std::runtime_error("RAND_bytes failed");
-  }
-  return bytes;
-}
-
 }  // namespace
 
 StoreResult<std::shared_ptr<const ServerSecrets>> ServerSecrets::LoadOrCreate(
@@ -318,6 +310,24 @@ bool VerifySignature(std::string_view public_key, std::string_view message,
   return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()),
                           signature.size(), reinterpret_cast<const unsigned char*>(message.data()),
                           message.size()) == 1;
+}
+
+std::string RandomBytes(size_t count) {
+  std::string bytes(count, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(count)) != 1) {
+    throw std::runtime_error("RAND_bytes failed");
+  }
+  return bytes;
+}
+
+Hash SealCommitment(std::string_view nonce, std::string_view sealed) {
+  static constexpr std::string_view kTag = "melee/v2/seal|";
+  std::string message;
+  message.reserve(kTag.size() + nonce.size() + sealed.size());
+  message.append(kTag).append(nonce).append(sealed);
+  Hash digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest.data());
+  return digest;
 }
 
 std::string HeadMessage(std::string_view match_id, uint64_t seq, const Hash& hash) {

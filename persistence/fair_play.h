@@ -14,6 +14,14 @@
 // entropies are the client_entropy each side sent with its latest sealed declaration. So the
 // server is bound by s_0 before it sees any declaration, and no player can predict s_k.
 //
+// Sealed declarations (seal scheme 2). A seal commits to the deterministic protobuf bytes of the
+// Declaration with 32 secret random bytes drawn by the server:
+//
+//   commitment = SHA-256("melee/v2/seal|" || nonce || sealed bytes)
+//
+// Everybody sees the commitment at once; the nonce and bytes only with the declaration, so a
+// viewer who can list every legal declaration still cannot test one against the commitment.
+//
 // Signatures. The server's Ed25519 key signs "melee/v1/head|<match_id>|<seq>|<hex hash(seq)>".
 //
 // Pure functions and small value types over OpenSSL; thread-safe.
@@ -36,6 +44,17 @@ using Seed = Hash;
 // Steps in a match's seed chain. A match that rolls dice in more steps than this is refused a
 // further roll with a clear error (a long ASL match uses a few hundred).
 inline constexpr uint64_t kDiceChainLength = 4096;
+
+// The nonce of a sealed declaration and the salt of a stored event: 32 random bytes.
+inline constexpr size_t kSealNonceBytes = 32;
+inline constexpr size_t kEventSaltBytes = 32;
+
+// Returns `count` bytes from OpenSSL's CSPRNG (RAND_bytes). Throws std::runtime_error if it has
+// none, which only a broken system does.
+std::string RandomBytes(size_t count);
+
+// The commitment of seal scheme 2: SHA-256("melee/v2/seal|" || nonce || sealed).
+Hash SealCommitment(std::string_view nonce, std::string_view sealed);
 
 // Returns SHA-256(seed): the seed of the step before.
 Seed PreviousSeed(const Seed& seed);

@@ -172,7 +172,10 @@ struct Match::Plan {
   bool started = false;
   Seat seat = Seat::kSideA;
   std::string command_id;
-  std::string receipt;  // SealDeclaration: SHA-256 of the sealed bytes
+  // SealDeclaration: the commitment, its nonce and the sealed bytes (fair_play.h, seal scheme 2).
+  std::string receipt;
+  std::string seal_nonce;
+  std::string sealed;
   std::string client_entropy;  // SealDeclaration: the seat's entropy for the dice
 };
 
@@ -336,7 +339,9 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
   batch.match_id = identity_.id;
   batch.expected_seq = seq_;
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
-  for (const Planned& planned : plan->entries) {
+  for (Planned& planned : plan->entries) {
+    // A salt makes the event's hash hide its content from a viewer it is redacted for.
+    planned.stored.set_salt(persistence::RandomBytes(persistence::kEventSaltBytes));
     batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
   }
   // A close combat ends: the server signs the head of the log (a turn boundary).
@@ -547,7 +552,9 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
           return Reject("", "seal_declaration.client_entropy: at most " +
                                 std::to_string(kMaxEntropyBytes) + " bytes");
         }
-        plan.receipt = HashBytes(Sha256(proto::SerializeDeterministic(seal.declaration())));
+        plan.sealed = proto::SerializeDeterministic(seal.declaration());
+        plan.seal_nonce = persistence::RandomBytes(persistence::kSealNonceBytes);
+        plan.receipt = HashBytes(persistence::SealCommitment(plan.seal_nonce, plan.sealed));
         plan.client_entropy = seal.client_entropy();
       }
       return PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
@@ -598,7 +605,11 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
       cause.set_command_id(command_id);
       cause.set_command(command.logged);
       cause.set_deadline_default(deadline_default);
-      if (!plan.receipt.empty()) cause.set_receipt(plan.receipt);
+      if (!plan.receipt.empty()) {
+        cause.set_receipt(plan.receipt);
+        cause.set_seal_nonce(plan.seal_nonce);
+        cause.set_sealed(plan.sealed);
+      }
       if (!plan.client_entropy.empty()) cause.set_client_entropy(plan.client_entropy);
       first = false;
     }
@@ -701,7 +712,8 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
   uint64_t seq = first_seq;
   bool deadline_set = false;
   for (const Planned& planned : plan.entries) {
-    std::array<MessagePtr, 4> rendered;
+    std::array<std::shared_ptr<v1::ServerMessage>, 4> messages;
+    std::array<v1::MatchEvent*, 4> events{};
     for (Viewer viewer : kViewers) {
       auto message = std::make_shared<v1::ServerMessage>();
       v1::MatchEvent& event = *message->mutable_event();
@@ -709,8 +721,12 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
       event.set_match_id(identity_.id);
       event.set_seq(seq);
       event.set_recorded_unix_ms(recorded_unix_ms);
-      rendered[ViewerIndex(viewer)] = std::move(message);
+      events[ViewerIndex(viewer)] = &event;
+      messages[ViewerIndex(viewer)] = std::move(message);
     }
+    OpenSeals(planned, seq, events);
+    std::array<MessagePtr, 4> rendered;
+    for (size_t i = 0; i < rendered.size(); ++i) rendered[i] = std::move(messages[i]);
     recent_.push_back(std::move(rendered));
     uint8_t material = 3;
     if (planned.event) {
@@ -759,7 +775,61 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
   }
   if (!plan.command_id.empty()) {
     answers_[AnswerKey(engine::ViewerOf(plan.seat), plan.command_id)] =
-        Answer{.seq = seq_, .receipt = plan.receipt};
+        Answer{.seq = seq_,
+               .receipt = plan.receipt,
+               .seal_nonce = plan.seal_nonce,
+               .sealed = plan.sealed};
+  }
+}
+
+void Match::OpenSeals(const Planned& planned, uint64_t seq,
+                      const std::array<v1::MatchEvent*, 4>& rendered) {
+  const auto event_of = [&](Viewer viewer) -> v1::MatchEvent& {
+    return *rendered[ViewerIndex(viewer)];
+  };
+  if (!planned.event) return;
+  const storage::Cause& cause = planned.stored.ruleset_event().cause();
+  const auto sealer = SeatOfStored(cause.seat());
+  if (!cause.seal_nonce().empty() && sealer && event_of(Viewer::kDirector).has_declaration_sealed()) {
+    // A new seal: its opening goes to whoever sees the declaration itself (the sealer; everyone
+    // when the rules make it public at once), and waits for the reveal for the others.
+    v1::SealOpening opening;
+    opening.set_seat(WireSeat(engine::ViewerOf(*sealer)));
+    opening.set_sealed_seq(seq);
+    opening.set_receipt(cause.receipt());
+    opening.set_nonce(cause.seal_nonce());
+    opening.set_sealed(cause.sealed());
+    const std::string owners =
+        proto::SerializeDeterministic(event_of(engine::ViewerOf(*sealer)));
+    bool all = true;
+    for (Viewer viewer : kViewers) {
+      v1::MatchEvent& event = event_of(viewer);
+      if (viewer == engine::ViewerOf(*sealer) ||
+          proto::SerializeDeterministic(event) == owners) {
+        *event.mutable_declaration_sealed()->mutable_opening() = opening;
+      } else {
+        all = false;
+      }
+    }
+    unopened_[SeatIndex(*sealer)] =
+        all ? std::nullopt : std::optional<v1::SealOpening>(std::move(opening));
+    return;
+  }
+  if (!event_of(Viewer::kDirector).has_declarations_revealed()) return;
+  // A reveal opens the commitments of the declarations it shows.
+  std::array<bool, 2> opened{};
+  for (Viewer viewer : kViewers) {
+    v1::DeclarationsRevealed& revealed = *event_of(viewer).mutable_declarations_revealed();
+    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+      const size_t i = SeatIndex(seat);
+      const bool shown = seat == Seat::kSideA ? revealed.has_side_a() : revealed.has_side_b();
+      if (!shown || !unopened_[i]) continue;
+      *revealed.add_openings() = *unopened_[i];
+      if (viewer == Viewer::kSpectator) opened[i] = true;
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if (opened[i]) unopened_[i].reset();
   }
 }
 
@@ -894,6 +964,8 @@ MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) con
   ack.set_command_id(command_id);
   ack.set_seq(answer.seq);
   ack.set_receipt(answer.receipt);
+  ack.set_seal_nonce(answer.seal_nonce);
+  ack.set_sealed(answer.sealed);
   return message;
 }
 
@@ -1163,10 +1235,19 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
       out.set_seq(event.seq);
       out.set_hash(HashBytes(event.hash));
       out.set_recorded_unix_ms(event.recorded_unix_ms);
+      // Every event's hash is signed, so an edit before a redacted event, whose chain link the
+      // seat cannot check, is still named.
+      out.set_signature(self->services_.secrets->Sign(
+          persistence::HeadMessage(self->identity_.id, event.seq, event.hash)));
       if (visible[i]) {
         out.set_payload(event.payload);
       } else {
         out.set_redacted(true);
+        storage::StoredEvent stored;
+        stored.ParseFromString(event.payload);
+        const RedactedKind kind = RedactedKindOf(stored);
+        out.set_redacted_kind(kind.kind);
+        out.set_redacted_seat(kind.seat);
       }
     }
     for (storage::SessionRecord& record : self->SessionRecords()) {
@@ -1180,6 +1261,7 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
       head.set_signature(self->services_.secrets->Sign(
           persistence::HeadMessage(self->identity_.id, last.seq, last.hash)));
     }
+    file.set_file_signature(self->services_.secrets->Sign(FileSignedMessage(file)));
     done(std::move(file));
   });
 }
@@ -1329,7 +1411,11 @@ Result<std::shared_ptr<Match>> Match::Recover(
         if (plan.command_id.empty() || plan.entries.size() == decided->size()) {
           plan.command_id = cause.command_id();
         }
-        if (!cause.receipt().empty()) plan.receipt = cause.receipt();
+        if (!cause.receipt().empty()) {
+          plan.receipt = cause.receipt();
+          plan.seal_nonce = cause.seal_nonce();
+          plan.sealed = cause.sealed();
+        }
         i += decided->size();
         // The server's signature of the head when this command ended a close combat.
         if (i < events.size()) {

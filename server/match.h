@@ -164,7 +164,9 @@ class Match : public std::enable_shared_from_this<Match> {
   };
   struct Answer {
     uint64_t seq = 0;
-    std::string receipt;
+    std::string receipt;  // a seal's commitment, its nonce and the sealed bytes
+    std::string seal_nonce;
+    std::string sealed;
   };
   // A11.12: the ATTACKER's order of this CCPh's Locations.
   struct LocationOrder {
@@ -200,6 +202,11 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
+  // Adds the openings of sealed commitments (seal scheme 2) to the rendered event `seq`: a new
+  // seal's to the viewers who see its declaration already, and at a reveal the openings of the
+  // declarations it shows. Keeps the ones not public yet in unopened_.
+  void OpenSeals(const Planned& planned, uint64_t seq,
+                 const std::array<melee::v1::MatchEvent*, 4>& rendered);
   // Whether a close combat is being set up or played (the ATTACKER may not order Locations).
   bool CombatUnderWay() const;
   // How long a step of `kind` may take (0: no deadline), from the settings or the server.
@@ -238,6 +245,8 @@ class Match : public std::enable_shared_from_this<Match> {
   uint64_t dice_steps_ = 0;
   std::array<std::string, 2> entropy_;
   persistence::Hash head_{};
+  // Each side's sealed declaration whose commitment not every viewer can open yet.
+  std::array<std::optional<melee::v1::SealOpening>, 2> unopened_;
   // The session journal: the seats' live connections (by their join's seq in the journal), the
   // journal's next seq (0: not read yet), and what waits to be appended.
   struct LiveSession {

@@ -1,5 +1,9 @@
 #include "server/match_file.h"
 
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <utility>
 
@@ -13,10 +17,12 @@ namespace melee::server {
 namespace {
 
 namespace storage = melee::storage::v1;
+namespace v1 = melee::v1;
 using persistence::Hash;
 
 // Failures are ranked so that, at one event, the most basic one is reported.
-enum Rank { kSequence, kChain, kUnreadable, kSeed, kDice, kReplay, kSignature };
+// kAltered: an event whose hash the exporting server did not sign (format 2).
+enum Rank { kSequence, kChain, kAltered, kUnreadable, kSeed, kDice, kReplay, kSignature };
 
 struct Failure {
   uint64_t seq = 0;
@@ -117,11 +123,70 @@ engine::Result<storage::MatchFile> ParseMatchFile(std::string_view text) {
   storage::MatchFile file;
   const std::string error = proto::FromJson(text, file);
   if (!error.empty()) return engine::Reject("", "not a Melee match file: " + error);
-  if (file.format() != kMatchFileFormat) {
+  if (file.format() != kMatchFileFormat && file.format() != kMatchFileFormatV1) {
     return engine::Reject("", "format '" + file.format() + "' is not " +
-                                  std::string(kMatchFileFormat));
+                                  std::string(kMatchFileFormat) + " (nor the older " +
+                                  std::string(kMatchFileFormatV1) + ")");
   }
   return file;
+}
+
+std::string FileManifest(const storage::MatchFile& file) {
+  std::string text = file.format() + "\n";
+  const auto field = [&](std::string_view name, const std::string& value) {
+    text.append(name).append(" ").append(value).append("\n");
+  };
+  field("match_id", file.match_id());
+  field("ruleset", file.ruleset());
+  field("ruleset_version", file.ruleset_version());
+  field("engine_version", file.engine_version());
+  field("exported_for", file.exported_for());
+  field("exported_unix_ms", std::to_string(file.exported_unix_ms()));
+  field("server_public_key", persistence::BytesToHex(file.server_public_key()));
+  for (const storage::FileEvent& event : file.events()) {
+    text += "event " + std::to_string(event.seq()) + " " + persistence::BytesToHex(event.hash()) +
+            " " + std::to_string(event.recorded_unix_ms());
+    if (event.redacted()) {
+      text += " redacted " + event.redacted_kind() + " " +
+              storage::Seat_Name(event.redacted_seat());
+    } else {
+      text += " visible";
+    }
+    text += "\n";
+  }
+  text += "head " + std::to_string(file.head_signature().seq()) + " " +
+          persistence::BytesToHex(file.head_signature().hash()) + "\n";
+  for (const storage::SessionRecord& session : file.sessions()) {
+    text += "session " + storage::Seat_Name(session.seat()) + " " +
+            std::to_string(session.joined_unix_ms()) + " " +
+            std::to_string(session.left_unix_ms()) + " " + session.reason() + "\n";
+  }
+  return text;
+}
+
+std::string FileSignedMessage(const storage::MatchFile& file) {
+  const std::string manifest = FileManifest(file);
+  Hash digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(manifest.data()), manifest.size(),
+         digest.data());
+  return "melee/v2/file|" + file.match_id() + "|" + persistence::ToHex(digest);
+}
+
+RedactedKind RedactedKindOf(const storage::StoredEvent& stored) {
+  switch (stored.kind_case()) {
+    case storage::StoredEvent::kSetupSubmitted:
+      return {"setup_submitted", stored.setup_submitted().seat()};
+    case storage::StoredEvent::kDirectorFlag:
+      return {"director_flag", stored.director_flag().seat()};
+    case storage::StoredEvent::kRulesetEvent: {
+      const storage::RulesetEvent& event = stored.ruleset_event();
+      if (!event.has_cause()) return {"ruleset_event", storage::SEAT_UNSPECIFIED};
+      return {event.cause().receipt().empty() ? "command" : "declaration_sealed",
+              event.cause().seat()};
+    }
+    default:
+      return {"event", storage::SEAT_UNSPECIFIED};
+  }
 }
 
 std::string MatchFileJson(const storage::MatchFile& file) {
@@ -166,22 +231,47 @@ std::string VerifyReport::Describe() const {
                      exported_for + "\n";
   text += "  " + std::to_string(events) + " events hash-chained from the genesis";
   if (redacted != 0) text += " (" + std::to_string(redacted) + " redacted for this seat)";
+  if (!format_v1) text += "; every event's hash and the whole file signed at export";
   text += "\n  " + std::to_string(head_signatures) + " head signatures by server key " +
           key_fingerprint;
   if (!exporter_fingerprint.empty()) {
     text += " (the file's own by the exporting server, key " + exporter_fingerprint + ")";
   }
-  text += "\n";
+  text += trusted_key_checked ? ", the trusted key\n"
+                              : "\n  NO TRUSTED KEY CHECKED: the file names its own key, so a "
+                                "forger could have signed it; give --key with the server's "
+                                "public_key_hex (GET /api/server-key)\n";
   text += "  " + std::to_string(dice_steps) + " dice steps: every seed hashes to the commitment";
+  text += "\n  " + std::to_string(dice) + " dice derived again from the seeds and entropies";
+  for (const std::string& step : dice_not_derivable) text += "\n  not derivable here: " + step;
+  text += "\n  " + std::to_string(seals) + " sealed declarations open their commitments";
+  if (unsalted_seals != 0) {
+    text += "\n  " + std::to_string(unsalted_seals) +
+            " seals of scheme 1 (before 2026-11: an unsalted SHA-256, no nonce) not checked";
+  }
   if (replayed) {
-    text += "\n  " + std::to_string(dice) + " dice derived again from the seeds and entropies\n";
-    text += "  the rules engine, replaying every command, gives exactly the logged events";
+    text += "\n  the rules engine, replaying every command, gives exactly the logged events";
   } else {
-    text += "\n  not checked (redacted events): the dice derivation and the engine replay; the "
-            "director's file has them";
+    text += "\n  not checked (redacted events): the engine replay; the director's file has it";
+  }
+  if (format_v1) {
+    text += "\n  format 1 (before 2026-11): its header fields and session journal are signed by "
+            "nothing";
   }
   return text;
 }
+
+namespace {
+
+// A header string that could make two manifests read alike (a line break, a control byte).
+bool HasControlBytes(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+std::string SideName(size_t i) { return i == 0 ? "side_a" : "side_b"; }
+
+}  // namespace
 
 VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& hosts,
                              std::string_view trusted_key) {
@@ -191,24 +281,59 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
   report.exported_for = file.exported_for();
   report.key_fingerprint = persistence::KeyFingerprint(file.server_public_key());
   report.events = static_cast<uint64_t>(file.events_size());
+  report.format_v1 = file.format() == kMatchFileFormatV1;
   const auto fail_file = [&](std::string reason) {
     report.ok = false;
     report.failed_seq = 0;
     report.reason = std::move(reason);
     return report;
   };
-  if (file.format() != kMatchFileFormat) return fail_file("not a " + std::string(kMatchFileFormat) + " file");
+  if (file.format() != kMatchFileFormat && !report.format_v1) {
+    return fail_file("not a " + std::string(kMatchFileFormat) + " file");
+  }
   if (file.match_id().empty()) return fail_file("the file names no match");
   if (file.server_public_key().size() != 32) {
     return fail_file("the server key is not a 32-byte Ed25519 public key");
   }
   if (file.events().empty()) return fail_file("the file holds no events");
+  for (const auto& [name, value] :
+       {std::pair<std::string_view, const std::string*>{"match_id", &file.match_id()},
+        {"ruleset", &file.ruleset()},
+        {"ruleset_version", &file.ruleset_version()},
+        {"engine_version", &file.engine_version()},
+        {"exported_for", &file.exported_for()}}) {
+    if (HasControlBytes(*value)) {
+      return fail_file("the header's " + std::string(name) + " holds a line break or control "
+                       "character: the file was altered");
+    }
+  }
+  if (file.exported_for() != "director" && file.exported_for() != "side_a" &&
+      file.exported_for() != "side_b" && file.exported_for() != "spectator") {
+    return fail_file("exported_for '" + file.exported_for() +
+                     "' is none of director, side_a, side_b, spectator");
+  }
+  for (const storage::FileEvent& event : file.events()) {
+    if (!event.redacted()) continue;
+    ++report.redacted;
+    if (file.exported_for() == "director") {
+      return fail_file("the file says it is the director's, yet event " +
+                       std::to_string(event.seq()) +
+                       " is redacted: the director's file is complete, so this one was altered");
+    }
+    if (report.format_v1) {
+      return fail_file(
+          "a " + std::string(kMatchFileFormatV1) +
+          " file with redacted events cannot be verified safely (the events before a redacted "
+          "one were signed by nothing and could have been rewritten); export it again from the "
+          "server, which writes " + std::string(kMatchFileFormat));
+    }
+  }
   const std::string& id = file.match_id();
   // The referee's key (event 1) signs the log's heads; the exporter's (the file's) signs the file.
   std::string key = file.server_public_key();
 
   FirstFailure failures;
-  // 1 and 2: the sequence and the hash chain.
+  // 1 and 2: the sequence and the hash chain; format 2: every event's hash signed at export.
   std::vector<Hash> hashes;
   Hash prev = persistence::Genesis(id);
   for (int i = 0; i < file.events_size(); ++i) {
@@ -237,8 +362,16 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
       failures.Add(expected, kChain, "its recorded hash is not 32 bytes");
       break;
     }
+    if (!report.format_v1 &&
+        !persistence::VerifySignature(file.server_public_key(),
+                                      persistence::HeadMessage(id, expected, *recorded),
+                                      event.signature())) {
+      failures.Add(expected, kAltered,
+                   "its hash is not the one the exporting server signed (key " +
+                       persistence::KeyFingerprint(file.server_public_key()) +
+                       "): the event, or its hash, was altered after export");
+    }
     if (event.redacted()) {
-      ++report.redacted;
       if (!event.payload().empty()) failures.Add(expected, kChain, "redacted, yet it has bytes");
       prev = *recorded;
     } else {
@@ -255,31 +388,45 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
     hashes.push_back(prev);
   }
 
-  // 3, 4 and 5: seeds, dice and signatures, in event order.
+  // 3, 4 and 5: seeds, dice, seals and signatures, in event order.
   const RulesetHost* host = hosts(file.ruleset());
   if (host == nullptr) return fail_file("this build does not play ruleset '" + file.ruleset() + "'");
   Hash known_seed{};
   uint64_t known_step = 0;
   bool have_commitment = false;
+  // Each side's entropy in effect, and the redacted event that hides it (0: it is known).
   std::array<std::string, 2> entropy;
-  bool entropy_known = true;
+  std::array<uint64_t, 2> entropy_hidden_in{};
+  bool redacted_since_step = false;  // a step may have closed out of sight
   OpenBatch batch;
   uint64_t batch_first_die_seq = 0;
+  uint64_t batch_hidden_in = 0;  // a redacted event of the open command (its dice are unknown)
   const auto close_batch_without_step = [&]() {
-    if (!batch.dice.empty()) {
+    if (!batch.dice.empty() && batch_hidden_in == 0) {
       failures.Add(batch_first_die_seq, kDice,
                    std::to_string(batch.dice.size()) +
                        " dice were rolled without a committed step: they were not drawn from "
                        "the seed chain");
     }
     batch.dice.clear();
+    batch_hidden_in = 0;
   };
   for (size_t i = 0; i < hashes.size(); ++i) {
     const storage::FileEvent& event = file.events(static_cast<int>(i));
     const uint64_t seq = event.seq();
     if (event.redacted()) {
-      entropy_known = false;
-      batch.dice.clear();
+      redacted_since_step = true;
+      const std::string& kind = event.redacted_kind();
+      if (kind == "declaration_sealed" || kind == "command") {
+        // Another command starts out of sight: its dice are unknown, and a seal's entropy too.
+        batch.dice.clear();
+        batch_hidden_in = seq;
+        const storage::Seat by = event.redacted_seat();
+        if (kind == "declaration_sealed" && by == storage::SEAT_SIDE_A) entropy_hidden_in[0] = seq;
+        if (kind == "declaration_sealed" && by == storage::SEAT_SIDE_B) entropy_hidden_in[1] = seq;
+      } else if (kind != "director_flag" && kind != "setup_submitted") {
+        batch_hidden_in = seq;  // a ruleset event: it may hold dice of the open command
+      }
       continue;
     }
     storage::StoredEvent stored;
@@ -292,11 +439,17 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
         failures.Add(seq, kUnreadable, "the first event is not the creation of match " + id);
         break;
       }
-      if (stored.match_created().ruleset() != file.ruleset()) {
-        failures.Add(seq, kUnreadable, "the match plays " + stored.match_created().ruleset() +
+      const storage::MatchCreated& created = stored.match_created();
+      if (created.ruleset() != file.ruleset()) {
+        failures.Add(seq, kUnreadable, "the match plays " + created.ruleset() +
                                            ", the file's header says " + file.ruleset());
       }
-      key = stored.match_created().server_public_key();
+      if (created.ruleset_version() != file.ruleset_version()) {
+        failures.Add(seq, kUnreadable, "the match was created with " + created.ruleset() + " " +
+                                           created.ruleset_version() +
+                                           ", the file's header says " + file.ruleset_version());
+      }
+      key = created.server_public_key();
       report.key_fingerprint = persistence::KeyFingerprint(key);
       if (key.size() != 32) {
         failures.Add(seq, kSignature, "the match names no 32-byte Ed25519 server key");
@@ -304,11 +457,21 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
         failures.Add(seq, kSignature, "the match was refereed by server key " +
                                           report.key_fingerprint + ", not by the trusted key " +
                                           persistence::KeyFingerprint(trusted_key));
+      } else {
+        report.trusted_key_checked = !trusted_key.empty();
       }
       if (key != file.server_public_key()) {
         report.exporter_fingerprint = persistence::KeyFingerprint(file.server_public_key());
+        // Only the referee's server can redact: another server's redactions (and the hashes
+        // before them) would be vouched for by a key the reader did not choose to trust.
+        if (report.redacted != 0) {
+          failures.Add(seq, kSignature,
+                       "a seat's file must be exported by the server that refereed the match "
+                       "(key " + report.key_fingerprint + "); this one was exported by key " +
+                           report.exporter_fingerprint);
+        }
       }
-      const std::optional<Hash> commitment = HashOf(stored.match_created().dice_commitment());
+      const std::optional<Hash> commitment = HashOf(created.dice_commitment());
       if (!commitment) {
         failures.Add(seq, kSeed, "the match commits to no dice seed chain");
       } else {
@@ -341,9 +504,34 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
     const storage::RulesetEvent& logged = stored.ruleset_event();
     if (logged.has_cause()) {
       close_batch_without_step();
-      if (!logged.cause().client_entropy().empty()) {
-        if (logged.cause().seat() == storage::SEAT_SIDE_A) entropy[0] = logged.cause().client_entropy();
-        if (logged.cause().seat() == storage::SEAT_SIDE_B) entropy[1] = logged.cause().client_entropy();
+      const storage::Cause& cause = logged.cause();
+      const size_t side = cause.seat() == storage::SEAT_SIDE_B ? 1 : 0;
+      if (!cause.client_entropy().empty() &&
+          (cause.seat() == storage::SEAT_SIDE_A || cause.seat() == storage::SEAT_SIDE_B)) {
+        entropy[side] = cause.client_entropy();
+        entropy_hidden_in[side] = 0;
+      }
+      // A sealed declaration: its commitment opens to the bytes sealed, which are the command.
+      if (!cause.receipt().empty() && cause.seal_nonce().empty()) {
+        ++report.unsalted_seals;
+      } else if (!cause.receipt().empty()) {
+        v1::Declaration declaration;
+        if (cause.seal_nonce().size() != persistence::kSealNonceBytes ||
+            HashOf(cause.receipt()) !=
+                persistence::SealCommitment(cause.seal_nonce(), cause.sealed())) {
+          failures.Add(seq, kSeed,
+                       SideName(side) + "'s sealed declaration does not open its commitment: "
+                                        "SHA-256(\"melee/v2/seal|\" || nonce || sealed bytes) is "
+                                        "not the receipt every viewer was shown");
+        } else if (!declaration.ParseFromString(cause.sealed())) {
+          failures.Add(seq, kUnreadable, SideName(side) + "'s sealed bytes are not a Declaration");
+        } else if (auto decoded = host->FromDeclaration(declaration);
+                   !decoded || decoded->logged != cause.command()) {
+          failures.Add(seq, kSeed, SideName(side) + "'s logged command is not the declaration it "
+                                                     "sealed");
+        } else {
+          ++report.seals;
+        }
       }
     }
     auto dice = host->DiceOfLogged(logged.event());
@@ -367,7 +555,7 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
     } else if (!have_commitment || step <= known_step) {
       failures.Add(seq, kSeed, "step " + std::to_string(step) + " comes after step " +
                                    std::to_string(known_step) + ": steps must increase");
-    } else if (step != known_step + 1 && entropy_known) {
+    } else if (step != known_step + 1 && !redacted_since_step) {
       failures.Add(seq, kSeed, "step " + std::to_string(known_step + 1) +
                                    " is missing: this event closes step " + std::to_string(step));
     } else {
@@ -380,14 +568,31 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
                          ") is not s_" + std::to_string(step - 1) +
                          (known_step == 0 ? " (the commitment in event 1)" : ""));
       } else {
+        for (uint64_t hidden = known_step + 1; hidden < step; ++hidden) {
+          report.dice_not_derivable.push_back("step " + std::to_string(hidden) +
+                                              ": it closed in a redacted event");
+        }
         seed_ok = true;
         known_seed = *seed;
         known_step = step;
+        redacted_since_step = false;
       }
     }
-    if (batch.dice.empty()) {
+    const std::string step_name = "step " + std::to_string(step) + " (event " +
+                                  std::to_string(seq) + ")";
+    if (batch.dice.empty() && batch_hidden_in == 0) {
       failures.Add(seq, kDice, "it closes step " + std::to_string(step) + " but no die was rolled");
-    } else if (seed_ok && entropy_known) {
+    } else if (!seed_ok) {
+      // Reported above.
+    } else if (batch_hidden_in != 0) {
+      report.dice_not_derivable.push_back(step_name + ": some of its dice are in redacted event " +
+                                          std::to_string(batch_hidden_in));
+    } else if (entropy_hidden_in[0] != 0 || entropy_hidden_in[1] != 0) {
+      const size_t side = entropy_hidden_in[0] != 0 ? 0 : 1;
+      report.dice_not_derivable.push_back(step_name + ": " + SideName(side) +
+                                          "'s entropy is in redacted event " +
+                                          std::to_string(entropy_hidden_in[side]));
+    } else {
       uint64_t draw = 0;
       for (size_t d = 0; d < batch.dice.size(); ++d) {
         int value = 0;
@@ -410,6 +615,7 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
       }
     }
     batch.dice.clear();
+    batch_hidden_in = 0;
   }
   if (hashes.size() == static_cast<size_t>(file.events_size())) close_batch_without_step();
 
@@ -418,8 +624,14 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
   const uint64_t last_seq = hashes.empty() ? 0 : hashes.size();
   if (hashes.size() == static_cast<size_t>(file.events_size()) &&
       (!failures.get() || failures.get()->seq > last_seq)) {
-    if (final_head.seq() != static_cast<uint64_t>(file.events_size()) ||
-        HashOf(final_head.hash()) != (hashes.empty() ? std::nullopt : std::optional(hashes.back()))) {
+    if (final_head.seq() > static_cast<uint64_t>(file.events_size())) {
+      failures.Add(last_seq, kSequence,
+                   "the file ends at event " + std::to_string(last_seq) +
+                       ", yet its head signature is of event " + std::to_string(final_head.seq()) +
+                       ": the events after " + std::to_string(last_seq) + " were cut off");
+    } else if (final_head.seq() != static_cast<uint64_t>(file.events_size()) ||
+               HashOf(final_head.hash()) !=
+                   (hashes.empty() ? std::nullopt : std::optional(hashes.back()))) {
       failures.Add(last_seq, kSignature,
                    "the file's head signature is not of its last event's hash");
     } else if (!persistence::VerifySignature(
@@ -463,6 +675,15 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
     report.failed_seq = failure->seq;
     report.reason = failure->reason;
     return report;
+  }
+  // Format 2: the header, times, redactions, head and journal, as the server exported them.
+  if (!report.format_v1 && !persistence::VerifySignature(file.server_public_key(),
+                                                         FileSignedMessage(file),
+                                                         file.file_signature())) {
+    return fail_file("the file's signature does not verify with the exporting server's key " +
+                     persistence::KeyFingerprint(file.server_public_key()) +
+                     ": a header field (ruleset, versions, exported_for, time), an event's time "
+                     "or redaction, or the session journal was changed after export");
   }
   report.ok = true;
   return report;

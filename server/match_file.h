@@ -12,13 +12,17 @@
 //      the server key in the file (and it is the trusted key, when one is given);
 //   6. replaying every logged command through the rules engine gives exactly the logged events.
 // A seat's export during play has redacted events: 1, 2, 3 and 5 still hold for the whole file
-// (a redacted event keeps its hash); 4 and 6 need every event, so they are skipped and the report
-// says so.
+// (a redacted event keeps its hash, and every hash is signed); 4 checks every die whose step is
+// fully visible with both entropies, and the report names the steps it cannot derive and why; 6
+// needs every event, so it is skipped and the report says so. Format 2 also checks every sealed
+// declaration against its commitment, every event's signed hash, and the file's signature over
+// its header, times, redactions and journal.
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/core/result.h"
 #include "melee/storage/v1/match_file.pb.h"
@@ -27,7 +31,28 @@
 
 namespace melee::server {
 
-inline constexpr std::string_view kMatchFileFormat = "melee-match-file/1";
+// Format 2 signs every event's hash and the whole file (header, times, redactions, journal).
+// Format 1 files (before 2026-11) still verify when complete; with redacted events they are
+// refused, since the events before a redacted one were not protected.
+inline constexpr std::string_view kMatchFileFormat = "melee-match-file/2";
+inline constexpr std::string_view kMatchFileFormatV1 = "melee-match-file/1";
+
+// The text a format-2 file's `file_signature` signs: "melee/v2/file|<match_id>|<hex SHA-256 of
+// FileManifest(file)>".
+std::string FileSignedMessage(const melee::storage::v1::MatchFile& file);
+// The manifest of a match file: one line (ending in "\n") per header field, per event (seq, hash,
+// time, visible or redacted with its kind and seat), for the head signature and per session
+// record; docs/fair-play.md "The file's signature" gives its exact form.
+std::string FileManifest(const melee::storage::v1::MatchFile& file);
+
+// What a seat's file says of an event it redacts: "declaration_sealed" (a seal not revealed
+// yet), "command" (the first event of another command), "ruleset_event", "setup_submitted" or
+// "director_flag"; and whose command it was.
+struct RedactedKind {
+  std::string kind;
+  melee::storage::v1::Seat seat = melee::storage::v1::SEAT_UNSPECIFIED;
+};
+RedactedKind RedactedKindOf(const melee::storage::v1::StoredEvent& stored);
 
 // Reads a match file (its JSON form); the error says what is wrong.
 engine::Result<melee::storage::v1::MatchFile> ParseMatchFile(std::string_view text);
@@ -56,7 +81,14 @@ struct VerifyReport {
   uint64_t head_signatures = 0;  // HeadSigned events, plus the file's own signature
   uint64_t dice_steps = 0;
   uint64_t dice = 0;             // dice derived again from their seeds
+  // Steps whose dice this file cannot derive again, each with why ("step 4: side_b's entropy
+  // is in redacted event 31").
+  std::vector<std::string> dice_not_derivable;
+  uint64_t seals = 0;            // sealed declarations opened and checked against their receipt
+  uint64_t unsalted_seals = 0;   // seals of scheme 1 (no nonce), from before 2026-11
   bool replayed = false;         // the engine replay ran (no redacted events)
+  bool trusted_key_checked = false;  // a trusted key was given, and the match's key is it
+  bool format_v1 = false;            // an old file: its header and journal are signed by nothing
 
   // "OK: ..." with the summary, or "FAILED at event N: reason".
   std::string Describe() const;

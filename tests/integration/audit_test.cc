@@ -224,8 +224,9 @@ TEST(AuditDiceTest, ChiSquareMatchesValuesComputedByHand) {
   EXPECT_TRUE(none.indicative_only);
 }
 
-// recorded_unix_ms is outside the hash chain, so the file still verifies with other times; each
-// event seq s is given the time start + 10 s^2 ms, so a response at seq s waited 10 (2s - 1) ms.
+// recorded_unix_ms is outside the hash chain but inside the file's signature: with other times
+// the file no longer verifies, and is still audited. Each event seq s is given the time
+// start + 10 s^2 ms, so a response at seq s waited 10 (2s - 1) ms.
 TEST_F(AuditTest, ResponseTimesComeFromTheRecordedTimes) {
   storage::MatchFile file = PlayTwoAndExport();
   for (storage::FileEvent& event : *file.mutable_events()) {
@@ -253,7 +254,8 @@ TEST_F(AuditTest, ResponseTimesComeFromTheRecordedTimes) {
     }
   }
   const server::MatchAudit audit = Audit(file);
-  EXPECT_TRUE(audit.verification.ok) << audit.verification.Describe();
+  EXPECT_FALSE(audit.verification.ok) << "the times were changed after export";
+  EXPECT_THAT(audit.verification.reason, HasSubstr("an event's time"));
   const std::string text = Text(audit);
   for (size_t side = 0; side < 2; ++side) {
     const server::SeatTiming& timing = audit.timing[side];
@@ -373,7 +375,8 @@ TEST_F(AuditTest, SessionsCountConnectionsAndDisconnects) {
   add(storage::SEAT_DIRECTOR, kStartMs + 1'000, 0, "");
   add(storage::SEAT_UNSPECIFIED, kStartMs, kStartMs + 1, "not a seat");
   audit = Audit(file);
-  EXPECT_TRUE(audit.verification.ok) << "sessions are outside the hash chain";
+  EXPECT_FALSE(audit.verification.ok) << "sessions are signed with the file";
+  EXPECT_THAT(audit.verification.reason, HasSubstr("the session journal"));
   EXPECT_EQ(audit.sessions[0].seat, "side_a");
   EXPECT_EQ(audit.sessions[0].sessions, 2u);
   ASSERT_EQ(audit.sessions[0].disconnects.size(), 1u);

@@ -77,6 +77,26 @@ void Rechain(storage::MatchFile& file) {
   }
 }
 
+// Rechains the file and signs it again as its exporter with `exporter`'s key: a file exported
+// by another server, or by a forger with a key of his own. The log's own HeadSigned events keep
+// the referee's signatures, so only what the rules, seeds and dice say can still catch an edit.
+void Reexport(storage::MatchFile& file, const persistence::ServerSecrets& exporter) {
+  Rechain(file);
+  file.set_server_public_key(exporter.public_key());
+  for (storage::FileEvent& event : *file.mutable_events()) {
+    persistence::Hash hash{};
+    std::copy(event.hash().begin(), event.hash().end(), hash.begin());
+    event.set_signature(exporter.Sign(persistence::HeadMessage(file.match_id(), event.seq(), hash)));
+  }
+  const storage::FileEvent& last = file.events(file.events_size() - 1);
+  persistence::Hash head{};
+  std::copy(last.hash().begin(), last.hash().end(), head.begin());
+  file.mutable_head_signature()->set_hash(last.hash());
+  file.mutable_head_signature()->set_signature(
+      exporter.Sign(persistence::HeadMessage(file.match_id(), last.seq(), head)));
+  file.set_file_signature(exporter.Sign(server::FileSignedMessage(file)));
+}
+
 void Replace(storage::FileEvent& event, const storage::StoredEvent& stored) {
   event.set_payload(proto::SerializeDeterministic(stored));
 }
@@ -161,7 +181,12 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
       changed = i;
     }
     ASSERT_GE(changed, 0);
-    Rechain(file);
+    storage::MatchFile rehashed = file;
+    Rechain(rehashed);
+    const server::VerifyReport forged = Verify(rehashed);
+    EXPECT_EQ(forged.failed_seq, static_cast<uint64_t>(changed) + 1) << forged.Describe();
+    EXPECT_THAT(forged.reason, HasSubstr("is not the one the exporting server signed"));
+    Reexport(file, *persistence::ServerSecrets::Ephemeral());
     const server::VerifyReport report = Verify(file);
     EXPECT_FALSE(report.ok);
     EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(closing) + 1);
@@ -187,11 +212,11 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
       changed = i;
     }
     ASSERT_GE(changed, 0);
-    Rechain(file);
+    Reexport(file, *persistence::ServerSecrets::Ephemeral());
     const server::VerifyReport report = Verify(file);
     EXPECT_FALSE(report.ok);
     EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(changed) + 1);
-    EXPECT_THAT(report.reason, HasSubstr("the engine replay"));
+    EXPECT_THAT(report.reason, HasSubstr("side_a's logged command is not the declaration it sealed"));
   }
   {  // A head signed by another key.
     storage::MatchFile file = original;
@@ -209,11 +234,12 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
       signed_at = i;
     }
     ASSERT_GE(signed_at, 0);
-    Rechain(file);
+    const std::string referee = file.server_public_key();
+    Reexport(file, *persistence::ServerSecrets::Ephemeral());
     const server::VerifyReport report = Verify(file);
     EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(signed_at) + 1);
     EXPECT_THAT(report.reason, HasSubstr("does not verify with server key " +
-                                         persistence::KeyFingerprint(file.server_public_key())));
+                                         persistence::KeyFingerprint(referee)));
   }
   {  // The whole file re-signed by another key: only the trusted key tells.
     storage::MatchFile file = original;
@@ -241,7 +267,13 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
     file.mutable_head_signature()->set_hash(std::string(prev.begin(), prev.end()));
     file.mutable_head_signature()->set_signature(other->Sign(persistence::HeadMessage(
         file.match_id(), static_cast<uint64_t>(file.events_size()), prev)));
+    for (storage::FileEvent& event : *file.mutable_events()) {
+      event.set_signature(other->Sign(
+          persistence::HeadMessage(file.match_id(), event.seq(), hashes[event.seq() - 1])));
+    }
+    file.set_file_signature(other->Sign(server::FileSignedMessage(file)));
     EXPECT_TRUE(Verify(file).ok) << "self-consistent, signed by a key nobody trusts";
+    EXPECT_THAT(Verify(file).Describe(), HasSubstr("NO TRUSTED KEY CHECKED"));
     const server::VerifyReport report = Verify(file, original.server_public_key());
     EXPECT_FALSE(report.ok);
     EXPECT_EQ(report.failed_seq, 1u);
@@ -254,7 +286,7 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
     seed[0] = static_cast<char>(seed[0] ^ 0x80);
     stored.mutable_ruleset_event()->set_revealed_seed(seed);
     Replace(*file.mutable_events(closing), stored);
-    Rechain(file);
+    Reexport(file, *persistence::ServerSecrets::Ephemeral());
     const server::VerifyReport report = Verify(file);
     EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(closing) + 1);
     EXPECT_EQ(report.reason,

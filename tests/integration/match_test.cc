@@ -185,12 +185,22 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
   const v1::ClientMessage b_seal = Seal({{{"R1"}, {"G1"}}});
   const v1::ServerMessage b_ack = b_->Act(b_seal);
   ASSERT_TRUE(b_ack.has_ack()) << b_ack.DebugString();
-  EXPECT_EQ(b_ack.ack().receipt(),
-            Sha256(proto::SerializeDeterministic(b_seal.seal_declaration().declaration())))
-      << "the receipt is SHA-256 of the sealed bytes";
+  // Seal scheme 2: the receipt commits to the sealed bytes with a secret 32-byte nonce.
+  const std::string sealed =
+      proto::SerializeDeterministic(b_seal.seal_declaration().declaration());
+  EXPECT_EQ(b_ack.ack().sealed(), sealed);
+  ASSERT_EQ(b_ack.ack().seal_nonce().size(), 32u);
+  EXPECT_EQ(b_ack.ack().receipt(), Sha256("melee/v2/seal|" + b_ack.ack().seal_nonce() + sealed))
+      << "the receipt is SHA-256(\"melee/v2/seal|\" || nonce || sealed bytes)";
+  EXPECT_NE(b_ack.ack().receipt(), Sha256(sealed)) << "not the guessable unsalted hash";
   ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
   ASSERT_TRUE(a_->events().back().has_declaration_sealed());
   EXPECT_EQ(a_->events().back().declaration_sealed().receipt(), b_ack.ack().receipt());
+  EXPECT_FALSE(a_->events().back().declaration_sealed().has_opening())
+      << "the opponent cannot open the commitment before the reveal";
+  ASSERT_TRUE(b_->WaitForSeq(b_ack.ack().seq()));
+  EXPECT_EQ(b_->events().back().declaration_sealed().opening().nonce(), b_ack.ack().seal_nonce())
+      << "the sealer's own event carries its opening";
 
   faces_.Push({3, 4, 4, 3});  // A's CC DR 3+4 = 7, then B's 4+3 = 7: no 2/12, no choice
   ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
@@ -207,6 +217,16 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
         revealed = true;
         EXPECT_EQ(event.declarations_revealed().side_a().asl().attacks(0).targets(0), "R1");
         EXPECT_EQ(event.declarations_revealed().side_b().asl().attacks(0).targets(0), "G1");
+        // The reveal opens both commitments for every viewer.
+        ASSERT_EQ(event.declarations_revealed().openings_size(), 2);
+        for (const v1::SealOpening& opening : event.declarations_revealed().openings()) {
+          EXPECT_EQ(opening.receipt(),
+                    Sha256("melee/v2/seal|" + opening.nonce() + opening.sealed()));
+          if (opening.seat() == v1::SEAT_SIDE_B) {
+            EXPECT_EQ(opening.receipt(), b_ack.ack().receipt());
+            EXPECT_EQ(opening.sealed(), sealed);
+          }
+        }
       }
     }
     EXPECT_EQ(resolved, 2) << "A11.12: the ATTACKER's attack, then the DEFENDER's";
