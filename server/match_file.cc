@@ -328,6 +328,16 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
           "server, which writes " + std::string(kMatchFileFormat));
     }
   }
+  if (const uint64_t last = file.events(file.events_size() - 1).seq();
+      file.head_signature().seq() > last) {
+    report.ok = false;
+    report.failed_seq = last;
+    report.reason = "the file ends at event " + std::to_string(last) +
+                    ", yet its head signature is of event " +
+                    std::to_string(file.head_signature().seq()) + ": the events after " +
+                    std::to_string(last) + " were cut off";
+    return report;
+  }
   const std::string& id = file.match_id();
   // The referee's key (event 1) signs the log's heads; the exporter's (the file's) signs the file.
   std::string key = file.server_public_key();
@@ -624,12 +634,7 @@ VerifyReport VerifyMatchFile(const storage::MatchFile& file, const HostLookup& h
   const uint64_t last_seq = hashes.empty() ? 0 : hashes.size();
   if (hashes.size() == static_cast<size_t>(file.events_size()) &&
       (!failures.get() || failures.get()->seq > last_seq)) {
-    if (final_head.seq() > static_cast<uint64_t>(file.events_size())) {
-      failures.Add(last_seq, kSequence,
-                   "the file ends at event " + std::to_string(last_seq) +
-                       ", yet its head signature is of event " + std::to_string(final_head.seq()) +
-                       ": the events after " + std::to_string(last_seq) + " were cut off");
-    } else if (final_head.seq() != static_cast<uint64_t>(file.events_size()) ||
+    if (final_head.seq() != static_cast<uint64_t>(file.events_size()) ||
                HashOf(final_head.hash()) !=
                    (hashes.empty() ? std::nullopt : std::optional(hashes.back()))) {
       failures.Add(last_seq, kSignature,

@@ -17,6 +17,7 @@
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
+#include "tests/testing/seal_guesser.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 
@@ -174,10 +175,24 @@ TEST_F(CocMatchTest, PlaysTheInActionExampleEndToEnd) {
 TEST_F(CocMatchTest, DeclarationsAndPlacementsStaySecretUntilBothAreSealed) {
   Seat(0, proto::FrameKind::kText);
   EnterAndConfirm(/*two_teams=*/true);
-  ASSERT_TRUE(a_->Act(SealCocDeclare(/*advance=*/true)).has_ack());
+  const v1::ClientMessage declare = SealCocDeclare(/*advance=*/true);
+  ASSERT_TRUE(a_->Act(declare).has_ack());
   ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
   ASSERT_TRUE(spectator_->WaitForSeq(a_->last_seq()));
+  // The dictionary attack: every declaration A could have sealed.
+  std::vector<v1::Declaration> declarations;
+  for (const bool advance : {false, true}) {
+    for (const bool decline : {false, true}) {
+      for (const std::vector<std::string>& support :
+           {std::vector<std::string>{}, std::vector<std::string>{"soviet_jl"}}) {
+        declarations.push_back(
+            SealCocDeclare(advance, decline, support).seal_declaration().declaration());
+      }
+    }
+  }
   for (MatchClient* other : {b_.get(), spectator_.get()}) {
+    EXPECT_TRUE(testing::NoCandidateConfirmed(*other, declarations,
+                                              declare.seal_declaration().declaration()));
     EXPECT_EQ(AllBytes(*other).find("\"advance\":true"), std::string::npos);
     EXPECT_FALSE(other->view().coc().has_side_a_declaration());
     EXPECT_TRUE(other->view().coc().side_a_sealed());
@@ -189,10 +204,27 @@ TEST_F(CocMatchTest, DeclarationsAndPlacementsStaySecretUntilBothAreSealed) {
   ASSERT_EQ(a_->view().coc().phase(), cocpb::PHASE_PLACE);
   ASSERT_EQ(a_->view().waiting_for_size(), 2);
 
-  ASSERT_TRUE(b_->Act(SealPlace({"german_rifles"}, {})).has_ack());
+  const v1::ClientMessage place = SealPlace({"german_rifles"}, {});
+  ASSERT_TRUE(b_->Act(place).has_ack());
   ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
   ASSERT_TRUE(spectator_->WaitForSeq(b_->last_seq()));
+  // The dictionary attack: every placement of odd Kills and Shock on B's Teams.
+  std::vector<v1::Declaration> placements;
+  const std::vector<std::string> teams = {"german_lmg", "german_rifles"};
+  for (unsigned kills = 0; kills < 4; ++kills) {
+    for (unsigned shock = 0; shock < 4; ++shock) {
+      std::vector<std::string> k;
+      std::vector<std::string> sh;
+      for (size_t t = 0; t < teams.size(); ++t) {
+        if (kills & (1u << t)) k.push_back(teams[t]);
+        if (shock & (1u << t)) sh.push_back(teams[t]);
+      }
+      placements.push_back(SealPlace(k, sh).seal_declaration().declaration());
+    }
+  }
   for (MatchClient* other : {a_.get(), spectator_.get()}) {
+    EXPECT_TRUE(testing::NoCandidateConfirmed(*other, placements,
+                                              place.seal_declaration().declaration()));
     EXPECT_EQ(AllBytes(*other).find("\"odd_kills\":[\"german_rifles\"]"), std::string::npos);
     EXPECT_FALSE(other->view().coc().has_side_b_placement());
   }

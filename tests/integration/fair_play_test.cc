@@ -7,7 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
+#include <random>
 #include <thread>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -433,6 +435,178 @@ TEST_F(FairPlayTest, ASeatsExportDuringPlayHidesWhatThatSeatMayNotSee) {
   ASSERT_TRUE(report.ok) << report.Describe();
   EXPECT_EQ(report.redacted, 0u);
   EXPECT_TRUE(report.replayed);
+}
+
+// Recomputes the hashes of events [0, end) from the genesis and leaves the rest as they are:
+// a forger editing the events before a redacted one, whose chain link he knows cannot be checked.
+void RechainBefore(storage::MatchFile& file, int end) {
+  persistence::Hash prev = persistence::Genesis(file.match_id());
+  for (int i = 0; i < end; ++i) {
+    storage::FileEvent& event = *file.mutable_events(i);
+    prev = persistence::ChainHash(prev, event.payload());
+    event.set_hash(std::string(reinterpret_cast<const char*>(prev.data()), prev.size()));
+  }
+}
+
+// The index of side `seat`'s (visible) set-up event in `file`.
+int SetupOf(const storage::MatchFile& file, storage::Seat seat) {
+  for (int i = 0; i < file.events_size(); ++i) {
+    if (file.events(i).redacted()) continue;
+    const storage::StoredEvent stored = Stored(file.events(i));
+    if (stored.has_setup_submitted() && stored.setup_submitted().seat() == seat) return i;
+  }
+  return -1;
+}
+
+// Issue 22 "a seat's match file must protect every event": in side A's file during play (B's
+// seal redacted, the last event), raising G1's firepower 6 -> 7 and recomputing every hash up to
+// the redaction is caught at the edited event, and so is every header field changed.
+TEST_F(FairPlayTest, ASeatsFileProtectsEveryEventBeforeARedactionAndItsHeader) {
+  Seat();
+  testing::EnterAndConfirm(*a_, *b_);
+  testing::AnnounceAndSealSideB(*a_, *b_);
+  const storage::MatchFile original =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
+  ASSERT_TRUE(original.events(original.events_size() - 1).redacted());
+  EXPECT_EQ(original.events(original.events_size() - 1).redacted_kind(), "declaration_sealed");
+  EXPECT_EQ(original.events(original.events_size() - 1).redacted_seat(), storage::SEAT_SIDE_B);
+  ASSERT_TRUE(Verify(original, original.server_public_key()).ok);
+
+  const int setup = SetupOf(original, storage::SEAT_SIDE_A);
+  ASSERT_GE(setup, 0);
+  storage::MatchFile forged = original;
+  storage::StoredEvent stored = Stored(forged.events(setup));
+  v1::SubmitSetup part;
+  ASSERT_TRUE(part.ParseFromString(stored.setup_submitted().part()));
+  ASSERT_EQ(part.asl().units(0).firepower(), 6);
+  part.mutable_asl()->mutable_units(0)->set_firepower(7);
+  stored.mutable_setup_submitted()->set_part(proto::SerializeDeterministic(part));
+  Replace(*forged.mutable_events(setup), stored);
+  RechainBefore(forged, forged.events_size() - 1);
+  server::VerifyReport report = Verify(forged, original.server_public_key());
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(setup) + 1) << report.Describe();
+  EXPECT_THAT(report.reason, HasSubstr("not the one the exporting server signed"));
+  // Signed again with the forger's own key, it is no longer the referee's export.
+  Reexport(forged, *persistence::ServerSecrets::Ephemeral());
+  RechainBefore(forged, forged.events_size() - 1);
+  report = Verify(forged);
+  EXPECT_FALSE(report.ok);
+  EXPECT_THAT(report.Describe(), HasSubstr("must be exported by the server that refereed"));
+
+  // Every header field.
+  const std::vector<std::pair<std::string, std::function<void(storage::MatchFile&)>>> edits = {
+      {"the match was created with", [](auto& f) { f.set_ruleset_version("a11-1"); }},
+      {"the file's signature", [](auto& f) { f.set_engine_version("0.0.1"); }},
+      {"the file's signature", [](auto& f) { f.set_exported_for("side_b"); }},
+      {"the file's signature", [](auto& f) { f.set_exported_unix_ms(f.exported_unix_ms() + 1); }},
+      {"the director's file is complete", [](auto& f) { f.set_exported_for("director"); }},
+      {"none of director", [](auto& f) { f.set_exported_for("referee"); }},
+      {"line break", [](auto& f) { f.set_engine_version("1\nexported_for director"); }},
+      {"the match plays", [](auto& f) { f.set_ruleset("coc"); }},
+      {"the event was altered", [](auto& f) { f.set_match_id("m0000000000000000000x"); }},
+      {"the file's signature", [](auto& f) { f.mutable_events(1)->set_recorded_unix_ms(1); }},
+      {"the file's signature",
+       [](auto& f) { f.mutable_events(f.events_size() - 1)->set_redacted_seat(storage::SEAT_SIDE_A); }},
+      {"the file's signature", [](auto& f) { f.clear_file_signature(); }},
+  };
+  for (const auto& [expected, edit] : edits) {
+    storage::MatchFile file = original;
+    edit(file);
+    report = Verify(file, original.server_public_key());
+    EXPECT_FALSE(report.ok) << expected;
+    EXPECT_THAT(report.Describe(), HasSubstr(expected));
+  }
+}
+
+// A format-1 file (before seal scheme 2) still verifies when it is complete, and one with
+// redacted events is refused with a clear message.
+TEST_F(FairPlayTest, OldFormatOneFilesVerifyWhenCompleteAndAreRefusedWithRedactions) {
+  storage::MatchFile complete = PlayAndExport();
+  complete.set_format("melee-match-file/1");
+  complete.clear_file_signature();
+  for (storage::FileEvent& event : *complete.mutable_events()) event.clear_signature();
+  server::VerifyReport report = Verify(complete);
+  ASSERT_TRUE(report.ok) << report.Describe();
+  EXPECT_THAT(report.Describe(), HasSubstr("format 1 (before 2026-11)"));
+
+  storage::MatchFile seat = complete;
+  seat.set_exported_for("side_a");
+  seat.mutable_events(5)->clear_payload();
+  seat.mutable_events(5)->set_redacted(true);
+  report = Verify(seat);
+  EXPECT_FALSE(report.ok);
+  EXPECT_THAT(report.reason, HasSubstr("cannot be verified safely"));
+  EXPECT_THAT(report.reason, HasSubstr("melee-match-file/2"));
+}
+
+// Single-bit flips and semantic edits over a real director's file, a complete seat's file and a
+// seat's file during play: every one is caught, at the first event it touches.
+TEST_F(FairPlayTest, EveryBitFlipAndEditOfRealFilesIsCaught) {
+  const storage::MatchFile director = PlayAndExport();
+  const storage::MatchFile complete_seat =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_b_token());
+  // A third combat's set-up and B's seal: A's file now has a redacted event.
+  testing::EnterAndConfirm(*a_, *b_, "J5");
+  testing::AnnounceAndSealSideB(*a_, *b_);
+  const storage::MatchFile during_play =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
+  std::mt19937 random(22);
+  for (const storage::MatchFile* original : {&director, &complete_seat, &during_play}) {
+    const std::string which = original->exported_for();
+    ASSERT_TRUE(Verify(*original, original->server_public_key()).ok) << which;
+    for (int i = 0; i < original->events_size(); ++i) {
+      const storage::FileEvent& event = original->events(i);
+      const uint64_t seq = event.seq();
+      // One bit of its payload, of its hash, of its signature.
+      for (const int part : {0, 1, 2}) {
+        storage::MatchFile file = *original;
+        storage::FileEvent& target = *file.mutable_events(i);
+        std::string bytes = part == 0 ? target.payload() : part == 1 ? target.hash()
+                                                                     : target.signature();
+        if (bytes.empty()) continue;
+        const size_t bit = random() % (bytes.size() * 8);
+        bytes[bit / 8] = static_cast<char>(bytes[bit / 8] ^ (1 << (bit % 8)));
+        if (part == 0) target.set_payload(bytes);
+        if (part == 1) target.set_hash(bytes);
+        if (part == 2) target.set_signature(bytes);
+        const server::VerifyReport report = Verify(file, original->server_public_key());
+        EXPECT_FALSE(report.ok) << which << " event " << seq << " part " << part;
+        EXPECT_EQ(report.failed_seq, seq) << which << " part " << part << ": " << report.Describe();
+      }
+      if (event.redacted()) continue;
+      // Its payload rewritten with every hash recomputed (a forger without the key).
+      storage::MatchFile file = *original;
+      storage::StoredEvent stored = Stored(event);
+      stored.set_salt(stored.salt() + "x");
+      Replace(*file.mutable_events(i), stored);
+      RechainBefore(file, file.events(file.events_size() - 1).redacted() ? file.events_size() - 1
+                                                                         : file.events_size());
+      const server::VerifyReport report = Verify(file, original->server_public_key());
+      EXPECT_FALSE(report.ok) << which << " event " << seq;
+      EXPECT_EQ(report.failed_seq, seq) << which << ": " << report.Describe();
+    }
+    // A dropped event, two swapped, the last ones cut off.
+    {
+      storage::MatchFile file = *original;
+      file.mutable_events()->DeleteSubrange(3, 1);
+      EXPECT_EQ(Verify(file).failed_seq, 4u) << which;
+    }
+    {
+      storage::MatchFile file = *original;
+      file.mutable_events()->SwapElements(2, 3);
+      EXPECT_EQ(Verify(file).failed_seq, 3u) << which;
+    }
+    {
+      storage::MatchFile file = *original;
+      const int keep = file.events_size() - 2;
+      file.mutable_events()->DeleteSubrange(keep, 2);
+      const server::VerifyReport report = Verify(file);
+      EXPECT_FALSE(report.ok) << which;
+      EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(keep)) << report.Describe();
+      EXPECT_THAT(report.reason, HasSubstr("were cut off"));
+    }
+  }
 }
 
 TEST_F(FairPlayTest, TheDirectorsFileJournalsEachSeatsConnections) {

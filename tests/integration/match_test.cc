@@ -18,6 +18,7 @@
 #include "tests/testing/http_get.h"
 #include "tests/testing/asl_commands.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/seal_guesser.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
@@ -240,6 +241,27 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
     EXPECT_EQ(events.back().head_signed().signature().size(), 64u);
   }
   EXPECT_EQ(a_->last_seq(), b_->last_seq());
+}
+
+// The opponent's dictionary attack (seal scheme 2): B seals an attack that includes its
+// concealed R2; A lists every declaration B could have made in this Location and tries each
+// against everything it received before the reveal. None matches.
+TEST_F(MatchTest, NoDeclarationCanBeTestedAgainstWhatTheOpponentReceived) {
+  Seat();
+  SetUpAndAnnounce();
+  const v1::ClientMessage b_seal = Seal({{{"R1", "R2"}, {"G1"}}});
+  ASSERT_TRUE(b_->Act(b_seal).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  std::vector<v1::Declaration> candidates;
+  using Attacks = std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>;
+  for (const Attacks& attacks :
+       {Attacks{}, Attacks{{{"R1"}, {"G1"}}}, Attacks{{{"R2"}, {"G1"}}},
+        Attacks{{{"R1", "R2"}, {"G1"}}}, Attacks{{{"R2", "R1"}, {"G1"}}},
+        Attacks{{{"R1"}, {"G1"}}, {{"R2"}, {"G1"}}}, Attacks{{{"R2"}, {"G1"}}, {{"R1"}, {"G1"}}}}) {
+    candidates.push_back(Seal(attacks).seal_declaration().declaration());
+  }
+  EXPECT_TRUE(testing::NoCandidateConfirmed(*a_, candidates,
+                                            b_seal.seal_declaration().declaration()));
 }
 
 // A11.12 as written (declaration_order = attacker_first): the DEFENDER designates after seeing

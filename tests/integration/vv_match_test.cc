@@ -14,6 +14,7 @@
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
+#include "tests/testing/seal_guesser.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 #include "tests/testing/vv_commands.h"
@@ -169,10 +170,26 @@ TEST_F(VvMatchTest, PlaysTheCloseAssaultExampleEndToEnd) {
 TEST_F(VvMatchTest, DeclarationsAndAllocationsStaySecretUntilBothAreSealed) {
   Seat();
   EnterAndConfirm();
-  ASSERT_TRUE(b_->Act(SealDeclare({}, "Coleman", {VvUse("US-HS", "LMG", false)})).has_ack());
+  const v1::ClientMessage declare = SealDeclare({}, "Coleman", {VvUse("US-HS", "LMG", false)});
+  ASSERT_TRUE(b_->Act(declare).has_ack());
   ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
   ASSERT_TRUE(spectator_->WaitForSeq(b_->last_seq()));
+  // The dictionary attack: every leader and set of weapon uses B could have declared.
+  std::vector<v1::Declaration> declarations;
+  const std::vector<vvpb::UnitUse> uses = {VvUse("US-HS", "LMG", false), VvUse("US-SQ", "", true),
+                                           VvUse("US-HS", "", true), VvUse("US-SQ", "BAR", false)};
+  for (const std::string leader : {"", "Coleman"}) {
+    for (unsigned mask = 0; mask < (1u << uses.size()); ++mask) {
+      std::vector<vvpb::UnitUse> chosen;
+      for (size_t k = 0; k < uses.size(); ++k) {
+        if (mask & (1u << k)) chosen.push_back(uses[k]);
+      }
+      declarations.push_back(SealDeclare({}, leader, chosen).seal_declaration().declaration());
+    }
+  }
   for (MatchClient* other : {a_.get(), spectator_.get()}) {
+    EXPECT_TRUE(testing::NoCandidateConfirmed(*other, declarations,
+                                              declare.seal_declaration().declaration()));
     const std::string bytes = AllBytes(*other);
     EXPECT_EQ(bytes.find("\"leader\":\"Coleman\""), std::string::npos);
     EXPECT_EQ(bytes.find("\"weapon\":\"LMG\""), std::string::npos);
@@ -189,11 +206,27 @@ TEST_F(VvMatchTest, DeclarationsAndAllocationsStaySecretUntilBothAreSealed) {
   ASSERT_EQ(b_->view().waiting_for_size(), 2);
 
   // B allocates 4: reduce the 5-6-4 (2), pin the half squad (1) and Coleman (1).
-  ASSERT_TRUE(b_->Act(SealAllocation({{"US-SQ", vvpb::CP_ACTION_KIND_REDUCE},
-                                      {"US-HS", vvpb::CP_ACTION_KIND_PIN},
-                                      {"Coleman", vvpb::CP_ACTION_KIND_PIN}}))
-                  .has_ack());
+  const v1::ClientMessage allocation = SealAllocation({{"US-SQ", vvpb::CP_ACTION_KIND_REDUCE},
+                                                       {"US-HS", vvpb::CP_ACTION_KIND_PIN},
+                                                       {"Coleman", vvpb::CP_ACTION_KIND_PIN}});
+  ASSERT_TRUE(b_->Act(allocation).has_ack());
   ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  // The dictionary attack: every action (or none) for each of B's units.
+  std::vector<v1::Declaration> allocations;
+  const std::vector<std::string> units = {"US-SQ", "US-HS", "Coleman"};
+  const std::vector<vvpb::CpActionKind> kinds = {
+      vvpb::CP_ACTION_KIND_UNSPECIFIED, vvpb::CP_ACTION_KIND_PIN, vvpb::CP_ACTION_KIND_REDUCE,
+      vvpb::CP_ACTION_KIND_ELIMINATE};
+  for (unsigned code = 0; code < 64; ++code) {
+    std::vector<std::pair<std::string, vvpb::CpActionKind>> actions;
+    for (size_t u = 0; u < units.size(); ++u) {
+      const vvpb::CpActionKind kind = kinds[(code >> (2 * u)) & 3];
+      if (kind != vvpb::CP_ACTION_KIND_UNSPECIFIED) actions.emplace_back(units[u], kind);
+    }
+    allocations.push_back(SealAllocation(actions).seal_declaration().declaration());
+  }
+  EXPECT_TRUE(testing::NoCandidateConfirmed(*a_, allocations,
+                                            allocation.seal_declaration().declaration()));
   EXPECT_EQ(AllBytes(*a_).find("CP_ACTION_KIND_REDUCE"), std::string::npos);
   EXPECT_FALSE(a_->view().vv().has_side_b_allocation());
   EXPECT_TRUE(b_->view().vv().has_side_b_allocation());
