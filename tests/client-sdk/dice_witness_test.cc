@@ -86,6 +86,47 @@ TEST_F(DiceWitnessTest, AHeadSignedByAnotherKeyIsRefused) {
   EXPECT_THAT(*broken, HasSubstr("signature of the head after event 6 does not verify"));
 }
 
+// Seal scheme 2: the reveal must open the commitment shown when the declaration was sealed;
+// the commitment is the server's SealCommitment, checked here by the SDK's own SHA-256.
+TEST_F(DiceWitnessTest, ARevealMustOpenTheCommitmentShownAtTheSeal) {
+  const std::string nonce(32, 'n');
+  const std::string sealed = "\x0a\x02G1";
+  const std::string receipt = Bytes(persistence::SealCommitment(nonce, sealed));
+  EXPECT_EQ(SealCommitment(nonce, sealed), receipt);
+  melee::v1::MatchEvent seal;
+  seal.set_seq(5);
+  seal.mutable_declaration_sealed()->set_seat(melee::v1::SEAT_SIDE_B);
+  seal.mutable_declaration_sealed()->set_receipt(receipt);
+  EXPECT_EQ(witness_.Observe(seal), std::nullopt);
+
+  const auto reveal = [&](const std::string& opened_bytes) {
+    melee::v1::MatchEvent event;
+    event.set_seq(6);
+    melee::v1::SealOpening& opening = *event.mutable_declarations_revealed()->add_openings();
+    opening.set_seat(melee::v1::SEAT_SIDE_B);
+    opening.set_sealed_seq(5);
+    opening.set_receipt(receipt);
+    opening.set_nonce(nonce);
+    opening.set_sealed(opened_bytes);
+    return event;
+  };
+  const auto changed = witness_.Observe(reveal("\x0a\x02G2"));
+  ASSERT_TRUE(changed.has_value());
+  EXPECT_THAT(*changed, HasSubstr("side_b's revealed declaration does not open its commitment"));
+  EXPECT_EQ(witness_.Observe(reveal(sealed)), std::nullopt);
+  EXPECT_EQ(witness_.seals_checked(), 1u);
+
+  // The ack of one's own seal: the bytes sent, a 32-byte nonce, their commitment.
+  melee::v1::CommandAck ack;
+  ack.set_sealed(sealed);
+  ack.set_seal_nonce(nonce);
+  ack.set_receipt(receipt);
+  EXPECT_EQ(CheckReceipt(ack, sealed), std::nullopt);
+  EXPECT_THAT(CheckReceipt(ack, "other").value_or(""), HasSubstr("other bytes"));
+  ack.set_receipt(Bytes(persistence::SealCommitment(nonce, "")));
+  EXPECT_THAT(CheckReceipt(ack, sealed).value_or(""), HasSubstr("committed to something else"));
+}
+
 TEST(DiceWitness, WithoutTheFirstEventNothingIsChecked) {
   DiceWitness witness;
   melee::v1::MatchEvent event;

@@ -6,6 +6,8 @@ Usage: python_client_test.py PATH/TO/melee-server
 Prints '<n> passed, <m> failed' and exits non-zero on any failure.
 """
 import asyncio
+import base64
+import hashlib
 import json
 import re
 import subprocess
@@ -135,6 +137,8 @@ async def play_close_combat(url: str, order: str, check) -> None:
                                                       "targets": [attack[mine]]}]}}})
             check(len(sealed.get("ack", {}).get("receipt", "")) == 44,
                   f"{order}: {player.name} seals and gets a SHA-256 receipt")
+            check(opens(sealed.get("ack", {})),
+                  f"{order}: {player.name}'s receipt is SHA-256('melee/v2/seal|' + nonce + sealed)")
         # Answer whatever choices the server's dice bring, until the combat is over.
         for _ in range(20):
             await a.wait_seq(max(a.seq, b.seq))
@@ -154,6 +158,33 @@ async def play_close_combat(url: str, order: str, check) -> None:
               f"{order}: both attacks are resolved with the server's dice")
         check(a.seq == b.seq and [e["seq"] for e in a.events] == [e["seq"] for e in b.events],
               f"{order}: both seats saw every seq once, in order")
+        # Each seat checks the other's commitment once it is opened, with hashlib alone.
+        for player in (a, b):
+            other = "SEAT_SIDE_B" if player is a else "SEAT_SIDE_A"
+            commitments = {e["seq"]: e["declaration_sealed"]["receipt"] for e in player.events
+                           if e.get("declaration_sealed", {}).get("seat") == other}
+            early = [e for e in player.events
+                     if e.get("declaration_sealed", {}).get("seat") == other
+                     and "opening" in e["declaration_sealed"]]
+            openings = [o for e in player.events
+                        for o in e.get("declarations_revealed", {}).get("openings", [])
+                        if o.get("seat") == other] + [e["declaration_sealed"]["opening"]
+                                                      for e in early]
+            check(bool(commitments) and bool(openings) and all(
+                      opens(o) and commitments.get(o.get("sealed_seq")) == o.get("receipt")
+                      for o in openings),
+                  f"{order}: {player.name} opens the other side's commitment after the reveal")
+            if order == "DECLARATION_ORDER_SEALED":
+                check(not early, f"{order}: {player.name} gets no opening before the reveal")
+
+
+def opens(opening: dict) -> bool:
+    """Whether a seal's opening (an ack or a SealOpening, as JSON) opens its commitment: SHA-256
+    of the text "melee/v2/seal|", the 32-byte nonce and the sealed bytes (docs/fair-play.md)."""
+    nonce = base64.b64decode(opening.get("seal_nonce", opening.get("nonce", "")))
+    sealed = base64.b64decode(opening.get("sealed", ""))
+    receipt = base64.b64decode(opening.get("receipt", ""))
+    return len(nonce) == 32 and hashlib.sha256(b"melee/v2/seal|" + nonce + sealed).digest() == receipt
 
 
 async def play_vehicle_close_combat(url: str, check) -> None:
