@@ -320,6 +320,14 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(const std:
     auto checkpointer = OpenConnection(path, options, SQLITE_OPEN_READWRITE);
     if (!checkpointer) return tl::unexpected(checkpointer.error());
     store->checkpointer_ = *checkpointer;
+    // A connection learns that a file is in WAL mode only when it first reads it; until then
+    // sqlite3_wal_checkpoint_v2 on it is a silent no-op (SQLITE_OK, log -1). The checkpointer
+    // never ran a query, so no checkpoint ever happened while a server ran: read once here.
+    if (auto read = QueryText(store->checkpointer_, "SELECT count(*) FROM meta",
+                              "cannot open " + path);
+        !read) {
+      return tl::unexpected(read.error());
+    }
     sqlite3_wal_hook(store->writer_, &SqliteEventStore::OnWalCommit, store.get());
     store->checkpoint_thread_ = std::thread([raw = store.get()] { raw->CheckpointLoop(); });
   }
@@ -361,8 +369,9 @@ SqliteEventStore::~SqliteEventStore() {
 // ---- checkpoints: off the writer's path ------------------------------------------------------
 
 int SqliteEventStore::OnWalCommit(void* self, sqlite3*, const char*, int pages) {
+  auto* store = static_cast<SqliteEventStore*>(self);
+  store->wal_pages_ = pages;
   if (pages >= kCheckpointPages) {
-    auto* store = static_cast<SqliteEventStore*>(self);
     {
       std::lock_guard lock(store->checkpoint_mutex_);
       store->checkpoint_wanted_ = true;
@@ -380,9 +389,31 @@ void SqliteEventStore::CheckpointLoop() {
     checkpoint_wanted_ = false;
     lock.unlock();
     // PASSIVE: copies what it can without blocking the writer or the readers. A failure is
-    // retried at the next trigger; the WAL keeps every committed frame meanwhile.
-    sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    // retried at the next trigger; the WAL keeps every committed frame meanwhile. Once every
+    // frame is copied, the writer's next transaction starts the WAL again from its beginning.
+    {
+      std::lock_guard running(checkpoint_run_mutex_);
+      sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr,
+                                nullptr);
+    }
     lock.lock();
+  }
+}
+
+void SqliteEventStore::BoundWal() {
+  if (wal_pages_ < kWalLimitPages) return;
+  // The passive checkpoints fell behind (the writer kept adding frames while they ran, so the
+  // WAL never started again). TRUNCATE waits for the readers (busy_timeout), copies what is
+  // left (most of it is copied already) and empties the WAL file. A failure (a reader held on
+  // past busy_timeout) is retried after the next commit.
+  std::lock_guard running(checkpoint_run_mutex_);
+  int log = 0;
+  int copied = 0;
+  if (sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, &log, &copied) ==
+      SQLITE_OK) {
+    wal_pages_ = 0;
+    std::lock_guard lock(queue_mutex_);
+    ++truncations_;
   }
 }
 
@@ -416,6 +447,7 @@ void SqliteEventStore::WriterLoop() {
       }
     }
     Commit(work);
+    if (checkpointer_ != nullptr) BoundWal();
   }
 }
 
@@ -595,6 +627,11 @@ std::size_t SqliteEventStore::commits() const {
 std::size_t SqliteEventStore::committed_events() const {
   std::lock_guard lock(queue_mutex_);
   return committed_events_;
+}
+
+std::size_t SqliteEventStore::wal_truncations() const {
+  std::lock_guard lock(queue_mutex_);
+  return truncations_;
 }
 
 // ---- reading ----------------------------------------------------------------------------------
