@@ -110,6 +110,47 @@ StoreError Corrupt(std::string_view match_id, uint64_t seq, const std::string& w
       "match " + std::string(match_id) + ", event seq " + std::to_string(seq) + ": " + why, seq};
 }
 
+// A stored event that cannot be trusted because its bytes changed: a damaged page of the file,
+// or a payload that no longer matches its hash. Distinct from a removed or reordered event.
+StoreError Damaged(std::string_view match_id, uint64_t seq, const std::string& why) {
+  return StoreError{StoreErrorCode::kCorrupt,
+                    "event " + std::to_string(seq) + " of match " + std::string(match_id) +
+                        " is damaged: " + why,
+                    seq};
+}
+
+// Returns the first problem PRAGMA quick_check finds in the file's structure (a B-tree page
+// whose keys are out of order, a bad page number), or nothing when the structure is sound. Run
+// when an event cannot be found or fails its hash, to tell a damaged page from a removed row.
+std::optional<std::string> FileDamage(sqlite3* db) {
+  sqlite3_stmt* check = nullptr;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &check, nullptr);
+  std::optional<std::string> damage;
+  if (rc == SQLITE_OK) rc = sqlite3_step(check);
+  if (rc == SQLITE_ROW) {
+    const auto* text = sqlite3_column_text(check, 0);
+    std::string found = text ? reinterpret_cast<const char*>(text) : "";
+    if (found != "ok") {
+      constexpr std::string_view kPrefix = "*** in database main ***\n";
+      if (found.starts_with(kPrefix)) found.erase(0, kPrefix.size());
+      damage = std::move(found);
+    }
+  } else if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+    damage = sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(check);
+  return damage;
+}
+
+// Says why a payload does not match its hash: a damaged file, or bytes changed in place.
+std::string HashMismatch(sqlite3* db) {
+  const std::optional<std::string> damage = FileDamage(db);
+  return "its payload does not match its hash (" +
+         (damage ? "the database file is damaged: " + *damage
+                 : std::string("its bytes were changed on disk or altered")) +
+         ")";
+}
+
 int Exec(sqlite3* db, const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
 
 StoreResult<void> ExecOrError(sqlite3* db, const char* sql, const std::string& what) {
@@ -653,6 +694,15 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       sqlite3* db;
       ~EndRead() { Exec(db, "COMMIT"); }
     } end_read{db};
+    // A broken chain in a file whose structure is damaged is damage (a page lost or garbled);
+    // in a sound file it is a removed, reordered or rewritten event.
+    auto broken = [&](uint64_t seq, const std::string& why) {
+      if (const std::optional<std::string> damage = FileDamage(db)) {
+        return tl::unexpected(
+            Damaged(match_id, seq, why + "; the database file is damaged: " + *damage));
+      }
+      return tl::unexpected(Corrupt(match_id, seq, why));
+    };
 
     Statement head(
         db, "SELECT match_no, last_seq, head_id, head_hash FROM matches WHERE match_id = ?1");
@@ -677,7 +727,7 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     const int64_t match_no = head.Int(0);
     Hash head_hash{};
     if (!head.HashColumn(3, head_hash)) {
-      return tl::unexpected(Corrupt(match_id, last_seq, "the match's head hash is not 32 bytes"));
+      return broken(last_seq, "the match's head hash is not 32 bytes");
     }
 
     // Walk back from the head along prev_id to the anchor (after_seq) or the first event.
@@ -691,10 +741,21 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       sqlite3_reset(select.get());
       select.Bind(1, *next);
       rc = select.Step();
+      const uint64_t wanted = chain.empty() ? last_seq : chain.back().seq - 1;
       if (rc == SQLITE_DONE) {
-        const uint64_t missing = chain.empty() ? last_seq : chain.back().seq - 1;
+        // Rows are never deleted, so a row the chain points to and the table lacks is either
+        // removed by someone or lost in a damaged page (e.g. a flipped bit in its key).
+        if (const std::optional<std::string> damage = FileDamage(db)) {
+          return tl::unexpected(Damaged(
+              match_id, wanted, "it cannot be found; the database file is damaged: " + *damage));
+        }
         return tl::unexpected(
-            Corrupt(match_id, missing, "the event is missing (removed from the log)"));
+            Corrupt(match_id, wanted, "the event is missing (removed from the log)"));
+      }
+      if ((rc & 0xff) == SQLITE_CORRUPT) {
+        return tl::unexpected(Damaged(match_id, wanted,
+                                      std::string("the database file is corrupt (") +
+                                          sqlite3_errmsg(db) + ")"));
       }
       if (rc != SQLITE_ROW) {
         return tl::unexpected(SqliteError(db, rc, "cannot read match " + std::string(match_id)));
@@ -703,12 +764,11 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       event.match_id = std::string(match_id);
       event.seq = static_cast<uint64_t>(select.Int(1));
       if (select.Int(0) != match_no) {
-        return tl::unexpected(
-            Corrupt(match_id, event.seq, "an event of another match is linked into this chain"));
+        return broken(event.seq, "an event of another match is linked into this chain");
       }
       event.payload = select.Blob(3);
       if (!select.HashColumn(4, event.prev_hash) || !select.HashColumn(5, event.hash)) {
-        return tl::unexpected(Corrupt(match_id, event.seq, "a stored hash is not 32 bytes"));
+        return broken(event.seq, "a stored hash is not 32 bytes");
       }
       event.recorded_unix_ms = select.Int(6);
       if (sqlite3_column_type(select.get(), 2) == SQLITE_NULL) {
@@ -719,7 +779,7 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       chain.push_back(std::move(event));
       if (chain.back().seq <= after_seq) break;
       if (chain.size() > last_seq) {
-        return tl::unexpected(Corrupt(match_id, last_seq, "the chain of events loops"));
+        return broken(last_seq, "the chain of events loops");
       }
     }
 
@@ -730,11 +790,10 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     auto it = chain.rbegin();
     if (after_seq > 0) {
       if (it == chain.rend() || it->seq != after_seq) {
-        return tl::unexpected(Corrupt(match_id, after_seq, "the event is missing"));
+        return broken(after_seq, "the event is missing");
       }
       if (ChainHash(it->prev_hash, it->payload) != it->hash) {
-        return tl::unexpected(
-            Corrupt(match_id, after_seq, "the payload does not match its hash (altered)"));
+        return tl::unexpected(Damaged(match_id, after_seq, HashMismatch(db)));
       }
       link = it->hash;
       expected = after_seq + 1;
@@ -743,28 +802,25 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     for (; it != chain.rend(); ++it) {
       Event& event = *it;
       if (event.seq != expected) {
-        return tl::unexpected(Corrupt(match_id, expected,
-                                      "found seq " + std::to_string(event.seq) +
-                                          " where this event should be (removed or reordered)"));
+        return broken(expected, "found seq " + std::to_string(event.seq) +
+                                    " where this event should be (removed or reordered)");
       }
       if (ChainHash(event.prev_hash, event.payload) != event.hash) {
-        return tl::unexpected(
-            Corrupt(match_id, event.seq, "the payload does not match its hash (altered)"));
+        return tl::unexpected(Damaged(match_id, event.seq, HashMismatch(db)));
       }
       if (event.prev_hash != link) {
-        return tl::unexpected(Corrupt(
-            match_id, event.seq,
-            expected == 1 ? "the first event does not start this match's chain"
-                          : "the event does not link to seq " + std::to_string(expected - 1) +
-                                " (removed, reordered or altered)"));
+        return broken(event.seq,
+                      expected == 1 ? "the first event does not start this match's chain"
+                                    : "the event does not link to seq " +
+                                          std::to_string(expected - 1) +
+                                          " (removed, reordered or altered)");
       }
       link = event.hash;
       ++expected;
       if (events.size() < limit) events.push_back(std::move(event));
     }
     if (expected != last_seq + 1 || link != head_hash) {
-      return tl::unexpected(
-          Corrupt(match_id, last_seq, "the match's recorded head does not match its last event"));
+      return broken(last_seq, "the match's recorded head does not match its last event");
     }
     return events;
   });

@@ -351,6 +351,8 @@ TEST_F(TamperTest, RewrittenPayloadIsReportedAtItsSeq) {
   EXPECT_EQ(error.code, StoreErrorCode::kCorrupt);
   EXPECT_EQ(error.seq, 3u);
   EXPECT_NE(error.message.find("does not match its hash"), std::string::npos) << error.message;
+  EXPECT_NE(error.message.find("event 3 of match m is damaged"), std::string::npos)
+      << error.message;
 }
 
 TEST_F(TamperTest, ByteFlippedInACopyOfTheFileIsReportedAtItsSeq) {
@@ -383,6 +385,7 @@ TEST_F(TamperTest, DeletedRowIsReportedAsMissing) {
   EXPECT_EQ(error.code, StoreErrorCode::kCorrupt);
   EXPECT_EQ(error.seq, 2u);
   EXPECT_NE(error.message.find("missing"), std::string::npos) << error.message;
+  EXPECT_EQ(error.message.find("damaged"), std::string::npos) << "the file itself is sound";
 }
 
 TEST_F(TamperTest, ReorderedRowsBreakTheLinks) {
