@@ -530,11 +530,13 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
   if (shared_connection_) shared_lock = std::unique_lock(reader_mutex_);
 
   // Fails every batch of this transaction that had not failed on its own.
+  std::optional<StoreError> transaction_failed;
   auto fail_all = [&](const StoreError& error) {
     for (auto& result : results) {
       if (result) result = tl::unexpected(error);
     }
     heads_.clear();  // the database is the truth again
+    transaction_failed = error;
   };
 
   std::size_t events = 0;
@@ -653,10 +655,26 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         std::lock_guard lock(queue_mutex_);
         ++commits_;
         committed_events_ += events;
+        // Only a transaction that wrote shows that writing works again (one whose every batch
+        // failed on its own commits without touching the disk).
+        if (events > 0) failing_.reset();
       }
     }
   }
   if (shared_lock.owns_lock()) shared_lock.unlock();
+  {
+    std::lock_guard lock(queue_mutex_);
+    for (const auto& result : results) {
+      if (!result && (result.error().code == StoreErrorCode::kUnavailable ||
+                      result.error().code == StoreErrorCode::kCorrupt)) {
+        ++failed_appends_;
+      }
+    }
+    if (transaction_failed) {
+      failing_ = std::move(transaction_failed);
+      ++failures_;
+    }
+  }
   for (std::size_t i = 0; i < work.size(); ++i) work[i].done(std::move(results[i]));
 }
 
@@ -990,6 +1008,43 @@ StoreResult<void> SqliteEventStore::Ping() {
     if (!one) return tl::unexpected(one.error());
     return {};
   });
+}
+
+WriteHealth SqliteEventStore::Writes() const {
+  std::lock_guard lock(queue_mutex_);
+  return WriteHealth{failed_appends_, failing_};
+}
+
+StoreResult<void> SqliteEventStore::ProbeWrite() {
+  uint64_t failures_before = 0;
+  {
+    std::lock_guard lock(queue_mutex_);
+    failures_before = failures_;
+  }
+  auto probed = WithReader([&](sqlite3* db) -> StoreResult<void> {
+    const std::string what = "cannot write to " + path_;
+    if (auto ok = ExecOrError(db, "BEGIN IMMEDIATE", what); !ok) return ok;
+    // A row whose bytes change: SQLite writes no page for an update that leaves them equal.
+    if (auto ok = ExecOrError(db,
+                              "INSERT INTO meta(key, value) VALUES ('write_probes', '1') "
+                              "ON CONFLICT(key) DO UPDATE SET "
+                              "value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+                              what);
+        !ok) {
+      if (!sqlite3_get_autocommit(db)) Exec(db, "ROLLBACK");
+      return ok;
+    }
+    if (auto ok = ExecOrError(db, "COMMIT", what); !ok) {
+      if (!sqlite3_get_autocommit(db)) Exec(db, "ROLLBACK");
+      return ok;
+    }
+    return {};
+  });
+  if (probed) {
+    std::lock_guard lock(queue_mutex_);
+    if (failures_ == failures_before) failing_.reset();  // no transaction failed meanwhile
+  }
+  return probed;
 }
 
 StoreResult<std::string> SqliteEventStore::JournalMode() {

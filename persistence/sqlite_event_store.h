@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -87,6 +88,9 @@ class SqliteEventStore final : public EventStore {
   StoreResult<std::vector<std::pair<uint64_t, std::string>>> SnapshotDiscards(
       std::string_view match_id) override;
   StoreResult<void> Ping() override;
+  WriteHealth Writes() const override;
+  // Counts the probe in `meta` (key `write_probes`), durably: one page through the WAL.
+  StoreResult<void> ProbeWrite() override;
 
   // Returns the journal mode in force ("wal" for a file, "memory" for :memory:).
   StoreResult<std::string> JournalMode();
@@ -144,6 +148,9 @@ class SqliteEventStore final : public EventStore {
   std::size_t commits_ = 0;
   std::size_t committed_events_ = 0;
   std::size_t truncations_ = 0;
+  uint64_t failed_appends_ = 0;
+  std::optional<StoreError> failing_;  // see WriteHealth::failing
+  uint64_t failures_ = 0;              // transactions failed as a whole, ever
 
   std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
   std::thread writer_thread_;

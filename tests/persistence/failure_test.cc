@@ -143,6 +143,39 @@ TEST_F(FailureTest, DiskFullIsUnavailableAndTheStoreRecovers) {
   ExpectExactlyAcknowledgedAfterRestart();
 }
 
+// The store says that writing fails (GET /healthz asks it) until a write works again: a probe
+// write while nothing else writes, or the next commit.
+TEST_F(FailureTest, FailingWritesAreReportedUntilAWriteWorksAgain) {
+  auto store = OpenFaulty();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(Append(*store, "m1", 0, {"a1"}).has_value());
+  EXPECT_FALSE(store->Writes().failing.has_value());
+  EXPECT_TRUE(store->ProbeWrite().has_value());
+
+  FaultyVfs::FailWritesAfter(0, WriteFault::kDiskFull);
+  ASSERT_FALSE(Append(*store, "m1", 1, {"a2"}).has_value());
+  WriteHealth health = store->Writes();
+  ASSERT_TRUE(health.failing.has_value());
+  EXPECT_TRUE(Contains(health.failing->message, "the disk is full")) << health.failing->message;
+  EXPECT_EQ(health.failed_appends, 1u);
+  EXPECT_EQ(Append(*store, "m1", 0, {"stale"}).error().code, StoreErrorCode::kConflict);
+  EXPECT_TRUE(store->Writes().failing.has_value()) << "a transaction that wrote nothing";
+  EXPECT_EQ(store->Writes().failed_appends, 1u) << "a conflict is the caller's, not counted";
+  auto probed = store->ProbeWrite();
+  ASSERT_FALSE(probed.has_value());
+  EXPECT_TRUE(Contains(probed.error().message, "the disk is full")) << probed.error().message;
+  EXPECT_TRUE(store->Writes().failing.has_value());
+
+  FaultyVfs::Clear();
+  EXPECT_TRUE(store->ProbeWrite().has_value());
+  EXPECT_FALSE(store->Writes().failing.has_value());
+  ASSERT_TRUE(Append(*store, "m1", 1, {"a2"}).has_value());
+  EXPECT_EQ(store->Writes().failed_appends, 1u);
+  ExpectExactlyAcknowledged(*store);
+  store.reset();
+  ExpectExactlyAcknowledgedAfterRestart();
+}
+
 TEST_F(FailureTest, DiskFullInTheMiddleOfACommitLeavesNoPartialBatch) {
   auto store = OpenFaulty();
   ASSERT_NE(store, nullptr);
