@@ -8,6 +8,7 @@
 #include <optional>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace melee::persistence {
 namespace {
@@ -309,6 +310,29 @@ int Run(Statement& statement) {
 }  // namespace
 
 // ---- opening and closing ---------------------------------------------------------------------
+
+StoreResult<void> CheckForLostLog(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::string> secrets;
+  for (const char* name : {"server-key.pem", "dice-secret"}) {
+    if (std::filesystem::exists(dir / name, ec)) secrets.push_back(name);
+  }
+  if (secrets.empty()) return {};
+  const std::filesystem::path db = dir / kDatabaseFileName;
+  const bool exists = std::filesystem::exists(db, ec);
+  if (exists && std::filesystem::file_size(db, ec) > 0 && !ec) return {};
+  const std::string held = secrets.size() == 2 ? "its key (server-key.pem) and dice secret "
+                                                 "(dice-secret)"
+                                               : secrets.front();
+  return tl::unexpected(StoreError{
+      StoreErrorCode::kUnavailable,
+      db.string() + " is " + (exists ? "empty" : "missing") + ", but " + dir.string() +
+          " holds " + held + " from an earlier start: the log of that server's matches is "
+          "gone, and starting would serve none of them. Restore melee.db (with its -wal file) "
+          "from a backup, or point --data-dir at the right directory; to begin a new, empty "
+          "log with this key and secret, start with --accept-empty-store",
+      0});
+}
 
 SqliteEventStore::SqliteEventStore(std::string path, Options options)
     : path_(std::move(path)), options_(std::move(options)) {}

@@ -37,6 +37,13 @@ inline constexpr int kFormatVersion = 1;
 // The database file inside a data directory.
 inline constexpr const char* kDatabaseFileName = "melee.db";
 
+// Refuses a data directory whose log is lost: `dir` holds a server's secrets (server-key.pem or
+// dice-secret, made on its first start, together with melee.db) but melee.db is missing or
+// empty (0 bytes). Opening it would start a new, empty log, and every match that server held
+// would be silently gone. Returns the error, naming the files and what to do; success for a new
+// directory, or one whose melee.db is there (Open then checks what it holds).
+StoreResult<void> CheckForLostLog(const std::filesystem::path& dir);
+
 // How a SqliteEventStore is opened.
 struct SqliteStoreOptions {
   // Most events in one transaction. 1 turns group commit off (the benchmark's baseline).

@@ -1,12 +1,14 @@
 // The store seen from outside, when it fails: GET /healthz answers 503 "degraded" with the
 // reasons, GET /metrics counts what went wrong, and a seat gets an answer that names the
 // problem. A match that could not be recovered, writes that fail (a full disk, injected through
-// tests/testing/faulty_vfs.h), a lost dice-secret, an oversized request body.
+// tests/testing/faulty_vfs.h), a lost dice-secret, a lost melee.db beside the server's secrets
+// (the real binary), an oversized request body.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +20,7 @@
 #include "tests/testing/faulty_vfs.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
+#include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 
@@ -27,6 +30,7 @@ namespace {
 namespace v1 = melee::v1;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using std::chrono::seconds;
 using testing::FaultyVfs;
 using testing::MatchClient;
 using testing::WriteFault;
@@ -259,6 +263,64 @@ TEST(StoreHealthTest, ALostDiceSecretLeavesAnUnfinishedMatchReadOnlyAndVerifiabl
   const server::VerifyReport report =
       server::VerifyMatchFile(file, server::BuiltinHosts(), published.public_key());
   EXPECT_TRUE(report.ok) << report.Describe();
+}
+
+// ---- a lost melee.db, with the real binary ---------------------------------------------------
+
+// Starts melee-server in `data` on a free port; returns the port, or 0.
+uint16_t StartServer(testing::Subprocess& server) {
+  if (!server.WaitForOutput("(WebSocket at /ws)", seconds(20))) return 0;
+  const std::string marker = "listening on http://127.0.0.1:";
+  const std::size_t at = server.output().find(marker);
+  if (at == std::string::npos) return 0;
+  return static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
+}
+
+// melee.db missing, or empty, beside the key and dice secret of an earlier start: the server
+// refuses to start a new, empty log (every match would be silently gone) and names the problem;
+// --accept-empty-store starts it anyway.
+TEST(StoreHealthTest, ServerRefusesToStartOverALostLogUnlessTold) {
+  testing::TempDir dir;
+  const auto data = dir.path() / "data";
+  const std::vector<std::string> argv = {MELEE_SERVER_BINARY, "--port", "0", "--data-dir",
+                                         data.string()};
+  {
+    testing::Subprocess first(argv);
+    ASSERT_NE(StartServer(first), 0) << first.output();
+    ASSERT_EQ(first.SignalAndWait(SIGTERM, seconds(10)), 0) << first.output();
+  }
+  ASSERT_TRUE(std::filesystem::exists(data / "server-key.pem"));
+  ASSERT_TRUE(std::filesystem::exists(data / "dice-secret"));
+  {
+    testing::Subprocess again(argv);  // the log is whole: it starts
+    ASSERT_NE(StartServer(again), 0) << again.output();
+    ASSERT_EQ(again.SignalAndWait(SIGTERM, seconds(10)), 0) << again.output();
+  }
+
+  std::filesystem::remove(data / "melee.db");
+  {
+    testing::Subprocess missing(argv);
+    EXPECT_EQ(missing.Wait(seconds(20)), 1) << missing.output();
+    EXPECT_THAT(missing.output(), HasSubstr((data / "melee.db").string() + " is missing"));
+    EXPECT_THAT(missing.output(), HasSubstr("server-key.pem"));
+    EXPECT_THAT(missing.output(), HasSubstr("dice-secret"));
+    EXPECT_THAT(missing.output(), HasSubstr("--accept-empty-store"));
+    EXPECT_FALSE(std::filesystem::exists(data / "melee.db")) << "no new log was started";
+  }
+  std::ofstream(data / "melee.db").close();  // an empty file (0 bytes)
+  {
+    testing::Subprocess empty(argv);
+    EXPECT_EQ(empty.Wait(seconds(20)), 1) << empty.output();
+    EXPECT_THAT(empty.output(), HasSubstr((data / "melee.db").string() + " is empty"));
+  }
+  std::vector<std::string> accepting = argv;
+  accepting.push_back("--accept-empty-store");
+  testing::Subprocess accepted(accepting);
+  const uint16_t port = StartServer(accepted);
+  ASSERT_NE(port, 0) << accepted.output();
+  EXPECT_THAT(accepted.output(), HasSubstr("--accept-empty-store: starting a new, empty log"));
+  EXPECT_EQ(testing::HttpGet(port, "/healthz").status, 200);
+  EXPECT_EQ(accepted.SignalAndWait(SIGTERM, seconds(10)), 0) << accepted.output();
 }
 
 // ---- an oversized request body ---------------------------------------------------------------
