@@ -112,6 +112,16 @@ struct LoadedMatch {
   std::vector<std::string> discarded_snapshots;  // why snapshots were discarded on the way
 };
 
+// How writing fares (GET /healthz, GET /metrics).
+struct WriteHealth {
+  // Appends refused since the store opened for a reason other than the caller's (conflicts and
+  // invalid batches are not counted): disk full, I/O errors, a read-only file, a damaged head.
+  uint64_t failed_appends = 0;
+  // Set while writing fails: the error of the last transaction, when it failed as a whole and
+  // no transaction or ProbeWrite has succeeded since.
+  std::optional<StoreError> failing;
+};
+
 // Thread-safe: every method may be called from any thread.
 class EventStore {
  public:
@@ -155,6 +165,14 @@ class EventStore {
 
   // Returns success when the store answers a trivial query (GET /healthz).
   virtual StoreResult<void> Ping() = 0;
+
+  // Returns how writing fares. Cheap: no I/O. The default (a store that never fails) is healthy.
+  virtual WriteHealth Writes() const { return {}; }
+
+  // Makes one small durable write that leaves the log as it is, so that a store whose writes
+  // failed can tell it works again when nothing else writes (a server that load balancers left
+  // alone); clears WriteHealth::failing on success. Returns the write's error otherwise.
+  virtual StoreResult<void> ProbeWrite() { return {}; }
 };
 
 // Folds events (from an optional starting state) into a state's bytes. The engine's fold,

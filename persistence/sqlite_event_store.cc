@@ -8,6 +8,7 @@
 #include <optional>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace melee::persistence {
 namespace {
@@ -108,6 +109,47 @@ StoreError Corrupt(std::string_view match_id, uint64_t seq, const std::string& w
   return StoreError{
       StoreErrorCode::kCorrupt,
       "match " + std::string(match_id) + ", event seq " + std::to_string(seq) + ": " + why, seq};
+}
+
+// A stored event that cannot be trusted because its bytes changed: a damaged page of the file,
+// or a payload that no longer matches its hash. Distinct from a removed or reordered event.
+StoreError Damaged(std::string_view match_id, uint64_t seq, const std::string& why) {
+  return StoreError{StoreErrorCode::kCorrupt,
+                    "event " + std::to_string(seq) + " of match " + std::string(match_id) +
+                        " is damaged: " + why,
+                    seq};
+}
+
+// Returns the first problem PRAGMA quick_check finds in the file's structure (a B-tree page
+// whose keys are out of order, a bad page number), or nothing when the structure is sound. Run
+// when an event cannot be found or fails its hash, to tell a damaged page from a removed row.
+std::optional<std::string> FileDamage(sqlite3* db) {
+  sqlite3_stmt* check = nullptr;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &check, nullptr);
+  std::optional<std::string> damage;
+  if (rc == SQLITE_OK) rc = sqlite3_step(check);
+  if (rc == SQLITE_ROW) {
+    const auto* text = sqlite3_column_text(check, 0);
+    std::string found = text ? reinterpret_cast<const char*>(text) : "";
+    if (found != "ok") {
+      constexpr std::string_view kPrefix = "*** in database main ***\n";
+      if (found.starts_with(kPrefix)) found.erase(0, kPrefix.size());
+      damage = std::move(found);
+    }
+  } else if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
+    damage = sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(check);
+  return damage;
+}
+
+// Says why a payload does not match its hash: a damaged file, or bytes changed in place.
+std::string HashMismatch(sqlite3* db) {
+  const std::optional<std::string> damage = FileDamage(db);
+  return "its payload does not match its hash (" +
+         (damage ? "the database file is damaged: " + *damage
+                 : std::string("its bytes were changed on disk or altered")) +
+         ")";
 }
 
 int Exec(sqlite3* db, const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
@@ -269,6 +311,29 @@ int Run(Statement& statement) {
 
 // ---- opening and closing ---------------------------------------------------------------------
 
+StoreResult<void> CheckForLostLog(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::string> secrets;
+  for (const char* name : {"server-key.pem", "dice-secret"}) {
+    if (std::filesystem::exists(dir / name, ec)) secrets.push_back(name);
+  }
+  if (secrets.empty()) return {};
+  const std::filesystem::path db = dir / kDatabaseFileName;
+  const bool exists = std::filesystem::exists(db, ec);
+  if (exists && std::filesystem::file_size(db, ec) > 0 && !ec) return {};
+  const std::string held = secrets.size() == 2 ? "its key (server-key.pem) and dice secret "
+                                                 "(dice-secret)"
+                                               : secrets.front();
+  return tl::unexpected(StoreError{
+      StoreErrorCode::kUnavailable,
+      db.string() + " is " + (exists ? "empty" : "missing") + ", but " + dir.string() +
+          " holds " + held + " from an earlier start: the log of that server's matches is "
+          "gone, and starting would serve none of them. Restore melee.db (with its -wal file) "
+          "from a backup, or point --data-dir at the right directory; to begin a new, empty "
+          "log with this key and secret, start with --accept-empty-store",
+      0});
+}
+
 SqliteEventStore::SqliteEventStore(std::string path, Options options)
     : path_(std::move(path)), options_(std::move(options)) {}
 
@@ -320,6 +385,14 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(const std:
     auto checkpointer = OpenConnection(path, options, SQLITE_OPEN_READWRITE);
     if (!checkpointer) return tl::unexpected(checkpointer.error());
     store->checkpointer_ = *checkpointer;
+    // A connection learns that a file is in WAL mode only when it first reads it; until then
+    // sqlite3_wal_checkpoint_v2 on it is a silent no-op (SQLITE_OK, log -1). The checkpointer
+    // never ran a query, so no checkpoint ever happened while a server ran: read once here.
+    if (auto read = QueryText(store->checkpointer_, "SELECT count(*) FROM meta",
+                              "cannot open " + path);
+        !read) {
+      return tl::unexpected(read.error());
+    }
     sqlite3_wal_hook(store->writer_, &SqliteEventStore::OnWalCommit, store.get());
     store->checkpoint_thread_ = std::thread([raw = store.get()] { raw->CheckpointLoop(); });
   }
@@ -361,8 +434,9 @@ SqliteEventStore::~SqliteEventStore() {
 // ---- checkpoints: off the writer's path ------------------------------------------------------
 
 int SqliteEventStore::OnWalCommit(void* self, sqlite3*, const char*, int pages) {
+  auto* store = static_cast<SqliteEventStore*>(self);
+  store->wal_pages_ = pages;
   if (pages >= kCheckpointPages) {
-    auto* store = static_cast<SqliteEventStore*>(self);
     {
       std::lock_guard lock(store->checkpoint_mutex_);
       store->checkpoint_wanted_ = true;
@@ -380,9 +454,31 @@ void SqliteEventStore::CheckpointLoop() {
     checkpoint_wanted_ = false;
     lock.unlock();
     // PASSIVE: copies what it can without blocking the writer or the readers. A failure is
-    // retried at the next trigger; the WAL keeps every committed frame meanwhile.
-    sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    // retried at the next trigger; the WAL keeps every committed frame meanwhile. Once every
+    // frame is copied, the writer's next transaction starts the WAL again from its beginning.
+    {
+      std::lock_guard running(checkpoint_run_mutex_);
+      sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr,
+                                nullptr);
+    }
     lock.lock();
+  }
+}
+
+void SqliteEventStore::BoundWal() {
+  if (wal_pages_ < kWalLimitPages) return;
+  // The passive checkpoints fell behind (the writer kept adding frames while they ran, so the
+  // WAL never started again). TRUNCATE waits for the readers (busy_timeout), copies what is
+  // left (most of it is copied already) and empties the WAL file. A failure (a reader held on
+  // past busy_timeout) is retried after the next commit.
+  std::lock_guard running(checkpoint_run_mutex_);
+  int log = 0;
+  int copied = 0;
+  if (sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, &log, &copied) ==
+      SQLITE_OK) {
+    wal_pages_ = 0;
+    std::lock_guard lock(queue_mutex_);
+    ++truncations_;
   }
 }
 
@@ -416,6 +512,7 @@ void SqliteEventStore::WriterLoop() {
       }
     }
     Commit(work);
+    if (checkpointer_ != nullptr) BoundWal();
   }
 }
 
@@ -457,11 +554,13 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
   if (shared_connection_) shared_lock = std::unique_lock(reader_mutex_);
 
   // Fails every batch of this transaction that had not failed on its own.
+  std::optional<StoreError> transaction_failed;
   auto fail_all = [&](const StoreError& error) {
     for (auto& result : results) {
       if (result) result = tl::unexpected(error);
     }
     heads_.clear();  // the database is the truth again
+    transaction_failed = error;
   };
 
   std::size_t events = 0;
@@ -580,10 +679,26 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         std::lock_guard lock(queue_mutex_);
         ++commits_;
         committed_events_ += events;
+        // Only a transaction that wrote shows that writing works again (one whose every batch
+        // failed on its own commits without touching the disk).
+        if (events > 0) failing_.reset();
       }
     }
   }
   if (shared_lock.owns_lock()) shared_lock.unlock();
+  {
+    std::lock_guard lock(queue_mutex_);
+    for (const auto& result : results) {
+      if (!result && (result.error().code == StoreErrorCode::kUnavailable ||
+                      result.error().code == StoreErrorCode::kCorrupt)) {
+        ++failed_appends_;
+      }
+    }
+    if (transaction_failed) {
+      failing_ = std::move(transaction_failed);
+      ++failures_;
+    }
+  }
   for (std::size_t i = 0; i < work.size(); ++i) work[i].done(std::move(results[i]));
 }
 
@@ -595,6 +710,11 @@ std::size_t SqliteEventStore::commits() const {
 std::size_t SqliteEventStore::committed_events() const {
   std::lock_guard lock(queue_mutex_);
   return committed_events_;
+}
+
+std::size_t SqliteEventStore::wal_truncations() const {
+  std::lock_guard lock(queue_mutex_);
+  return truncations_;
 }
 
 // ---- reading ----------------------------------------------------------------------------------
@@ -616,6 +736,15 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       sqlite3* db;
       ~EndRead() { Exec(db, "COMMIT"); }
     } end_read{db};
+    // A broken chain in a file whose structure is damaged is damage (a page lost or garbled);
+    // in a sound file it is a removed, reordered or rewritten event.
+    auto broken = [&](uint64_t seq, const std::string& why) {
+      if (const std::optional<std::string> damage = FileDamage(db)) {
+        return tl::unexpected(
+            Damaged(match_id, seq, why + "; the database file is damaged: " + *damage));
+      }
+      return tl::unexpected(Corrupt(match_id, seq, why));
+    };
 
     Statement head(
         db, "SELECT match_no, last_seq, head_id, head_hash FROM matches WHERE match_id = ?1");
@@ -640,7 +769,7 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     const int64_t match_no = head.Int(0);
     Hash head_hash{};
     if (!head.HashColumn(3, head_hash)) {
-      return tl::unexpected(Corrupt(match_id, last_seq, "the match's head hash is not 32 bytes"));
+      return broken(last_seq, "the match's head hash is not 32 bytes");
     }
 
     // Walk back from the head along prev_id to the anchor (after_seq) or the first event.
@@ -654,10 +783,21 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       sqlite3_reset(select.get());
       select.Bind(1, *next);
       rc = select.Step();
+      const uint64_t wanted = chain.empty() ? last_seq : chain.back().seq - 1;
       if (rc == SQLITE_DONE) {
-        const uint64_t missing = chain.empty() ? last_seq : chain.back().seq - 1;
+        // Rows are never deleted, so a row the chain points to and the table lacks is either
+        // removed by someone or lost in a damaged page (e.g. a flipped bit in its key).
+        if (const std::optional<std::string> damage = FileDamage(db)) {
+          return tl::unexpected(Damaged(
+              match_id, wanted, "it cannot be found; the database file is damaged: " + *damage));
+        }
         return tl::unexpected(
-            Corrupt(match_id, missing, "the event is missing (removed from the log)"));
+            Corrupt(match_id, wanted, "the event is missing (removed from the log)"));
+      }
+      if ((rc & 0xff) == SQLITE_CORRUPT) {
+        return tl::unexpected(Damaged(match_id, wanted,
+                                      std::string("the database file is corrupt (") +
+                                          sqlite3_errmsg(db) + ")"));
       }
       if (rc != SQLITE_ROW) {
         return tl::unexpected(SqliteError(db, rc, "cannot read match " + std::string(match_id)));
@@ -666,12 +806,11 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       event.match_id = std::string(match_id);
       event.seq = static_cast<uint64_t>(select.Int(1));
       if (select.Int(0) != match_no) {
-        return tl::unexpected(
-            Corrupt(match_id, event.seq, "an event of another match is linked into this chain"));
+        return broken(event.seq, "an event of another match is linked into this chain");
       }
       event.payload = select.Blob(3);
       if (!select.HashColumn(4, event.prev_hash) || !select.HashColumn(5, event.hash)) {
-        return tl::unexpected(Corrupt(match_id, event.seq, "a stored hash is not 32 bytes"));
+        return broken(event.seq, "a stored hash is not 32 bytes");
       }
       event.recorded_unix_ms = select.Int(6);
       if (sqlite3_column_type(select.get(), 2) == SQLITE_NULL) {
@@ -682,7 +821,7 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
       chain.push_back(std::move(event));
       if (chain.back().seq <= after_seq) break;
       if (chain.size() > last_seq) {
-        return tl::unexpected(Corrupt(match_id, last_seq, "the chain of events loops"));
+        return broken(last_seq, "the chain of events loops");
       }
     }
 
@@ -693,11 +832,10 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     auto it = chain.rbegin();
     if (after_seq > 0) {
       if (it == chain.rend() || it->seq != after_seq) {
-        return tl::unexpected(Corrupt(match_id, after_seq, "the event is missing"));
+        return broken(after_seq, "the event is missing");
       }
       if (ChainHash(it->prev_hash, it->payload) != it->hash) {
-        return tl::unexpected(
-            Corrupt(match_id, after_seq, "the payload does not match its hash (altered)"));
+        return tl::unexpected(Damaged(match_id, after_seq, HashMismatch(db)));
       }
       link = it->hash;
       expected = after_seq + 1;
@@ -706,28 +844,25 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
     for (; it != chain.rend(); ++it) {
       Event& event = *it;
       if (event.seq != expected) {
-        return tl::unexpected(Corrupt(match_id, expected,
-                                      "found seq " + std::to_string(event.seq) +
-                                          " where this event should be (removed or reordered)"));
+        return broken(expected, "found seq " + std::to_string(event.seq) +
+                                    " where this event should be (removed or reordered)");
       }
       if (ChainHash(event.prev_hash, event.payload) != event.hash) {
-        return tl::unexpected(
-            Corrupt(match_id, event.seq, "the payload does not match its hash (altered)"));
+        return tl::unexpected(Damaged(match_id, event.seq, HashMismatch(db)));
       }
       if (event.prev_hash != link) {
-        return tl::unexpected(Corrupt(
-            match_id, event.seq,
-            expected == 1 ? "the first event does not start this match's chain"
-                          : "the event does not link to seq " + std::to_string(expected - 1) +
-                                " (removed, reordered or altered)"));
+        return broken(event.seq,
+                      expected == 1 ? "the first event does not start this match's chain"
+                                    : "the event does not link to seq " +
+                                          std::to_string(expected - 1) +
+                                          " (removed, reordered or altered)");
       }
       link = event.hash;
       ++expected;
       if (events.size() < limit) events.push_back(std::move(event));
     }
     if (expected != last_seq + 1 || link != head_hash) {
-      return tl::unexpected(
-          Corrupt(match_id, last_seq, "the match's recorded head does not match its last event"));
+      return broken(last_seq, "the match's recorded head does not match its last event");
     }
     return events;
   });
@@ -897,6 +1032,43 @@ StoreResult<void> SqliteEventStore::Ping() {
     if (!one) return tl::unexpected(one.error());
     return {};
   });
+}
+
+WriteHealth SqliteEventStore::Writes() const {
+  std::lock_guard lock(queue_mutex_);
+  return WriteHealth{failed_appends_, failing_};
+}
+
+StoreResult<void> SqliteEventStore::ProbeWrite() {
+  uint64_t failures_before = 0;
+  {
+    std::lock_guard lock(queue_mutex_);
+    failures_before = failures_;
+  }
+  auto probed = WithReader([&](sqlite3* db) -> StoreResult<void> {
+    const std::string what = "cannot write to " + path_;
+    if (auto ok = ExecOrError(db, "BEGIN IMMEDIATE", what); !ok) return ok;
+    // A row whose bytes change: SQLite writes no page for an update that leaves them equal.
+    if (auto ok = ExecOrError(db,
+                              "INSERT INTO meta(key, value) VALUES ('write_probes', '1') "
+                              "ON CONFLICT(key) DO UPDATE SET "
+                              "value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+                              what);
+        !ok) {
+      if (!sqlite3_get_autocommit(db)) Exec(db, "ROLLBACK");
+      return ok;
+    }
+    if (auto ok = ExecOrError(db, "COMMIT", what); !ok) {
+      if (!sqlite3_get_autocommit(db)) Exec(db, "ROLLBACK");
+      return ok;
+    }
+    return {};
+  });
+  if (probed) {
+    std::lock_guard lock(queue_mutex_);
+    if (failures_ == failures_before) failing_.reset();  // no transaction failed meanwhile
+  }
+  return probed;
 }
 
 StoreResult<std::string> SqliteEventStore::JournalMode() {

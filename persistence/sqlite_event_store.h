@@ -7,7 +7,9 @@
 // own SAVEPOINT, so one stale batch does not sink the others), commits, and only then runs the
 // callbacks. Reads use a second connection (WAL readers do not block the writer), and a third,
 // on its own thread, checkpoints the WAL into the database file once it passes
-// kCheckpointPages, so that no commit waits for a checkpoint.
+// kCheckpointPages, so that a commit does not wait for a checkpoint. Should those fall behind a
+// steady load, the writer truncates the WAL itself once it reaches kWalLimitPages: the WAL file
+// stays bounded while the server runs.
 //
 // Thread-safe. The destructor drains the queue: every queued append is committed or failed
 // with kClosed before it returns.
@@ -19,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -33,6 +36,13 @@ inline constexpr int kFormatVersion = 1;
 
 // The database file inside a data directory.
 inline constexpr const char* kDatabaseFileName = "melee.db";
+
+// Refuses a data directory whose log is lost: `dir` holds a server's secrets (server-key.pem or
+// dice-secret, made on its first start, together with melee.db) but melee.db is missing or
+// empty (0 bytes). Opening it would start a new, empty log, and every match that server held
+// would be silently gone. Returns the error, naming the files and what to do; success for a new
+// directory, or one whose melee.db is there (Open then checks what it holds).
+StoreResult<void> CheckForLostLog(const std::filesystem::path& dir);
 
 // How a SqliteEventStore is opened.
 struct SqliteStoreOptions {
@@ -50,6 +60,10 @@ class SqliteEventStore final : public EventStore {
 
   // WAL size (pages) after which the checkpoint thread copies the WAL into the database.
   static constexpr int kCheckpointPages = 1000;
+  // WAL size (pages) after which the writer itself, between two transactions, checkpoints and
+  // truncates the WAL: the bound when passive checkpoints cannot keep up with a steady load.
+  // The WAL file never holds more than this plus one transaction's pages.
+  static constexpr int kWalLimitPages = 4 * kCheckpointPages;
 
   // Opens the store at `path` (":memory:" for a private in-memory store), creating the file and
   // its schema if needed, and starts the writer thread. Fails with a clear message on a file
@@ -81,15 +95,20 @@ class SqliteEventStore final : public EventStore {
   StoreResult<std::vector<std::pair<uint64_t, std::string>>> SnapshotDiscards(
       std::string_view match_id) override;
   StoreResult<void> Ping() override;
+  WriteHealth Writes() const override;
+  // Counts the probe in `meta` (key `write_probes`), durably: one page through the WAL.
+  StoreResult<void> ProbeWrite() override;
 
   // Returns the journal mode in force ("wal" for a file, "memory" for :memory:).
   StoreResult<std::string> JournalMode();
 
   const std::string& path() const { return path_; }
 
-  // Counters since Open (for tests and benchmarks): transactions committed, events committed.
+  // Counters since Open (for tests and benchmarks): transactions committed, events committed,
+  // WAL truncations by the writer (kWalLimitPages reached).
   std::size_t commits() const;
   std::size_t committed_events() const;
+  std::size_t wal_truncations() const;
 
  private:
   struct Pending {
@@ -110,6 +129,9 @@ class SqliteEventStore final : public EventStore {
   void CheckpointLoop();
   // sqlite3_wal_hook: runs inside COMMIT on the writer thread; wakes the checkpoint thread.
   static int OnWalCommit(void* self, sqlite3* db, const char* name, int pages);
+  // Checkpoints and truncates the WAL when it holds kWalLimitPages or more; on the writer
+  // thread, between transactions.
+  void BoundWal();
   // Writes `work` in one transaction and runs every callback; on the writer thread.
   void Commit(std::deque<Pending>& work);
   // Returns the head of `match_id` from the cache or the database; on the writer thread.
@@ -132,11 +154,17 @@ class SqliteEventStore final : public EventStore {
   bool stopping_ = false;
   std::size_t commits_ = 0;
   std::size_t committed_events_ = 0;
+  std::size_t truncations_ = 0;
+  uint64_t failed_appends_ = 0;
+  std::optional<StoreError> failing_;  // see WriteHealth::failing
+  uint64_t failures_ = 0;              // transactions failed as a whole, ever
 
   std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
   std::thread writer_thread_;
 
   sqlite3* checkpointer_ = nullptr;  // owned; used only by the checkpoint thread; null in memory
+  int wal_pages_ = 0;                 // writer thread only: WAL frames after the last commit
+  std::mutex checkpoint_run_mutex_;   // held while a checkpoint runs: one at a time
   std::mutex checkpoint_mutex_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false;  // guarded by checkpoint_mutex_

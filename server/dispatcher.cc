@@ -1,5 +1,6 @@
 #include "server/dispatcher.h"
 
+#include <optional>
 #include <string>
 
 #include "proto/codec/errors.h"
@@ -24,6 +25,20 @@ v1::ServerMessage ErrorReply(v1::ErrorCode code, std::string message,
 std::string CommandName(const v1::ClientMessage& message) {
   const auto* field = v1::ClientMessage::descriptor()->FindFieldByNumber(message.command_case());
   return field != nullptr ? field->name() : "unknown";
+}
+
+// The match_id a command names (every match command has one), or empty.
+std::string MatchIdOf(const v1::ClientMessage& message) {
+  const auto* field = v1::ClientMessage::descriptor()->FindFieldByNumber(message.command_case());
+  if (field == nullptr || field->message_type() == nullptr) return {};
+  const google::protobuf::Message& command =
+      message.GetReflection()->GetMessage(message, field);
+  const auto* match_id = command.GetDescriptor()->FindFieldByName("match_id");
+  if (match_id == nullptr || match_id->type() != google::protobuf::FieldDescriptor::TYPE_STRING ||
+      match_id->is_repeated()) {
+    return {};
+  }
+  return command.GetReflection()->GetString(command, match_id);
 }
 
 void ReplyWith(const Reply& reply, v1::ServerMessage message) {
@@ -91,6 +106,10 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
         return HandleJoin(message, connection, std::move(reply));
       }
       if (!connection.match || !connection.viewer) {
+        if (auto reason = matches_->NotRecoveredReason(MatchIdOf(message))) {
+          return ReplyWith(
+              reply, ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+        }
         return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
                                            "'" + CommandName(message) +
                                                "' needs a seat: send JoinSeat with the seat "
@@ -109,6 +128,10 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
                             Reply reply) const {
   const std::string& id = message.command_id();
   if (message.has_resume()) {
+    if (auto reason = matches_->NotRecoveredReason(message.resume().match_id())) {
+      return ReplyWith(reply,
+                       ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+    }
     if (!connection.match || connection.match->id() != message.resume().match_id()) {
       return ReplyWith(reply,
                        ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
@@ -123,6 +146,10 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
       message.has_join_seat() ? message.join_seat().match_id() : message.spectate().match_id();
   std::shared_ptr<Match> match = matches_->Find(match_id);
   if (!match) {
+    if (std::optional<std::string> reason = matches_->NotRecoveredReason(match_id)) {
+      return ReplyWith(reply,
+                       ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+    }
     return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_FOUND,
                                        "no match '" + match_id + "' on this server", id));
   }

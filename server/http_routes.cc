@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/errors.h"
@@ -33,15 +35,43 @@ HttpResponse MakeResponse(const HttpRequest& request, http::status status, std::
   return response;
 }
 
+// Matches named one by one in /healthz; more are counted.
+constexpr size_t kMaxNamedUnrecovered = 20;
+
+// GET /healthz: 200 "ok", or 503 "degraded" with every reason, so that a load balancer stops
+// sending players to a server that cannot hold their matches: the store does not answer, its
+// writes fail (and a probe write still fails), or matches in it could not be recovered.
 HttpResponse Health(const HttpRequest& request, ServerContext& context) {
   melee::v1::HealthReport report;
   report.set_server_name(kServerName);
   report.set_server_version(kServerVersion);
   report.set_open_connections(context.connections.open());
   auto ping = context.store.Ping();
-  report.set_store(ping ? "ok" : ping.error().message);
-  report.set_status(ping ? "ok" : "degraded");
-  return MakeResponse(request, ping ? http::status::ok : http::status::service_unavailable,
+  std::string store = "ok";
+  if (!ping) {
+    store = ping.error().message;
+    report.add_reasons("the store does not answer: " + ping.error().message);
+  } else if (persistence::WriteHealth writes = context.store.Writes(); writes.failing) {
+    if (auto probed = context.store.ProbeWrite(); !probed) {
+      store = probed.error().message;
+      report.add_reasons("writes to the store fail: " + probed.error().message);
+    }
+  }
+  report.set_store(store);
+  if (std::optional<std::string> error = context.matches.RecoveryError()) {
+    report.add_reasons(*error);
+  }
+  const std::vector<Matches::NotRecovered> lost = context.matches.NotRecoveredMatches();
+  for (size_t i = 0; i < lost.size() && i < kMaxNamedUnrecovered; ++i) {
+    report.add_reasons("match " + lost[i].match_id + " could not be recovered: " + lost[i].reason);
+  }
+  if (lost.size() > kMaxNamedUnrecovered) {
+    report.add_reasons("and " + std::to_string(lost.size() - kMaxNamedUnrecovered) +
+                       " more matches could not be recovered");
+  }
+  const bool ok = report.reasons().empty();
+  report.set_status(ok ? "ok" : "degraded");
+  return MakeResponse(request, ok ? http::status::ok : http::status::service_unavailable,
                       "application/json", ToJson(report));
 }
 
@@ -128,6 +158,10 @@ void ExportMatch(const HttpRequest& request, const std::string& match_id, Server
   }
   const std::shared_ptr<Match> match = context.matches.Find(match_id);
   if (!match) {
+    if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
+      return respond(HttpError(request, http::status::service_unavailable,
+                               melee::v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason)));
+    }
     return respond(HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
                              "no match '" + match_id + "' on this server"));
   }
@@ -200,6 +234,7 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
     }
     if (path == "/healthz") return Health(request, context);
     if (path == "/api/server-key") return ServerKeyResponse(request, context);
+    context.metrics.SyncStoreFailedAppends(context.store.Writes().failed_appends);
     return MakeResponse(request, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                         context.metrics.Render());
   }

@@ -63,6 +63,11 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--tls-private-key", config.tls_private_key, "PEM private key of the certificate")
       ->check(CLI::ExistingFile);
+  bool accept_empty_store = false;
+  app.add_flag("--accept-empty-store", accept_empty_store,
+               "Start even though melee.db is missing or empty beside the server's key and dice "
+               "secret (an earlier start's matches are then gone: restore melee.db instead if "
+               "you can)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -79,6 +84,13 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (auto whole = melee::persistence::CheckForLostLog(config.data_dir); !whole) {
+      if (!accept_empty_store) {
+        spdlog::error("{}", whole.error().message);
+        return EXIT_FAILURE;
+      }
+      spdlog::warn("--accept-empty-store: starting a new, empty log: {}", whole.error().message);
+    }
     auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
     if (!store) {
       spdlog::error("{}", store.error().message);

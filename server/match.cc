@@ -324,12 +324,18 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
     }
   }
   if (!message.has_flag_for_director() && !CanRoll()) {
-    return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
-                               "match " + identity_.id +
-                                   " was imported: its dice are committed on the server that "
-                                   "created it, so here it can be watched and exported, not "
-                                   "played",
-                               command_id)});
+    // Created here (this server's key opened it) yet not rollable: dice-secret was replaced.
+    const bool own = !identity_.server_public_key.empty() &&
+                     identity_.server_public_key == services_.secrets->public_key();
+    return reply({ErrorMessage(
+        v1::ERROR_CODE_PERMISSION_DENIED,
+        "match " + identity_.id +
+            (own ? "'s dice are committed with a dice-secret this server no longer holds (its "
+                   "dice-secret file was replaced since the match was created; restore it from "
+                   "a backup to play on)"
+                 : " was imported: its dice are committed on the server that created it") +
+            ", so here it can be watched and exported, not played",
+        command_id)});
   }
   const Seat seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
   Result<Plan> plan = PlanCommand(seat, message, deadline_default);

@@ -54,6 +54,11 @@ v1::ServerMessage Refusal(v1::ErrorCode code, std::string message, const std::st
 
 }  // namespace
 
+std::string NotRecoveredMessage(const std::string& reason) {
+  return "this match is on this server but could not be recovered: " + reason +
+         " (the operator is told so by /healthz and the server's log; nothing was applied)";
+}
+
 Matches::Matches(asio::any_io_executor executor, MatchServices services,
                  const engine::Registry& registry)
     : executor_(std::move(executor)), services_(std::move(services)), registry_(registry) {
@@ -78,28 +83,57 @@ size_t Matches::RecoverAll() {
   auto listed = services_.store.ListMatches();
   if (!listed) {
     spdlog::error("cannot list matches to recover: {}", listed.error().message);
+    std::lock_guard lock(mutex_);
+    recovery_error_ = "cannot list the matches to recover: " + listed.error().message;
     return 0;
   }
   size_t recovered = 0;
   for (const persistence::MatchSummary& summary : *listed) {
     if (summary.match_id.starts_with(Match::JournalId(""))) continue;  // a session journal
-    auto events = services_.store.Read(summary.match_id);
-    if (!events) {
-      spdlog::error("match {} not recovered: {}", summary.match_id, events.error().message);
+    std::string reason;
+    if (auto events = services_.store.Read(summary.match_id); !events) {
+      reason = events.error().message;
+    } else if (auto match = Match::Recover(
+                   executor_, services_, [this](std::string_view id) { return HostOf(id); },
+                   *events);
+               !match) {
+      reason = engine::Describe(match.error());
+    } else {
+      Register(std::move(*match));
+      ++recovered;
       continue;
     }
-    auto match = Match::Recover(
-        executor_, services_, [this](std::string_view id) { return HostOf(id); }, *events);
-    if (!match) {
-      spdlog::error("match {} not recovered: {}", summary.match_id,
-                    engine::Describe(match.error()));
-      continue;
-    }
-    Register(std::move(*match));
-    ++recovered;
+    spdlog::error("match {} not recovered: {}", summary.match_id, reason);
+    std::lock_guard lock(mutex_);
+    not_recovered_[summary.match_id] = std::move(reason);
   }
   if (recovered > 0) spdlog::info("recovered {} match(es) from the store", recovered);
+  std::lock_guard lock(mutex_);
+  services_.metrics.matches_unrecovered.Set(static_cast<double>(not_recovered_.size()));
+  if (!not_recovered_.empty()) {
+    spdlog::error("{} match(es) in the store could not be recovered: /healthz reports degraded",
+                  not_recovered_.size());
+  }
   return recovered;
+}
+
+std::optional<std::string> Matches::NotRecoveredReason(std::string_view id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = not_recovered_.find(id);
+  if (it == not_recovered_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<Matches::NotRecovered> Matches::NotRecoveredMatches() const {
+  std::lock_guard lock(mutex_);
+  std::vector<NotRecovered> all;
+  for (const auto& [id, reason] : not_recovered_) all.push_back({id, reason});
+  return all;
+}
+
+std::optional<std::string> Matches::RecoveryError() const {
+  std::lock_guard lock(mutex_);
+  return recovery_error_;
 }
 
 void Matches::Create(const v1::MatchSettings& requested, const std::string& command_id,

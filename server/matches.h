@@ -7,8 +7,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/core/registry.h"
 #include "melee/v1/envelope.pb.h"
@@ -16,15 +18,35 @@
 
 namespace melee::server {
 
+// Returns what a seat of a match that could not be recovered is told, given the reason.
+std::string NotRecoveredMessage(const std::string& reason);
+
 class Matches {
  public:
   // `registry` lists the rulesets served; each needs a RulesetHost (asl today).
   Matches(asio::any_io_executor executor, MatchServices services,
           const engine::Registry& registry);
 
-  // Loads every match in the store and replays it. A match whose log does not replay is not
-  // served (it is logged with the reason). Returns the number recovered. Call before serving.
+  // A match in the store that RecoverAll could not serve, and why.
+  struct NotRecovered {
+    std::string match_id;
+    std::string reason;
+  };
+
+  // Loads every match in the store and replays it. A match whose log cannot be read or does not
+  // replay is not served: it is logged and kept, with the reason, in NotRecoveredMatches() (a
+  // seat of it is told so, /healthz reports it). Returns the number recovered. Call before
+  // serving.
   size_t RecoverAll();
+
+  // Returns the reason `id` is in the store but could not be recovered, or nothing.
+  std::optional<std::string> NotRecoveredReason(std::string_view id) const;
+
+  // Returns every match RecoverAll could not serve, sorted by id.
+  std::vector<NotRecovered> NotRecoveredMatches() const;
+
+  // Returns why RecoverAll could not even list the matches in the store, or nothing.
+  std::optional<std::string> RecoveryError() const;
 
   // Creates a match and answers with MatchCreated (tokens shown once) or an Error, carrying
   // `command_id`. Nothing is answered before the match's first event is durable. With an
@@ -62,6 +84,8 @@ class Matches {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
   std::unordered_map<std::string, melee::v1::ServerMessage> created_answers_;
+  std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
+  std::optional<std::string> recovery_error_;
 };
 
 }  // namespace melee::server

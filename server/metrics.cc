@@ -49,6 +49,17 @@ Metrics::Metrics()
                        .Help("Matches held in memory (created or recovered)")
                        .Register(*registry_)
                        .Add({})),
+      matches_unrecovered(prometheus::BuildGauge()
+                              .Name("melee_matches_unrecovered")
+                              .Help("Matches in the store that could not be recovered at start "
+                                    "(not served; GET /healthz names them)")
+                              .Register(*registry_)
+                              .Add({})),
+      store_failed_appends(
+          CounterFamily(*registry_, "melee_store_failed_appends_total",
+                        "Appends the event store refused (disk full, I/O error, read-only file, "
+                        "damaged log); nothing of them was acknowledged")
+              .Add({})),
       command_ack_seconds(prometheus::BuildHistogram()
                               .Name("melee_command_ack_seconds")
                               .Help("Match command received to answered (decided, durable, sent)")
@@ -69,6 +80,13 @@ std::string Metrics::Render() const {
 }
 
 void Metrics::CountError(const std::string& code) { errors_.Add({{"code", code}}).Increment(); }
+
+void Metrics::SyncStoreFailedAppends(uint64_t total) {
+  std::lock_guard lock(sync_mutex_);
+  if (total <= synced_failed_appends_) return;
+  store_failed_appends.Increment(static_cast<double>(total - synced_failed_appends_));
+  synced_failed_appends_ = total;
+}
 
 void Metrics::CountCommand(const std::string& name) {
   commands_.Add({{"command", name}}).Increment();

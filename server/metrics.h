@@ -9,7 +9,9 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace melee::server {
@@ -31,6 +33,8 @@ class Metrics {
   void CountError(const std::string& code);
   // Counts one decoded command under its name, e.g. "seal_declaration".
   void CountCommand(const std::string& name);
+  // Brings store_failed_appends up to `total`, the store's own count (WriteHealth).
+  void SyncStoreFailedAppends(uint64_t total);
 
   prometheus::Counter& http_requests;
   prometheus::Counter& connections_accepted;
@@ -41,12 +45,16 @@ class Metrics {
   prometheus::Counter& bytes_received;
   prometheus::Counter& slow_readers_closed;
   prometheus::Gauge& matches_open;
+  prometheus::Gauge& matches_unrecovered;
+  prometheus::Counter& store_failed_appends;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;
 
  private:
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Counter>& commands_;
+  std::mutex sync_mutex_;
+  uint64_t synced_failed_appends_ = 0;  // guarded by sync_mutex_
 };
 
 }  // namespace melee::server

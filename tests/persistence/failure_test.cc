@@ -143,6 +143,39 @@ TEST_F(FailureTest, DiskFullIsUnavailableAndTheStoreRecovers) {
   ExpectExactlyAcknowledgedAfterRestart();
 }
 
+// The store says that writing fails (GET /healthz asks it) until a write works again: a probe
+// write while nothing else writes, or the next commit.
+TEST_F(FailureTest, FailingWritesAreReportedUntilAWriteWorksAgain) {
+  auto store = OpenFaulty();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(Append(*store, "m1", 0, {"a1"}).has_value());
+  EXPECT_FALSE(store->Writes().failing.has_value());
+  EXPECT_TRUE(store->ProbeWrite().has_value());
+
+  FaultyVfs::FailWritesAfter(0, WriteFault::kDiskFull);
+  ASSERT_FALSE(Append(*store, "m1", 1, {"a2"}).has_value());
+  WriteHealth health = store->Writes();
+  ASSERT_TRUE(health.failing.has_value());
+  EXPECT_TRUE(Contains(health.failing->message, "the disk is full")) << health.failing->message;
+  EXPECT_EQ(health.failed_appends, 1u);
+  EXPECT_EQ(Append(*store, "m1", 0, {"stale"}).error().code, StoreErrorCode::kConflict);
+  EXPECT_TRUE(store->Writes().failing.has_value()) << "a transaction that wrote nothing";
+  EXPECT_EQ(store->Writes().failed_appends, 1u) << "a conflict is the caller's, not counted";
+  auto probed = store->ProbeWrite();
+  ASSERT_FALSE(probed.has_value());
+  EXPECT_TRUE(Contains(probed.error().message, "the disk is full")) << probed.error().message;
+  EXPECT_TRUE(store->Writes().failing.has_value());
+
+  FaultyVfs::Clear();
+  EXPECT_TRUE(store->ProbeWrite().has_value());
+  EXPECT_FALSE(store->Writes().failing.has_value());
+  ASSERT_TRUE(Append(*store, "m1", 1, {"a2"}).has_value());
+  EXPECT_EQ(store->Writes().failed_appends, 1u);
+  ExpectExactlyAcknowledged(*store);
+  store.reset();
+  ExpectExactlyAcknowledgedAfterRestart();
+}
+
 TEST_F(FailureTest, DiskFullInTheMiddleOfACommitLeavesNoPartialBatch) {
   auto store = OpenFaulty();
   ASSERT_NE(store, nullptr);
@@ -331,6 +364,8 @@ TEST_F(CorruptPageTest, PageOfEventsInTheMiddleFailsReadsClearly) {
   auto read = (*store)->Read("m1");
   ASSERT_FALSE(read.has_value());
   ExpectCorrupt(read.error());
+  EXPECT_TRUE(Contains(read.error().message, "of match m1 is damaged")) << read.error().message;
+  EXPECT_GT(read.error().seq, 0u) << "names the event";
   // The match heads live in their own table, so listing still answers (and names the match
   // whose events cannot be read).
   auto listed = (*store)->ListMatches();
@@ -339,6 +374,46 @@ TEST_F(CorruptPageTest, PageOfEventsInTheMiddleFailsReadsClearly) {
   EXPECT_TRUE((*store)->Ping().has_value());
 
   // The original file is intact: nothing acknowledged was lost there.
+  ExpectExactlyAcknowledgedAfterRestart();
+}
+
+// A flipped bit in the key of one row: SQLite's lookup misses it without an error, as if the row
+// had been deleted. The store checks the file and names the event as damaged, not removed.
+TEST_F(CorruptPageTest, FlippedKeyInAPageIsReportedAsDamageNotAsARemovedEvent) {
+  const int64_t page = event_leaves_[event_leaves_.size() / 2];
+  std::fstream file(copy_, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes(static_cast<std::size_t>(page_size_), '\0');
+  const std::streamoff base = (page - 1) * page_size_;
+  file.seekg(base);
+  file.read(bytes.data(), page_size_);
+  ASSERT_EQ(static_cast<unsigned char>(bytes[0]), 0x0D) << "a table leaf page";
+  auto u8 = [&](std::size_t at) { return static_cast<unsigned char>(bytes[at]); };
+  const std::size_t cells = u8(3) << 8 | u8(4);
+  ASSERT_GE(cells, 3u);
+  const std::size_t middle = 8 + 2 * (cells / 2);  // the cell pointer array follows the header
+  std::size_t at = u8(middle) << 8 | u8(middle + 1);
+  while (u8(at) & 0x80) ++at;  // the payload length (a varint)
+  ++at;                        // the rowid: events.id, 1..300 here (one or two varint bytes)
+  const std::size_t low = (u8(at) & 0x80) ? at + 1 : at;
+  const int64_t id = (u8(at) & 0x80) ? ((u8(at) & 0x7f) << 7 | u8(at + 1)) : u8(at);
+  bytes[low] = static_cast<char>(bytes[low] ^ 0x04);
+  file.seekp(base);
+  file.write(bytes.data(), page_size_);
+  file.close();
+
+  auto store = SqliteEventStore::Open(copy_);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto read = (*store)->Read("m1");
+  ASSERT_FALSE(read.has_value()) << "damaged data was returned";
+  EXPECT_EQ(read.error().code, StoreErrorCode::kCorrupt);
+  // The lookup of the flipped key, or of the key it now collides with, goes wrong first.
+  EXPECT_LE(read.error().seq, static_cast<uint64_t>(id) + 8) << read.error().message;
+  EXPECT_GE(read.error().seq, static_cast<uint64_t>(id)) << read.error().message;
+  EXPECT_TRUE(Contains(read.error().message,
+                       "event " + std::to_string(read.error().seq) + " of match m1 is damaged"))
+      << read.error().message;
+  EXPECT_TRUE(Contains(read.error().message, "out of order")) << read.error().message;
+  EXPECT_FALSE(Contains(read.error().message, "removed from the log")) << read.error().message;
   ExpectExactlyAcknowledgedAfterRestart();
 }
 

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -215,6 +216,68 @@ TEST(SqliteEventStoreTest, ConcurrentAppendsFromManyMatchesAreGroupCommitted) {
   }
 }
 
+// FORMAT.md: the WAL is checkpointed into the database while the server runs, so it stays
+// bounded. (It used to grow without end: the checkpointer's connection had never read the file,
+// so its checkpoints were silent no-ops, and melee.db stayed at 4 KiB until a clean shutdown.)
+TEST(SqliteEventStoreTest, WalStaysBoundedUnderALongLoadOfAppends) {
+  testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "melee.db";
+  const std::filesystem::path wal = path.string() + "-wal";
+  auto store = OpenOrDie(path.string());
+  ASSERT_NE(store, nullptr);
+  constexpr int kMatches = 4;
+  constexpr int kBatches = 250;
+  constexpr int kEventsPerBatch = 20;
+  constexpr std::size_t kPayloadBytes = 2000;  // 4 x 250 x 20 x 2000 bytes: 40 MB in all
+  constexpr std::uintmax_t kPageBytes = 4096 + 24;  // a WAL frame: its header and one page
+  // The writer truncates at kWalLimitPages; one more transaction (at most kMatches batches of
+  // 20 events, under 60 pages with its index pages) may be in the WAL before it does.
+  constexpr std::uintmax_t kBound = (SqliteEventStore::kWalLimitPages + 200) * kPageBytes;
+
+  std::atomic<bool> done{false};
+  std::atomic<std::uintmax_t> largest_wal{0};
+  std::atomic<int> failures{0};
+  // Reads go on meanwhile, as a server's do: they must not pin the WAL either.
+  std::thread reader([&] {
+    while (!done) {
+      auto listed = store->ListMatches();
+      if (!listed) ++failures;
+      for (const MatchSummary& summary : listed.value_or(std::vector<MatchSummary>{})) {
+        if (!store->Read(summary.match_id, summary.last_seq - 1)) ++failures;
+      }
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int m = 0; m < kMatches; ++m) {
+    writers.emplace_back([&, m] {
+      for (int b = 0; b < kBatches; ++b) {
+        std::vector<std::string> payloads(kEventsPerBatch,
+                                          std::string(kPayloadBytes, static_cast<char>('a' + m)));
+        auto appended = store->AppendAndWait(
+            Batch("m" + std::to_string(m), static_cast<uint64_t>(b) * kEventsPerBatch, payloads));
+        if (!appended) ++failures;
+        std::error_code ec;
+        const std::uintmax_t size = std::filesystem::file_size(wal, ec);
+        if (!ec && size > largest_wal) largest_wal = size;
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  done = true;
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(largest_wal.load(), kBound) << "the WAL grew past its bound while appending";
+  std::error_code ec;
+  EXPECT_LE(std::filesystem::file_size(wal, ec), kBound);
+  // The events reached the database file itself while the store was open.
+  EXPECT_GE(std::filesystem::file_size(path), 20u * 1000 * 1000);
+  for (int m = 0; m < kMatches; ++m) {
+    auto events = store->Read("m" + std::to_string(m));
+    ASSERT_TRUE(events.has_value()) << events.error().message;
+    EXPECT_EQ(events->size(), static_cast<std::size_t>(kBatches * kEventsPerBatch));
+  }
+}
+
 TEST(SqliteEventStoreTest, OneStaleBatchDoesNotSinkTheOthersInItsTransaction) {
   auto store = OpenOrDie(":memory:");
   ASSERT_TRUE(store->AppendAndWait(Batch("m", 0, {"a"})).has_value());
@@ -288,6 +351,8 @@ TEST_F(TamperTest, RewrittenPayloadIsReportedAtItsSeq) {
   EXPECT_EQ(error.code, StoreErrorCode::kCorrupt);
   EXPECT_EQ(error.seq, 3u);
   EXPECT_NE(error.message.find("does not match its hash"), std::string::npos) << error.message;
+  EXPECT_NE(error.message.find("event 3 of match m is damaged"), std::string::npos)
+      << error.message;
 }
 
 TEST_F(TamperTest, ByteFlippedInACopyOfTheFileIsReportedAtItsSeq) {
@@ -320,6 +385,7 @@ TEST_F(TamperTest, DeletedRowIsReportedAsMissing) {
   EXPECT_EQ(error.code, StoreErrorCode::kCorrupt);
   EXPECT_EQ(error.seq, 2u);
   EXPECT_NE(error.message.find("missing"), std::string::npos) << error.message;
+  EXPECT_EQ(error.message.find("damaged"), std::string::npos) << "the file itself is sound";
 }
 
 TEST_F(TamperTest, ReorderedRowsBreakTheLinks) {

@@ -20,14 +20,17 @@ namespace melee::testing {
 
 class TestServer {
  public:
+  // `store_options` open the store (a test injects storage faults through its own VFS).
   explicit TestServer(melee::server::ServerConfig config = {},
                       melee::server::ServerHooks hooks = {},
-                      std::optional<std::filesystem::path> data_dir = std::nullopt) {
+                      std::optional<std::filesystem::path> data_dir = std::nullopt,
+                      melee::persistence::SqliteStoreOptions store_options = {}) {
     config.address = "127.0.0.1";
     // A free port, unless the test asks for one (to restart a server where clients expect it).
     if (config.port == melee::server::ServerConfig{}.port) config.port = 0;
     config.data_dir = data_dir.value_or(dir_.path() / "data");
-    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
+    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir,
+                                                                          store_options);
     if (!store) ADD_FAILURE() << store.error().message;
     store_ = std::move(*store);
     server_ = std::make_unique<melee::server::Server>(
