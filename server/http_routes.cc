@@ -47,7 +47,8 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
 
 // POST /api/matches: the body is a melee.v1.MatchSettings in JSON; the answer (201) is the
 // MatchCreated with the seat tokens, shown this once. An Idempotency-Key header makes a retry
-// get the first answer (it is the command_id).
+// get the first answer (it is the command_id); the same key with another body is answered 422
+// (Matches::Create says how long a key is remembered).
 void CreateMatch(const HttpRequest& request, ServerContext& context,
                  std::function<void(HttpResponse)> respond) {
   if (request.method() != http::verb::post) {
@@ -76,9 +77,11 @@ void CreateMatch(const HttpRequest& request, ServerContext& context,
         shape.keep_alive(keep_alive);
         if (answer.has_error()) {
           const auto code = answer.error().code();
-          const http::status status = code == melee::v1::ERROR_CODE_UNAVAILABLE
-                                          ? http::status::service_unavailable
-                                          : http::status::bad_request;
+          const http::status status =
+              code == melee::v1::ERROR_CODE_UNAVAILABLE ? http::status::service_unavailable
+              : code == melee::v1::ERROR_CODE_IDEMPOTENCY_KEY_REUSED
+                  ? http::status::unprocessable_entity
+                  : http::status::bad_request;
           return respond(MakeResponse(shape, status, "application/json", ToJson(answer.error())));
         }
         respond(MakeResponse(shape, http::status::created, "application/json",

@@ -79,6 +79,22 @@ TEST(HttpTest, PostApiMatchesCreatesAMatch) {
   const auto other = testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings);
   EXPECT_NE(other.body, created.body);
 
+  // The same key with another body creates nothing (draft-ietf-httpapi-idempotency-key-header
+  // answers 422), and the first creation stands.
+  const auto reused = testing::HttpGet(server.port(), "/api/matches", http::verb::post,
+                                       R"({"ruleset": "vv"})", {{"Idempotency-Key", "k-1"}});
+  EXPECT_EQ(reused.status, 422) << reused.body;
+  EXPECT_NE(reused.body.find("ERROR_CODE_IDEMPOTENCY_KEY_REUSED"), std::string::npos)
+      << reused.body;
+  EXPECT_NE(reused.body.find("Idempotency-Key was used before"), std::string::npos) << reused.body;
+  const auto metrics = testing::HttpGet(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("\nmelee_matches 2\n"), std::string::npos)
+      << "k-1 and the keyless one only:\n" << metrics.body;
+  EXPECT_EQ(testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings,
+                             {{"Idempotency-Key", "k-1"}})
+                .body,
+            created.body);
+
   auto client = testing::MatchClient::Connect(server.ws_url());
   const melee::v1::ServerMessage joined = client->Join(match.match_id(), match.side_b_token());
   ASSERT_TRUE(joined.has_joined()) << joined.DebugString();
