@@ -7,6 +7,7 @@
 #include <string>
 
 #include "melee/v1/envelope.pb.h"
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
 #include "server/match_file.h"
@@ -216,6 +217,20 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
           kWebSocketPath + ")");
 }
 
+// The methods `path` answers, for an Allow header; empty for an unknown path.
+std::string AllowedMethods(std::string_view path) {
+  constexpr std::string_view kMatches = "/api/matches/";
+  constexpr std::string_view kExport = "/export";
+  if (path == "/api/matches" || path == "/api/matches/import") return "POST";
+  if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
+      path == kWebSocketPath ||
+      (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
+       path.ends_with(kExport))) {
+    return "GET";
+  }
+  return {};
+}
+
 }  // namespace
 
 HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
@@ -228,6 +243,19 @@ void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
                        std::function<void(HttpResponse)> respond) {
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
+  if (request.method() == http::verb::unknown) {
+    // RFC 9110 9.1: a method the server does not recognize is 501; 405 is for a known one the
+    // path does not answer.
+    context.metrics.http_requests.Increment();
+    const std::string allowed = AllowedMethods(path);
+    HttpResponse response = HttpError(
+        request, http::status::not_implemented, melee::v1::ERROR_CODE_NOT_SUPPORTED,
+        "method " + proto::checks::Quoted(request.method_string()) +
+            " is not implemented: this server answers GET and POST" +
+            (allowed.empty() ? std::string() : " (" + path + ": " + allowed + ")"));
+    if (!allowed.empty()) response.set(http::field::allow, allowed);
+    return respond(std::move(response));
+  }
   if (path == "/api/matches") {
     context.metrics.http_requests.Increment();
     return CreateMatch(request, context, std::move(respond));

@@ -67,6 +67,9 @@ class Server {
  private:
   void DoAccept();
   void OnAccept(error_code ec, tcp::socket socket);
+  // Answers a connection a limit refused (`refusal` says which) with a 503, or its GET /healthz,
+  // then closes it.
+  void Refuse(tcp::socket socket, const std::string& address, const std::string& refusal);
   void ScheduleDeadlineSweep();
 
   // Declaration order is destruction order, reversed: the io_context goes before the matches

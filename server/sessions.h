@@ -46,7 +46,10 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 template <class Stream>
 class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot);
+  // A session on a refused slot (Connections::AdmitRefused) answers one request and closes:
+  // GET /healthz as usual, anything else 503 with `refusal` (which limit refused it).
+  HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot,
+              std::string refusal = {});
   // Starts the session: the TLS handshake first when the stream is TLS, then reading.
   void Run();
 
@@ -57,6 +60,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   void Send(HttpResponse&& response);
   void OnWrite(bool keep_alive, error_code ec, std::size_t bytes);
   void DoClose();
+  // Reads and discards until the client closes or the linger timeout passes.
+  void Linger();
 
   Stream stream_;
   beast::flat_buffer buffer_;
@@ -64,6 +69,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   std::optional<Connections::Slot> slot_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive while it is written
+  std::string refusal_;  // non-empty on a refused slot
 };
 
 // One WebSocket connection speaking the melee.v1 protocol.
