@@ -136,7 +136,7 @@ TEST(AslFlow, IllegalDeclarationsNameTheirRule) {
             "A11.14: leader L1 attacks without an MMC: it must announce a solo attack before "
             "designation");
   EXPECT_EQ(error(Declare({Attack({"G2"}, {"G1"})})),
-            "A11.1: unit G1 belongs to the other side and cannot be attacked by this side");
+            "A11.12: G1 is side_a's own unit: a declaration attacks only the other side's units");
   EXPECT_EQ(error(Declare({Attack({"G9"}, {"R1"})})), "no unit 'G9' in this Location");
   EXPECT_EQ(error(Declare({Attack({"G2"}, {})})), "A11.12: attack 1 names no target");
   AttackOrder directed = Attack({"G2"}, {"R1"});
@@ -144,6 +144,18 @@ TEST(AslFlow, IllegalDeclarationsNameTheirRule) {
   EXPECT_EQ(error(Declare({directed})),
             "A11.141: director G2 is not a leader taking part in attack 1");
   EXPECT_EQ(state.phase, Phase::kDeclare);  // Nothing changed.
+}
+
+// A11.12: a side attacks the other side's units; the refusal names whose unit each one is.
+TEST(AslFlow, A1112ADeclarationAttacksOnlyTheOtherSidesUnits) {
+  State state = AtDeclaration(TwoOnTwo());
+  EXPECT_EQ(ErrorOf(Step(state, kA, Declare({Attack({"G2"}, {"R1", "G1"})}))),
+            "A11.12: G1 is side_a's own unit: a declaration attacks only the other side's units");
+  EXPECT_EQ(ErrorOf(Step(state, kB, Declare({Attack({"R1"}, {"R2"})}))),
+            "A11.12: R2 is side_b's own unit: a declaration attacks only the other side's units");
+  EXPECT_EQ(ErrorOf(Step(state, kA, Declare({Attack({"R1"}, {"G1"})}))),
+            "A11.1: unit R1 belongs to the other side and cannot attack");
+  EXPECT_EQ(state.phase, Phase::kDeclare);
 }
 
 // A11.14: a SMC cannot be singled out while it defends with its MMC, but may be when it
