@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "server/matches.h"
 #include "server/version.h"
@@ -112,8 +113,9 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
     if (!connection.match || connection.match->id() != message.resume().match_id()) {
       return ReplyWith(reply,
                        ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
-                                  "resume: this connection has not joined match '" +
-                                      message.resume().match_id() + "'; send JoinSeat first",
+                                  "resume: this connection has not joined match " +
+                                      proto::checks::Quoted(message.resume().match_id()) +
+                                      "; send JoinSeat first",
                                   id));
     }
     return connection.match->Attach(connection.subscriber, *connection.viewer,
@@ -124,7 +126,9 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
   std::shared_ptr<Match> match = matches_->Find(match_id);
   if (!match) {
     return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_FOUND,
-                                       "no match '" + match_id + "' on this server", id));
+                                       "no match " + proto::checks::Quoted(match_id) +
+                                           " on this server",
+                                       id));
   }
   std::optional<Viewer> viewer;
   uint64_t after_seq = 0;

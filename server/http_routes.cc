@@ -133,7 +133,7 @@ void ExportMatch(const HttpRequest& request, const std::string& match_id, Server
   const std::shared_ptr<Match> match = context.matches.Find(match_id);
   if (!match) {
     return respond(HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-                             "no match '" + match_id + "' on this server"));
+                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
   }
   const std::optional<engine::Viewer> viewer = match->Authenticate(BearerToken(request));
   if (!viewer) {
