@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
       "melee-server — authoritative game server for wargame close combat.\n"
       "Serves the WebSocket protocol at /ws, POST /api/matches, GET /healthz and GET /metrics."};
   app.set_version_flag("--version", std::string(melee::server::kServerVersion));
+  // An option given twice takes its last value, so that arguments after a wrapper's defaults
+  // override them (scripts/run-server passes --data-dir data, then yours).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--listen", config.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", config.port, "TCP port (0 picks a free one)")->capture_default_str();
   app.add_option("--data-dir", config.data_dir,

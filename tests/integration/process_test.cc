@@ -71,6 +71,21 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
   EXPECT_NE(server.output().find("melee-server stopped"), std::string::npos) << server.output();
 }
 
+// scripts/run-server runs `melee-server --data-dir data "$@"`: an option given again, as in the
+// script's own example `scripts/run-server --port 9000 --data-dir /var/lib/melee`, overrides
+// the default before it.
+TEST(ProcessTest, AnOptionGivenAgainOverridesTheOneBefore) {
+  testing::TempDir dir;
+  const std::string mine = (dir.path() / "mine").string();
+  testing::Subprocess server({MELEE_SERVER_BINARY, "--data-dir", (dir.path() / "data").string(),
+                              "--port", "8080", "--port", "0", "--data-dir", mine});
+  const uint16_t port = StartServer(server);
+  ASSERT_NE(port, 0) << server.output();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "mine" / "melee.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "data"));
+  EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
+}
+
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
 
