@@ -62,6 +62,14 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
   ASSERT_EQ(hello.Wait(seconds(20)), 0) << hello.output();
   EXPECT_NE(hello.output().find("melee-server 0.1.0, protocol 1"), std::string::npos)
       << hello.output();
+  // Global options work after the subcommand as well (CLI11 fallthrough).
+  testing::Subprocess hello_after({MELEE_CLI_BINARY, "hello", "--server", url});
+  ASSERT_EQ(hello_after.Wait(seconds(20)), 0) << hello_after.output();
+  testing::Subprocess create_after({MELEE_CLI_BINARY, "match", "create", "--out",
+                                    (dir.path() / "seats").string(), "--server", url,
+                                    "--ca-file", ""});
+  ASSERT_EQ(create_after.Wait(seconds(20)), 0) << create_after.output();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "seats" / "side_a.seat"));
   testing::Subprocess hello_json({MELEE_CLI_BINARY, "--server", url, "hello", "--json"});
   ASSERT_EQ(hello_json.Wait(seconds(20)), 0) << hello_json.output();
   EXPECT_NE(hello_json.output().find("\"server_name\": \"melee-server\""), std::string::npos)
