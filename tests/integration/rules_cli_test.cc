@@ -265,6 +265,27 @@ TEST(RulesCli, RefusesUnknownRulesetsAndFilesOfAnotherRulesetWithExitCode2) {
   EXPECT_TRUE(Contains(unknown.output, "unknown ruleset 'chess'")) << unknown.output;
 }
 
+// 17.1: a contact the rules refuse (Close Combat across a Major Obstacle) is a rules refusal,
+// exit 1 with the rule, as asl and vv answer theirs; a malformed file stays exit 2.
+TEST(RulesCli, RefusesACocCloseCombatAcrossAMajorObstacleWithExitCode1) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "major.json").string();
+  std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/examples/coc/in-action-17.json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string attacker = R"("attacker": "SEAT_SIDE_A",)";
+  const size_t at = json.find(attacker);
+  ASSERT_NE(at, std::string::npos);
+  json.insert(at + attacker.size(), R"( "obstacle": "OBSTACLE_MAJOR",)");
+  std::ofstream(path) << json;
+  for (const char* command : {"resolve", "preview"}) {
+    const CliRun run = Melee({"rules", command, "--ruleset", "coc", "--situation", path});
+    EXPECT_EQ(run.code, 1) << command << "\n" << run.output;
+    EXPECT_TRUE(Contains(run.output,
+                         "17.1: Close Combat cannot take place across a Major Obstacle"))
+        << run.output;
+  }
+}
+
 const std::string kVvExample = std::string(MELEE_SOURCE_DIR) + "/examples/vv/close-assault-15.json";
 
 // VV-T1, rule 15's Close Assault Example, from the example file: DR 7 -1 (Schmidt) -1
