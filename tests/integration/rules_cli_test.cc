@@ -295,7 +295,7 @@ TEST(RulesCli, ResolvesTheVvCloseAssaultExample) {
       Melee({"rules", "resolve", "--ruleset", "vv", "--situation", kVvExample, "--dice", "3,4"});
   ASSERT_EQ(run.code, 0) << run.output;
   for (const char* expected :
-       {"vv vv15-1 (board), dice: --dice 3,4", "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
+       {"vv vv15-2 (board), dice: --dice 3,4", "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
         "DR 7 -1 (15.3 leader Schmidt) -1 (12.52 Grenades) = 5 <= 5: the assault succeeds",
         "side_a suffers 6 CP", "G1 4-6-5 Rifle (side_a): eliminated",
         "G2 4-6-5 Rifle (side_a): pinned, in C1", "Coleman 1-3-1 (-1) (side_b): eliminated"}) {
