@@ -570,6 +570,21 @@ TEST_F(MatchTest, AnOverLongMatchIdIsCutInItsError) {
   EXPECT_LT(exported.body.size(), 300u) << exported.body;
 }
 
+// The view's to_act names the seat waiting_for names: after the ATTACKER seals, the DEFENDER.
+TEST_F(MatchTest, ToActAndWaitingForNameTheSameSeat) {
+  Seat();
+  SetUpAndAnnounce();
+  EXPECT_EQ(b_->view().asl().to_act(), v1::SEAT_SIDE_A);
+  EXPECT_THAT(b_->view().waiting_for(),
+              ::testing::ElementsAre("side_a: seal a declaration", "side_b: seal a declaration"));
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  for (MatchClient* client : {a_.get(), b_.get()}) {
+    EXPECT_THAT(client->view().waiting_for(), ::testing::ElementsAre("side_b: seal a declaration"));
+    EXPECT_EQ(client->view().asl().to_act(), v1::SEAT_SIDE_B) << client->view().DebugString();
+  }
+}
+
 // Either player can flag an event for the director with a comment: the director and the
 // flagging seat read the comment, the others see that the event was flagged.
 TEST_F(MatchTest, APlayerFlagsAnEventForTheDirector) {

@@ -79,6 +79,21 @@ TEST(AslFlow, SealedDeclarationsStayHiddenUntilBothSeal) {
   EXPECT_TRUE(rules.MakeView(state, Viewer::kDirector).declarations[1]);
 }
 
+// A11.12, sealed declarations: the view's to_act names the side that still owes its
+// declaration, as the server's waiting_for does; a client that follows it never waits forever.
+TEST(AslFlow, A1112ToActNamesTheSideThatStillOwesItsDeclaration) {
+  const AslRules rules;
+  State state = AtDeclaration(TwoOnTwo());
+  EXPECT_EQ(rules.MakeView(state, Viewer::kSideB).to_act, kA) << "both owe: the ATTACKER first";
+  ASSERT_TRUE(Step(state, kA, Declare({Attack({"G2"}, {"R1"})})));
+  for (Viewer viewer : {Viewer::kSideA, Viewer::kSideB, Viewer::kSpectator}) {
+    EXPECT_EQ(rules.MakeView(state, viewer).to_act, kB);
+  }
+  State defender_first = AtDeclaration(TwoOnTwo());
+  ASSERT_TRUE(Step(defender_first, kB, Declare({Attack({"R1"}, {"G2"})})));
+  EXPECT_EQ(rules.MakeView(defender_first, Viewer::kSideB).to_act, kA);
+}
+
 // A11.19: a concealed unit is a "?" to the other side and to spectators (a Dummy looks the same),
 // and reveals only its Strength Factor once Dummies are removed before designation.
 TEST(AslFlow, A1119ConcealedUnitsAreHiddenFromTheOtherSide) {
