@@ -3,6 +3,8 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 
@@ -50,13 +52,20 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
 // MatchCreated with the seat tokens, shown this once. An Idempotency-Key header makes a retry
 // get the first answer (it is the command_id); the same key with another body is answered 422
 // (Matches::Create says how long a key is remembered).
-void CreateMatch(const HttpRequest& request, ServerContext& context,
+void CreateMatch(const HttpRequest& request, const std::string& address, ServerContext& context,
                  std::function<void(HttpResponse)> respond) {
   if (request.method() != http::verb::post) {
     HttpResponse response =
         HttpError(request, http::status::method_not_allowed, melee::v1::ERROR_CODE_NOT_SUPPORTED,
                   "/api/matches answers POST only (a MatchSettings in JSON)");
     response.set(http::field::allow, "POST");
+    return respond(std::move(response));
+  }
+  long retry_after = 0;
+  if (auto refused = LimitMatchCreation(context, address, &retry_after)) {
+    HttpResponse response = HttpError(request, http::status::too_many_requests,
+                                      melee::v1::ERROR_CODE_RATE_LIMITED, std::move(*refused));
+    response.set(http::field::retry_after, std::to_string(retry_after));
     return respond(std::move(response));
   }
   melee::v1::MatchSettings settings;
@@ -239,8 +248,22 @@ HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v
                       ToJson(melee::proto::MakeError(code, std::move(message))));
 }
 
-void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
-                       std::function<void(HttpResponse)> respond) {
+std::optional<std::string> LimitMatchCreation(ServerContext& context, const std::string& address,
+                                              long* retry_after) {
+  if (context.match_creations.TryTake(address, std::chrono::steady_clock::now(), retry_after)) {
+    return std::nullopt;
+  }
+  context.metrics.match_creations_limited.Increment();
+  context.metrics.CountError(melee::v1::ErrorCode_Name(melee::v1::ERROR_CODE_RATE_LIMITED));
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%g", context.match_creations.per_minute());
+  return "more than " + std::string(rate) + " matches a minute from " + address +
+         " (--match-creations-per-minute); nothing was created: try again in " +
+         std::to_string(*retry_after) + " s";
+}
+
+void HandleHttpRequest(const HttpRequest& request, const std::string& address,
+                       ServerContext& context, std::function<void(HttpResponse)> respond) {
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
   if (request.method() == http::verb::unknown) {
@@ -258,7 +281,7 @@ void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
   }
   if (path == "/api/matches") {
     context.metrics.http_requests.Increment();
-    return CreateMatch(request, context, std::move(respond));
+    return CreateMatch(request, address, context, std::move(respond));
   }
   if (path == "/api/matches/import") {
     context.metrics.http_requests.Increment();

@@ -45,6 +45,17 @@ int main(int argc, char** argv) {
   app.add_option("--messages-per-second", config.messages_per_second,
                  "Sustained WebSocket messages per second per connection")
       ->capture_default_str();
+  app.add_option("--match-creations-per-minute", config.match_creations_per_minute,
+                 "Matches one client address may create a minute (POST /api/matches and "
+                 "CreateMatch), sustained; more are refused (HTTP 429 with Retry-After). 0: no "
+                 "limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--match-creation-burst", config.match_creation_burst,
+                 "Matches one client address may create at once before the per-minute rate "
+                 "applies")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--max-queued-bytes", config.max_queued_bytes,
                  "Unsent bytes a WebSocket client may have waiting before it is closed as a slow "
                  "reader")

@@ -40,6 +40,7 @@ class Metrics {
   prometheus::Counter& messages_sent;
   prometheus::Counter& bytes_received;
   prometheus::Counter& slow_readers_closed;
+  prometheus::Counter& match_creations_limited;
   prometheus::Gauge& matches_open;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;

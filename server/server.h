@@ -82,6 +82,7 @@ class Server {
   std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
   std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
   Metrics metrics_;
+  AddressRateLimiter match_creations_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
   asio::io_context ioc_;

@@ -34,21 +34,6 @@ std::string CommandName(const v1::ClientMessage& message) {
 
 }  // namespace
 
-// ---- RateLimiter ------------------------------------------------------------------------------
-
-RateLimiter::RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now)
-    : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
-
-bool RateLimiter::TryTake(std::chrono::steady_clock::time_point now) {
-  if (now < last_) now = last_;
-  const std::chrono::duration<double> elapsed = now - last_;
-  last_ = now;
-  tokens_ = std::min(burst_, tokens_ + elapsed.count() * rate_);
-  if (tokens_ < 1.0) return false;
-  tokens_ -= 1.0;
-  return true;
-}
-
 // ---- HttpSession ------------------------------------------------------------------------------
 
 template <class Stream>
@@ -154,7 +139,8 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
     session->Run(std::move(request));
     return;
   }
-  HandleHttpRequest(request, context_, [self = this->shared_from_this()](HttpResponse response) {
+  HandleHttpRequest(request, slot_->address(), context_,
+                    [self = this->shared_from_this()](HttpResponse response) {
     asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
       if (!self->refusal_.empty()) response.keep_alive(false);  // one answer, then close
       self->Send(std::move(response));
@@ -293,6 +279,17 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
       melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText : FrameKind::kBinary);
   if (!message) return SendError(message.error().code, message.error().message);
   context_.metrics.CountCommand(CommandName(*message));
+  if (message->has_create_match()) {
+    long retry_after = 0;
+    if (auto refused = LimitMatchCreation(context_, slot_.address(), &retry_after)) {
+      // Counted by LimitMatchCreation; Send, not SendError, so it is counted once.
+      v1::ServerMessage reply;
+      reply.set_command_id(message->command_id());
+      *reply.mutable_error() = melee::proto::MakeError(v1::ERROR_CODE_RATE_LIMITED,
+                                                       std::move(*refused), message->command_id());
+      return Send(std::move(reply));
+    }
+  }
   context_.dispatcher.Handle(*message, state_,
                              [self = this->weak_from_this()](std::vector<MessagePtr> replies) {
                                auto session = self.lock();

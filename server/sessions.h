@@ -17,25 +17,11 @@
 #include "server/dispatcher.h"
 #include "server/http_routes.h"
 #include "server/net.h"
+#include "server/rate_limiter.h"
 
 #include <boost/beast/ssl.hpp>
 
 namespace melee::server {
-
-// A token bucket: `rate` tokens per second up to `burst`. Not thread-safe (one per session).
-class RateLimiter {
- public:
-  // Starts full at time `now`.
-  RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now);
-  // Takes one token at time `now`; false when the bucket is empty.
-  bool TryTake(std::chrono::steady_clock::time_point now);
-
- private:
-  double rate_;
-  double burst_;
-  double tokens_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 // The two transports a session runs on: plain TCP, and TLS over TCP (when the server has a
 // certificate). Sessions are templates over them; everything else is the same.

@@ -139,6 +139,47 @@ TEST(HttpTest, OverTheConnectionLimitA503NamesItAndHealthzStillAnswers) {
   EXPECT_GE(std::stoi(metrics.body.substr(at + counter.size())), 2) << metrics.body;
 }
 
+// Creating matches costs CPU and a durable write: one address gets --match-creation-burst at
+// once, then --match-creations-per-minute, over HTTP (429 with Retry-After) and the WebSocket.
+TEST(HttpTest, MatchCreationsAreLimitedPerAddress) {
+  server::ServerConfig config;
+  config.match_creations_per_minute = 1;
+  config.match_creation_burst = 2;
+  testing::TestServer server(config);
+  const std::string settings = R"({"ruleset": "asl"})";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings).status,
+              201);
+  }
+  const auto limited = testing::RawHttp(
+      server.port(), "POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " + std::to_string(settings.size()) +
+                         "\r\nConnection: close\r\n\r\n" + settings);
+  EXPECT_EQ(limited.status, 429) << limited.body;
+  const auto at = limited.body.find("Retry-After: ");
+  ASSERT_NE(at, std::string::npos) << limited.body;
+  const int seconds = std::stoi(limited.body.substr(at + 13));
+  EXPECT_GE(seconds, 59);
+  EXPECT_LE(seconds, 61);
+  EXPECT_NE(limited.body.find("ERROR_CODE_RATE_LIMITED"), std::string::npos) << limited.body;
+  EXPECT_NE(limited.body.find("more than 1 matches a minute from 127.0.0.1 "
+                              "(--match-creations-per-minute); nothing was created"),
+            std::string::npos)
+      << limited.body;
+  // The WebSocket's CreateMatch draws on the same budget.
+  auto client = testing::MatchClient::Connect(server.ws_url());
+  melee::v1::ClientMessage create;
+  create.set_command_id("c1");
+  create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+  const melee::v1::ServerMessage refused = client->Call(create);
+  EXPECT_EQ(refused.error().code(), melee::v1::ERROR_CODE_RATE_LIMITED) << refused.DebugString();
+  EXPECT_EQ(refused.command_id(), "c1");
+  const auto metrics = testing::HttpGet(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("\nmelee_match_creations_rate_limited_total 2\n"), std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("\nmelee_matches 2\n"), std::string::npos) << metrics.body;
+}
+
 // POST /api/matches creates a match for a script or a PBEM player: 201 with the seat tokens,
 // which then open their seats over the WebSocket. An Idempotency-Key makes a retry safe.
 TEST(HttpTest, PostApiMatchesCreatesAMatch) {
