@@ -154,8 +154,9 @@ void Server::Refuse(tcp::socket socket, const std::string& address, const std::s
   if (auto slot = connections_.AdmitRefused(address)) {
     // Read the request: GET /healthz is answered, anything else gets a 503 naming the limit.
     if (tls_) {
-      std::make_shared<HttpSession<TlsStream>>(TlsStream(beast::tcp_stream(std::move(socket)), *tls_),
-                                               context_, std::move(*slot), refusal)
+      std::make_shared<HttpSession<TlsStream>>(
+          TlsStream(beast::tcp_stream(std::move(socket)), *tls_), context_, std::move(*slot),
+          refusal)
           ->Run();
     } else {
       std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
