@@ -867,7 +867,8 @@ std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
   auto server = std::make_unique<testing::Subprocess>(std::vector<std::string>{
       binary, "--port", "0", "--data-dir", data_dir.string(), "--threads",
       std::to_string(threads), "--messages-per-second", "1000000",
-      "--max-connections-per-address", "100000", "--max-connections", "100000"});
+      "--max-connections-per-address", "100000", "--max-connections", "100000",
+      "--match-creations-per-minute", "0"});
   const std::string marker = "listening on http://127.0.0.1:";
   if (!server->WaitForOutput("(WebSocket at /ws)", std::chrono::seconds(20))) {
     std::cerr << "match_bench: " << binary << " did not start:\n" << server->output();

@@ -25,6 +25,11 @@ struct ServerConfig {
   double message_burst = 200.0;
   // A connection that keeps flooding after this many refused messages is closed (policy).
   int max_rate_limited_before_close = 1000;
+  // Matches one client address may create (POST /api/matches and CreateMatch): a token bucket
+  // of this many a minute, up to the burst at once; 0: no limit. Each creation costs ~1.4 ms of
+  // CPU and a durable write.
+  double match_creations_per_minute = 60.0;
+  double match_creation_burst = 20.0;
   std::size_t max_connections = 10000;
   std::size_t max_connections_per_address = 256;
   // A WebSocket client whose unsent messages exceed this is too slow to follow a match: it is

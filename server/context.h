@@ -11,6 +11,7 @@
 #include "server/dispatcher.h"
 #include "server/matches.h"
 #include "server/metrics.h"
+#include "server/rate_limiter.h"
 
 namespace melee::server {
 
@@ -22,6 +23,7 @@ struct ServerContext {
   persistence::EventStore& store;
   Matches& matches;
   const persistence::ServerSecrets& secrets;
+  AddressRateLimiter& match_creations;  // per client address
 };
 
 }  // namespace melee::server

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "server/matches.h"
 #include "server/version.h"
@@ -135,8 +136,9 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
     if (!connection.match || connection.match->id() != message.resume().match_id()) {
       return ReplyWith(reply,
                        ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
-                                  "resume: this connection has not joined match '" +
-                                      message.resume().match_id() + "'; send JoinSeat first",
+                                  "resume: this connection has not joined match " +
+                                      proto::checks::Quoted(message.resume().match_id()) +
+                                      "; send JoinSeat first",
                                   id));
     }
     return connection.match->Attach(connection.subscriber, *connection.viewer,
@@ -151,7 +153,9 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
                        ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
     }
     return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_FOUND,
-                                       "no match '" + match_id + "' on this server", id));
+                                       "no match " + proto::checks::Quoted(match_id) +
+                                           " on this server",
+                                       id));
   }
   std::optional<Viewer> viewer;
   uint64_t after_seq = 0;

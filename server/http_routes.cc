@@ -3,12 +3,15 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "melee/v1/envelope.pb.h"
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
 #include "server/match_file.h"
@@ -77,14 +80,22 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
 
 // POST /api/matches: the body is a melee.v1.MatchSettings in JSON; the answer (201) is the
 // MatchCreated with the seat tokens, shown this once. An Idempotency-Key header makes a retry
-// get the first answer (it is the command_id).
-void CreateMatch(const HttpRequest& request, ServerContext& context,
+// get the first answer (it is the command_id); the same key with another body is answered 422
+// (Matches::Create says how long a key is remembered).
+void CreateMatch(const HttpRequest& request, const std::string& address, ServerContext& context,
                  std::function<void(HttpResponse)> respond) {
   if (request.method() != http::verb::post) {
     HttpResponse response =
         HttpError(request, http::status::method_not_allowed, melee::v1::ERROR_CODE_NOT_SUPPORTED,
                   "/api/matches answers POST only (a MatchSettings in JSON)");
     response.set(http::field::allow, "POST");
+    return respond(std::move(response));
+  }
+  long retry_after = 0;
+  if (auto refused = LimitMatchCreation(context, address, &retry_after)) {
+    HttpResponse response = HttpError(request, http::status::too_many_requests,
+                                      melee::v1::ERROR_CODE_RATE_LIMITED, std::move(*refused));
+    response.set(http::field::retry_after, std::to_string(retry_after));
     return respond(std::move(response));
   }
   melee::v1::MatchSettings settings;
@@ -106,9 +117,11 @@ void CreateMatch(const HttpRequest& request, ServerContext& context,
         shape.keep_alive(keep_alive);
         if (answer.has_error()) {
           const auto code = answer.error().code();
-          const http::status status = code == melee::v1::ERROR_CODE_UNAVAILABLE
-                                          ? http::status::service_unavailable
-                                          : http::status::bad_request;
+          const http::status status =
+              code == melee::v1::ERROR_CODE_UNAVAILABLE ? http::status::service_unavailable
+              : code == melee::v1::ERROR_CODE_IDEMPOTENCY_KEY_REUSED
+                  ? http::status::unprocessable_entity
+                  : http::status::bad_request;
           return respond(MakeResponse(shape, status, "application/json", ToJson(answer.error())));
         }
         respond(MakeResponse(shape, http::status::created, "application/json",
@@ -163,7 +176,7 @@ void ExportMatch(const HttpRequest& request, const std::string& match_id, Server
                                melee::v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason)));
     }
     return respond(HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-                             "no match '" + match_id + "' on this server"));
+                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
   }
   const std::optional<engine::Viewer> viewer = match->Authenticate(BearerToken(request));
   if (!viewer) {
@@ -248,6 +261,20 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
           kWebSocketPath + ")");
 }
 
+// The methods `path` answers, for an Allow header; empty for an unknown path.
+std::string AllowedMethods(std::string_view path) {
+  constexpr std::string_view kMatches = "/api/matches/";
+  constexpr std::string_view kExport = "/export";
+  if (path == "/api/matches" || path == "/api/matches/import") return "POST";
+  if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
+      path == kWebSocketPath ||
+      (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
+       path.ends_with(kExport))) {
+    return "GET";
+  }
+  return {};
+}
+
 }  // namespace
 
 HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
@@ -256,13 +283,40 @@ HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v
                       ToJson(melee::proto::MakeError(code, std::move(message))));
 }
 
-void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
-                       std::function<void(HttpResponse)> respond) {
+std::optional<std::string> LimitMatchCreation(ServerContext& context, const std::string& address,
+                                              long* retry_after) {
+  if (context.match_creations.TryTake(address, std::chrono::steady_clock::now(), retry_after)) {
+    return std::nullopt;
+  }
+  context.metrics.match_creations_limited.Increment();
+  context.metrics.CountError(melee::v1::ErrorCode_Name(melee::v1::ERROR_CODE_RATE_LIMITED));
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%g", context.match_creations.per_minute());
+  return "more than " + std::string(rate) + " matches a minute from " + address +
+         " (--match-creations-per-minute); nothing was created: try again in " +
+         std::to_string(*retry_after) + " s";
+}
+
+void HandleHttpRequest(const HttpRequest& request, const std::string& address,
+                       ServerContext& context, std::function<void(HttpResponse)> respond) {
   const std::string target(request.target());
   const std::string path = target.substr(0, target.find('?'));
+  if (request.method() == http::verb::unknown) {
+    // RFC 9110 9.1: a method the server does not recognize is 501; 405 is for a known one the
+    // path does not answer.
+    context.metrics.http_requests.Increment();
+    const std::string allowed = AllowedMethods(path);
+    HttpResponse response = HttpError(
+        request, http::status::not_implemented, melee::v1::ERROR_CODE_NOT_SUPPORTED,
+        "method " + proto::checks::Quoted(request.method_string()) +
+            " is not implemented: this server answers GET and POST" +
+            (allowed.empty() ? std::string() : " (" + path + ": " + allowed + ")"));
+    if (!allowed.empty()) response.set(http::field::allow, allowed);
+    return respond(std::move(response));
+  }
   if (path == "/api/matches") {
     context.metrics.http_requests.Increment();
-    return CreateMatch(request, context, std::move(respond));
+    return CreateMatch(request, address, context, std::move(respond));
   }
   if (path == "/api/matches/import") {
     context.metrics.http_requests.Increment();

@@ -6,6 +6,8 @@
 
 #include <boost/beast/http.hpp>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "server/context.h"
 
@@ -17,10 +19,17 @@ using HttpResponse = boost::beast::http::response<boost::beast::http::string_bod
 // The WebSocket endpoint's path.
 inline constexpr const char* kWebSocketPath = "/ws";
 
-// Answers one plain HTTP request (WebSocket upgrades are handled by the session). `respond` runs
-// exactly once, possibly later and on another thread (a new match answers once it is durable).
-void HandleHttpRequest(const HttpRequest& request, ServerContext& context,
-                       std::function<void(HttpResponse)> respond);
+// Answers one plain HTTP request from the client at `address` (WebSocket upgrades are handled by
+// the session). `respond` runs exactly once, possibly later and on another thread (a new match
+// answers once it is durable).
+void HandleHttpRequest(const HttpRequest& request, const std::string& address,
+                       ServerContext& context, std::function<void(HttpResponse)> respond);
+
+// Takes a match creation from `address` out of its per-address budget; when the budget is spent,
+// counts the refusal in the metrics and returns its message, with the seconds to wait in
+// `*retry_after`.
+std::optional<std::string> LimitMatchCreation(ServerContext& context, const std::string& address,
+                                              long* retry_after);
 
 // Builds an error response whose body is a melee.v1.Error in JSON.
 HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,

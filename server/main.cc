@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
       "melee-server — authoritative game server for wargame close combat.\n"
       "Serves the WebSocket protocol at /ws, POST /api/matches, GET /healthz and GET /metrics."};
   app.set_version_flag("--version", std::string(melee::server::kServerVersion));
+  // An option given twice takes its last value, so that arguments after a wrapper's defaults
+  // override them (scripts/run-server passes --data-dir data, then yours).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--listen", config.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", config.port, "TCP port (0 picks a free one)")->capture_default_str();
   app.add_option("--data-dir", config.data_dir,
@@ -41,6 +44,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--messages-per-second", config.messages_per_second,
                  "Sustained WebSocket messages per second per connection")
+      ->capture_default_str();
+  app.add_option("--match-creations-per-minute", config.match_creations_per_minute,
+                 "Matches one client address may create a minute (POST /api/matches and "
+                 "CreateMatch), sustained; more are refused (HTTP 429 with Retry-After). 0: no "
+                 "limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--match-creation-burst", config.match_creation_burst,
+                 "Matches one client address may create at once before the per-minute rate "
+                 "applies")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--max-queued-bytes", config.max_queued_bytes,
                  "Unsent bytes a WebSocket client may have waiting before it is closed as a slow "

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/core/dice.h"
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
 #include "server/match_file.h"
@@ -296,7 +297,8 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
     if (match_id == nullptr || *match_id != identity_.id) {
       return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
                                  "this connection is joined to match " + identity_.id +
-                                     ", not '" + (match_id ? *match_id : std::string()) + "'",
+                                     ", not " +
+                                     proto::checks::Quoted(match_id ? *match_id : std::string()),
                                  command_id)});
     }
     if (expected_seq > seq_) {

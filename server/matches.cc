@@ -141,15 +141,71 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
                      std::function<void(v1::ServerMessage)> done) {
   // Only an explicit idempotency key (HTTP) is remembered: command_ids are chosen by clients and
   // shared by none, so answering another connection's id with its tokens would leak them.
-  const std::string retry_key =
-      idempotency_key.empty() ? std::string()
-                              : idempotency_key + "/" + proto::SerializeDeterministic(requested);
-  if (!retry_key.empty()) {
+  if (idempotency_key.empty()) return CreateNow(requested, command_id, std::move(done));
+  std::string settings = proto::SerializeDeterministic(requested);
+  uint64_t order = 0;
+  {
+    std::unique_lock lock(mutex_);
+    if (auto it = creations_.find(idempotency_key); it != creations_.end()) {
+      Creation& creation = it->second;
+      if (creation.settings != settings) {
+        lock.unlock();
+        // As draft-ietf-httpapi-idempotency-key-header answers a key reused with another
+        // payload (422): nothing is created, the first creation stands.
+        return done(Refusal(v1::ERROR_CODE_IDEMPOTENCY_KEY_REUSED,
+                            "this Idempotency-Key was used before with other settings; a key "
+                            "names one creation: send a new key for a new match",
+                            command_id));
+      }
+      if (!creation.answer) return creation.waiting.push_back(std::move(done));
+      v1::ServerMessage answer = *creation.answer;
+      lock.unlock();
+      return done(std::move(answer));
+    }
+    // Forget the oldest answered keys beyond the limit (one still in flight is kept).
+    for (size_t tries = creation_order_.size();
+         creations_.size() >= kMaxRememberedCreates && tries > 0; --tries) {
+      auto [oldest_order, oldest_key] = std::move(creation_order_.front());
+      creation_order_.pop_front();
+      const auto oldest = creations_.find(oldest_key);
+      if (oldest == creations_.end() || oldest->second.order != oldest_order) continue;
+      if (oldest->second.answer) {
+        creations_.erase(oldest);
+      } else {
+        creation_order_.emplace_back(oldest_order, std::move(oldest_key));
+      }
+    }
+    order = next_creation_order_++;
+    Creation& creation = creations_[idempotency_key];
+    creation.settings = std::move(settings);
+    creation.order = order;
+    creation_order_.emplace_back(order, idempotency_key);
+  }
+  CreateNow(requested, command_id,
+            [this, key = idempotency_key, order, done = std::move(done)](v1::ServerMessage answer) {
+              Finish(key, order, answer);
+              done(std::move(answer));
+            });
+}
+
+void Matches::Finish(const std::string& key, uint64_t order, const v1::ServerMessage& answer) {
+  std::vector<std::function<void(v1::ServerMessage)>> waiting;
+  {
     std::lock_guard lock(mutex_);
-    if (auto it = created_answers_.find(retry_key); it != created_answers_.end()) {
-      return done(it->second);
+    const auto it = creations_.find(key);
+    if (it == creations_.end() || it->second.order != order) return;
+    waiting = std::move(it->second.waiting);
+    if (answer.has_error()) {
+      creations_.erase(it);  // nothing was created: the key may be used again
+    } else {
+      it->second.answer = answer;
     }
   }
+  for (auto& retry : waiting) retry(answer);
+}
+
+void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& command_id,
+                        std::function<void(v1::ServerMessage)> done) {
   v1::MatchSettings settings = requested;
   if (settings.ruleset().empty()) settings.set_ruleset("asl");
   auto ruleset = registry_.Find(settings.ruleset());
@@ -234,12 +290,12 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
   services_.store.Append(
       std::move(batch),
       [this, identity = std::move(identity), created = std::move(created), command_id, host,
-       state, recorded, retry_key, chain, done = std::move(done)](
+       state, recorded, chain, done = std::move(done)](
           persistence::StoreResult<persistence::Appended> appended) mutable {
         // Off the store's writer thread before doing any work.
         asio::post(executor_, [this, identity = std::move(identity), created = std::move(created),
                                command_id = std::move(command_id), host, state, recorded, chain,
-                               retry_key = std::move(retry_key), done = std::move(done),
+                               done = std::move(done),
                                appended = std::move(appended)]() mutable {
         if (!appended) {
           return done(Refusal(v1::ERROR_CODE_UNAVAILABLE,
@@ -252,11 +308,6 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
         v1::ServerMessage reply;
         reply.set_command_id(command_id);
         *reply.mutable_match_created() = std::move(created);
-        if (!retry_key.empty()) {
-          std::lock_guard lock(mutex_);
-          if (created_answers_.size() >= kMaxRememberedCreates) created_answers_.clear();
-          created_answers_[retry_key] = reply;
-        }
         done(std::move(reply));
         });
       });

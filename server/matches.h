@@ -3,6 +3,8 @@
 // Every match this server holds: creating them (ids, seat tokens), finding them, recovering
 // them from the store at start, and sweeping their choice deadlines. Thread-safe.
 
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/core/registry.h"
@@ -49,10 +52,13 @@ class Matches {
   std::optional<std::string> RecoveryError() const;
 
   // Creates a match and answers with MatchCreated (tokens shown once) or an Error, carrying
-  // `command_id`. Nothing is answered before the match's first event is durable. With an
-  // `idempotency_key` (HTTP's Idempotency-Key: a secret the client makes unguessable), a retry
-  // with the same key and settings gets the same answer while this process runs; without one,
-  // every call creates a match.
+  // `command_id`. Nothing is answered before the match's first event is durable. Without an
+  // `idempotency_key` every call creates a match. With one (HTTP's Idempotency-Key: a secret the
+  // client makes unguessable; its scope is this server, whoever sends it): a call with the same
+  // key and the same settings gets the first call's answer, waiting for it if the first call is
+  // still in flight; with other settings it is refused with ERROR_CODE_IDEMPOTENCY_KEY_REUSED and
+  // nothing is created. A key is remembered while this process runs, for the last 1024 keys
+  // that created a match; a refused creation forgets its key (a retry may try again).
   void Create(const melee::v1::MatchSettings& settings, const std::string& command_id,
               const std::string& idempotency_key,
               std::function<void(melee::v1::ServerMessage)> done);
@@ -73,8 +79,21 @@ class Matches {
   size_t size() const;
 
  private:
+  // An Idempotency-Key's creation: what it asked for and, once durable, its answer.
+  struct Creation {
+    std::string settings;  // the requested MatchSettings, serialized deterministically
+    uint64_t order = 0;    // when it was first asked for, for forgetting the oldest
+    std::optional<melee::v1::ServerMessage> answer;  // set once the match is durable
+    std::vector<std::function<void(melee::v1::ServerMessage)>> waiting;  // retries in flight
+  };
+
   const RulesetHost* HostOf(std::string_view ruleset) const;
   void Register(std::shared_ptr<Match> match);
+  // Creates the match; `done` runs exactly once.
+  void CreateNow(const melee::v1::MatchSettings& requested, const std::string& command_id,
+                 std::function<void(melee::v1::ServerMessage)> done);
+  // Records the answer to the creation under `key` and answers the retries waiting for it.
+  void Finish(const std::string& key, uint64_t order, const melee::v1::ServerMessage& answer);
 
   asio::any_io_executor executor_;
   MatchServices services_;
@@ -83,9 +102,12 @@ class Matches {
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
-  std::unordered_map<std::string, melee::v1::ServerMessage> created_answers_;
   std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
   std::optional<std::string> recovery_error_;
+  // By Idempotency-Key; `creation_order_` lists (order, key) oldest first.
+  std::unordered_map<std::string, Creation> creations_;
+  std::deque<std::pair<uint64_t, std::string>> creation_order_;
+  uint64_t next_creation_order_ = 1;
 };
 
 }  // namespace melee::server

@@ -44,6 +44,11 @@ Metrics::Metrics()
       slow_readers_closed(CounterFamily(*registry_, "melee_slow_readers_closed_total",
                                         "WebSocket clients closed for not reading their messages")
                               .Add({})),
+      match_creations_limited(
+          CounterFamily(*registry_, "melee_match_creations_rate_limited_total",
+                        "Match creations refused by the per-address limit "
+                        "(--match-creations-per-minute)")
+              .Add({})),
       matches_open(prometheus::BuildGauge()
                        .Name("melee_matches")
                        .Help("Matches held in memory (created or recovered)")

@@ -44,6 +44,7 @@ class Metrics {
   prometheus::Counter& messages_sent;
   prometheus::Counter& bytes_received;
   prometheus::Counter& slow_readers_closed;
+  prometheus::Counter& match_creations_limited;
   prometheus::Gauge& matches_open;
   prometheus::Gauge& matches_unrecovered;
   prometheus::Counter& store_failed_appends;

@@ -36,8 +36,10 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       registry_(std::move(registry)),
       clock_(OrSystemClock(std::move(hooks.clock))),
       secrets_(LoadSecrets(config_.data_dir)),
+      match_creations_(config_.match_creations_per_minute, config_.match_creation_burst),
       connections_(config_.max_connections, config_.max_connections_per_address),
-      context_{config_, metrics_, connections_, dispatcher_, *store_, matches_, *secrets_},
+      context_{config_,  metrics_, connections_, dispatcher_, *store_,
+               matches_, *secrets_,  match_creations_},
       ioc_(config_.threads),
       matches_(ioc_.get_executor(),
                MatchServices{.store = *store_,
@@ -127,7 +129,8 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
     // Each command's events, view and answer are separate frames: without TCP_NODELAY, Nagle
     // and the client's delayed ACK hold the later ones ~40 ms (measured by bench/match_bench).
     socket.set_option(tcp::no_delay(true), ignored);
-    if (auto slot = connections_.Admit(address)) {
+    std::string refusal;
+    if (auto slot = connections_.Admit(address, &refusal)) {
       metrics_.connections_accepted.Increment();
       if (tls_) {
         std::make_shared<HttpSession<TlsStream>>(
@@ -140,11 +143,43 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
       }
     } else {
       metrics_.connections_refused.Increment();
-      spdlog::warn("refused a connection from {}: connection limit reached", address);
-      socket.close(ignored);
+      spdlog::warn("refused a connection from {}: {}", address, refusal);
+      Refuse(std::move(socket), address, refusal);
     }
   }
   if (!stopping_) DoAccept();
+}
+
+void Server::Refuse(tcp::socket socket, const std::string& address, const std::string& refusal) {
+  if (auto slot = connections_.AdmitRefused(address)) {
+    // Read the request: GET /healthz is answered, anything else gets a 503 naming the limit.
+    if (tls_) {
+      std::make_shared<HttpSession<TlsStream>>(
+          TlsStream(beast::tcp_stream(std::move(socket)), *tls_), context_, std::move(*slot),
+          refusal)
+          ->Run();
+    } else {
+      std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
+                                                 std::move(*slot), refusal)
+          ->Run();
+    }
+    return;
+  }
+  error_code ignored;
+  if (!tls_) {
+    // Too many refused connections to read each one's request: the 503 goes out unread, in
+    // one non-blocking write (a new socket's send buffer holds it).
+    const std::string body = "{\"code\":\"ERROR_CODE_UNAVAILABLE\",\"message\":\"connection "
+                             "refused: " + refusal + "\"}\n";
+    const std::string response = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+                                 "application/json\r\nRetry-After: 5\r\nConnection: close\r\n"
+                                 "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                                 body;
+    socket.non_blocking(true, ignored);
+    socket.write_some(asio::buffer(response), ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+  }
+  socket.close(ignored);
 }
 
 void Server::ScheduleDeadlineSweep() {

@@ -67,6 +67,9 @@ class Server {
  private:
   void DoAccept();
   void OnAccept(error_code ec, tcp::socket socket);
+  // Answers a connection a limit refused (`refusal` says which) with a 503, or its GET /healthz,
+  // then closes it.
+  void Refuse(tcp::socket socket, const std::string& address, const std::string& refusal);
   void ScheduleDeadlineSweep();
 
   // Declaration order is destruction order, reversed: the io_context goes before the matches
@@ -79,6 +82,7 @@ class Server {
   std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
   std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
   Metrics metrics_;
+  AddressRateLimiter match_creations_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
   asio::io_context ioc_;

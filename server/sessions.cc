@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -17,6 +19,10 @@ namespace v1 = melee::v1;
 using melee::proto::FrameKind;
 
 constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
+// The request line and header fields of one HTTP request at most; more is answered 431.
+constexpr std::uint32_t kMaxHttpHeaderBytes = 16 * 1024;
+// How long a closing connection may keep sending before it is dropped (see DoClose).
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
 
 std::string ServerHeader() { return std::string(kServerName) + "/" + kServerVersion; }
 
@@ -28,26 +34,15 @@ std::string CommandName(const v1::ClientMessage& message) {
 
 }  // namespace
 
-// ---- RateLimiter ------------------------------------------------------------------------------
-
-RateLimiter::RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now)
-    : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
-
-bool RateLimiter::TryTake(std::chrono::steady_clock::time_point now) {
-  if (now < last_) now = last_;
-  const std::chrono::duration<double> elapsed = now - last_;
-  last_ = now;
-  tokens_ = std::min(burst_, tokens_ + elapsed.count() * rate_);
-  if (tokens_ < 1.0) return false;
-  tokens_ -= 1.0;
-  return true;
-}
-
 // ---- HttpSession ------------------------------------------------------------------------------
 
 template <class Stream>
-HttpSession<Stream>::HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot)
-    : stream_(std::move(stream)), context_(context), slot_(std::move(slot)) {}
+HttpSession<Stream>::HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot,
+                                 std::string refusal)
+    : stream_(std::move(stream)),
+      context_(context),
+      slot_(std::move(slot)),
+      refusal_(std::move(refusal)) {}
 
 template <class Stream>
 void HttpSession<Stream>::Run() {
@@ -75,6 +70,7 @@ void HttpSession<Stream>::OnHandshake(error_code ec) {
 template <class Stream>
 void HttpSession<Stream>::DoRead() {
   parser_.emplace();
+  parser_->header_limit(kMaxHttpHeaderBytes);
   parser_->body_limit(context_.config.max_http_body_bytes);
   beast::get_lowest_layer(stream_).expires_after(kHttpReadTimeout);
   http::async_read(stream_, buffer_, *parser_,
@@ -91,6 +87,23 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
         request, http::status::payload_too_large, v1::ERROR_CODE_MESSAGE_TOO_LARGE,
         "request body exceeds " + std::to_string(context_.config.max_http_body_bytes) + " bytes"));
   }
+  if (ec == http::error::header_limit) {
+    HttpRequest request;
+    request.keep_alive(false);
+    return Send(HttpError(request, http::status::request_header_fields_too_large,
+                          v1::ERROR_CODE_MESSAGE_TOO_LARGE,
+                          "the request line and header fields exceed " +
+                              std::to_string(kMaxHttpHeaderBytes) + " bytes"));
+  }
+  if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
+      ec != http::error::partial_message && ec != http::error::short_read) {
+    // Bytes that are not an HTTP/1.x request (a bad request line, method token, header field,
+    // Content-Length or chunk): one 400 saying what, then the connection closes.
+    HttpRequest request;
+    request.keep_alive(false);
+    return Send(HttpError(request, http::status::bad_request, v1::ERROR_CODE_MALFORMED_FRAME,
+                          "not an HTTP/1.1 request: " + ec.message()));
+  }
   if (ec) {
     if (ec != beast::error::timeout && ec != asio::error::operation_aborted) {
       spdlog::debug("http read from {}: {}", slot_->address(), ec.message());
@@ -98,6 +111,20 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
     return;
   }
   HttpRequest request = parser_->release();
+  if (!refusal_.empty()) {
+    // Over a connection limit: a load balancer's health check still gets its answer.
+    const std::string_view target = request.target();
+    if (request.method() != http::verb::get || target.substr(0, target.find('?')) != "/healthz") {
+      context_.metrics.http_requests.Increment();
+      request.keep_alive(false);
+      HttpResponse refused = HttpError(request, http::status::service_unavailable,
+                                       v1::ERROR_CODE_UNAVAILABLE,
+                                       "connection refused: " + refusal_ +
+                                           "; close one or try again later");
+      refused.set(http::field::retry_after, "5");
+      return Send(std::move(refused));
+    }
+  }
   if (websocket::is_upgrade(request)) {
     const std::string_view target = request.target();
     if (target.substr(0, target.find('?')) != kWebSocketPath) {
@@ -112,8 +139,10 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
     session->Run(std::move(request));
     return;
   }
-  HandleHttpRequest(request, context_, [self = this->shared_from_this()](HttpResponse response) {
+  HandleHttpRequest(request, slot_->address(), context_,
+                    [self = this->shared_from_this()](HttpResponse response) {
     asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+      if (!self->refusal_.empty()) response.keep_alive(false);  // one answer, then close
       self->Send(std::move(response));
     });
   });
@@ -147,7 +176,20 @@ void HttpSession<Stream>::DoClose() {
   } else {
     error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    // Read what the client still sends until it closes: closing with unread bytes would reset
+    // the connection, and a reset can discard the answer (a 413 or 431) before it is read.
+    stream_.expires_after(kLingerTimeout);
+    Linger();
   }
+}
+
+template <class Stream>
+void HttpSession<Stream>::Linger() {
+  auto drain = std::make_shared<std::array<char, 4096>>();
+  stream_.async_read_some(asio::buffer(*drain), [self = this->shared_from_this(), drain](
+                                                    error_code ec, std::size_t) {
+    if (!ec) self->Linger();
+  });
 }
 
 // ---- WebSocketSession -------------------------------------------------------------------------
@@ -237,6 +279,17 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
       melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText : FrameKind::kBinary);
   if (!message) return SendError(message.error().code, message.error().message);
   context_.metrics.CountCommand(CommandName(*message));
+  if (message->has_create_match()) {
+    long retry_after = 0;
+    if (auto refused = LimitMatchCreation(context_, slot_.address(), &retry_after)) {
+      // Counted by LimitMatchCreation; Send, not SendError, so it is counted once.
+      v1::ServerMessage reply;
+      reply.set_command_id(message->command_id());
+      *reply.mutable_error() = melee::proto::MakeError(v1::ERROR_CODE_RATE_LIMITED,
+                                                       std::move(*refused), message->command_id());
+      return Send(std::move(reply));
+    }
+  }
   context_.dispatcher.Handle(*message, state_,
                              [self = this->weak_from_this()](std::vector<MessagePtr> replies) {
                                auto session = self.lock();

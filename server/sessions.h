@@ -17,25 +17,11 @@
 #include "server/dispatcher.h"
 #include "server/http_routes.h"
 #include "server/net.h"
+#include "server/rate_limiter.h"
 
 #include <boost/beast/ssl.hpp>
 
 namespace melee::server {
-
-// A token bucket: `rate` tokens per second up to `burst`. Not thread-safe (one per session).
-class RateLimiter {
- public:
-  // Starts full at time `now`.
-  RateLimiter(double rate, double burst, std::chrono::steady_clock::time_point now);
-  // Takes one token at time `now`; false when the bucket is empty.
-  bool TryTake(std::chrono::steady_clock::time_point now);
-
- private:
-  double rate_;
-  double burst_;
-  double tokens_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 // The two transports a session runs on: plain TCP, and TLS over TCP (when the server has a
 // certificate). Sessions are templates over them; everything else is the same.
@@ -46,7 +32,10 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 template <class Stream>
 class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot);
+  // A session on a refused slot (Connections::AdmitRefused) answers one request and closes:
+  // GET /healthz as usual, anything else 503 with `refusal` (which limit refused it).
+  HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot,
+              std::string refusal = {});
   // Starts the session: the TLS handshake first when the stream is TLS, then reading.
   void Run();
 
@@ -57,6 +46,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   void Send(HttpResponse&& response);
   void OnWrite(bool keep_alive, error_code ec, std::size_t bytes);
   void DoClose();
+  // Reads and discards until the client closes or the linger timeout passes.
+  void Linger();
 
   Stream stream_;
   beast::flat_buffer buffer_;
@@ -64,6 +55,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   std::optional<Connections::Slot> slot_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive while it is written
+  std::string refusal_;  // non-empty on a refused slot
 };
 
 // One WebSocket connection speaking the melee.v1 protocol.

@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 the server or the rules refused, 2 usage error, 3 server "
       "unreachable."};
   app.require_subcommand(1);
+  // The global options (--server, --ca-file) may come after the subcommand too, as in
+  // `melee import FILE --server URL`: every subcommand, made below, inherits this.
+  app.fallthrough();
   // The server: --server, else $MELEE_SERVER, else a server on this machine.
   const char* from_environment = std::getenv("MELEE_SERVER");
   std::string url = from_environment != nullptr && *from_environment != '\0'

@@ -49,6 +49,13 @@ tl::unexpected<Failure> Fail(int code, std::string message) {
   return tl::unexpected(Failure{code, std::move(message)});
 }
 
+// A situation file the rules refuse (the error names a rule: a Close Combat across a Major
+// Obstacle, 17.1) is a rules refusal, exit 1; one that is malformed is a usage error, exit 2.
+tl::unexpected<Failure> FailSituation(const std::string& path, const engine::RuleError& error) {
+  return Fail(error.rule_ref.empty() ? kExitUsage : kExitRuleError,
+              path + ": " + engine::Describe(error));
+}
+
 // Dice that return the --dice values in order. Running out is the user's mistake, not a bug (as
 // ScriptedDice treats it): each missing die reads 1 and is counted, and the command refuses a
 // result that needed one. Not thread-safe.
@@ -168,7 +175,7 @@ Checked<Loaded> Load(const std::string& path) {
   auto message = proto::CloseCombatFromJson(*json);
   if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
   auto script = proto::ScriptFromProto(*message);
-  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  if (!script) return FailSituation(path, script.error());
   return Loaded{std::move(*message), std::move(*script)};
 }
 
@@ -381,7 +388,7 @@ Checked<coc::Script> LoadContact(const std::string& path) {
   auto message = proto::ContactFromJson(*json);
   if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
   auto script = proto::CocScriptFromProto(*message);
-  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  if (!script) return FailSituation(path, script.error());
   return std::move(*script);
 }
 
@@ -594,7 +601,7 @@ Checked<LoadedAssault> LoadAssault(const std::string& path) {
   auto message = proto::CloseAssaultFromJson(*json);
   if (!message) return Fail(kExitUsage, path + ": " + engine::Describe(message.error()));
   auto script = proto::VvScriptFromProto(*message);
-  if (!script) return Fail(kExitUsage, path + ": " + engine::Describe(script.error()));
+  if (!script) return FailSituation(path, script.error());
   return LoadedAssault{std::move(*message), std::move(*script)};
 }
 

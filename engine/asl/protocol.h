@@ -325,6 +325,8 @@ struct View {
   Location location;
   Seat attacker = Seat::kSideA;
   std::vector<ViewedUnit> units;
+  // The seat the step waits for: the one to announce, to declare (sealed declarations: the
+  // ATTACKER until it has sealed, then the DEFENDER if it has not) or to answer the choice.
   Seat to_act = Seat::kSideA;
   std::array<bool, 2> has_sealed = {false, false};
   std::array<std::optional<Seal>, 2> declarations;  // Only those this viewer may see.

@@ -94,6 +94,7 @@ class Play {
   }
 
   Result<uint16_t> Find(std::string_view id) const;
+  Result<std::vector<uint16_t>> Targets(const std::vector<std::string>& ids, Seat seat) const;
   Result<std::vector<uint16_t>> Units(const std::vector<std::string>& ids, Seat owner,
                                       std::string_view what) const;
   void StartCc();
@@ -167,6 +168,20 @@ Result<std::vector<uint16_t>> Play::Units(const std::vector<std::string>& ids, S
     out.push_back(*index);
   }
   return out;
+}
+
+// Resolves `ids`, the targets of an attack by `seat`, to present units of the other side.
+Result<std::vector<uint16_t>> Play::Targets(const std::vector<std::string>& ids, Seat seat) const {
+  for (const std::string& id : ids) {
+    Result<uint16_t> index = Find(id);
+    if (index && work_.units[*index].owner == seat) {
+      // A11.12: a side designates its attacks against enemy units.
+      return Reject("A11.12", work_.units[*index].id + " is " + std::string(Name(seat)) +
+                                  "'s own unit: a declaration attacks only the other side's "
+                                  "units");
+    }
+  }
+  return Units(ids, Opponent(seat), "be attacked by this side");
 }
 
 Result<void> Play::SetUp(Seat, const asl::SetUp& command) {
@@ -537,7 +552,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     if (!order.weapons.empty()) {
       return Reject("A11.62", which() + ": only a vehicle attacks with weapons");
     }
-    auto targets = Units(order.targets, enemy, "be attacked by this side");
+    auto targets = Targets(order.targets, seat);
     if (!targets) return tl::unexpected(targets.error());
     const bool vs_vehicle = std::any_of(targets->begin(), targets->end(),
                                         [&](uint16_t i) { return IsVehicle(work_.units[i]); });
@@ -780,7 +795,7 @@ Result<void> Play::ValidateVehicleFire(Seat seat, const AttackOrder& order,
     return {};
   }
   if (order.targets.empty()) return Reject("A11.12", which + " names no target");
-  auto targets = Units(order.targets, Opponent(seat), "be attacked by this side");
+  auto targets = Targets(order.targets, seat);
   if (!targets) return tl::unexpected(targets.error());
   for (uint16_t i : *targets) {
     const Unit& unit = work_.units[i];

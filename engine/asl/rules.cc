@@ -149,6 +149,19 @@ ViewedUnit ViewUnit(const State& state, const Unit& unit, Viewer viewer) {
   return ViewedUnit{.unit = std::move(shown), .hidden = true};
 }
 
+// The seat a view names as the one to act (View::to_act). State::to_act is the engine's turn
+// order; for sealed declarations, which both sides owe at once, it stays the ATTACKER, so the
+// view names the side that still owes one.
+Seat ToAct(const State& state) {
+  if (state.phase == Phase::kChoice && state.pending) return state.pending->seat;
+  if (state.phase == Phase::kDeclare && !state.sequential &&
+      state.options.declaration_order == DeclarationOrder::kSealed &&
+      state.sealed[SeatIndex(state.to_act)] && !state.sealed[SeatIndex(Opponent(state.to_act))]) {
+    return Opponent(state.to_act);
+  }
+  return state.to_act;
+}
+
 }  // namespace
 
 std::vector<std::string_view> AslRules::Variants() const { return {"standard", "deluxe"}; }
@@ -335,7 +348,7 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   view.attacker = state.attacker;
   view.units.reserve(state.units.size());
   for (const Unit& unit : state.units) view.units.push_back(ViewUnit(state, unit, viewer));
-  view.to_act = state.to_act;
+  view.to_act = ToAct(state);
   view.ambusher = state.ambusher;
   view.sequential = state.sequential;
   view.alternating = state.alternating;

@@ -134,7 +134,7 @@ struct AssaultReport {
   TwoDice dr;
   std::vector<Modifier> dr_modifiers;  // 15.3 assaulting leader, 12.52 Grenades
   int final_dr = 0;
-  bool success = false;
+  bool success = false;  // the assault took the hex: by the roll (15.7) or automatically (15.9)
   int margin = 0;  // final DR - Kill Number on a failure (VV-AMB-7)
   std::vector<Modifier> assaulter_cp_parts;  // 15.8, 15.81
   int assaulter_cp = 0;

@@ -126,7 +126,9 @@ void Resolver::ResolveAssault() {
   State after_pinned = work_;
   for (uint16_t unit : report.pinned_eliminated) after_pinned.eliminated[unit] = true;
   if (internal::UnpinnedDefenders(after_pinned).empty()) {
+    // 15.9: the assault succeeds without a roll: the assaulters take the hex.
     report.automatic = true;
+    report.success = true;
     event.notes.push_back("15.9: only pinned units defended: they are eliminated, the assaulters "
                           "take the hex with no dice roll and no Casualty Points");
     event.report = std::move(report);

@@ -24,7 +24,7 @@ struct VvRules {
   using View = vv::View;
 
   static constexpr std::string_view kId = "vv";
-  static constexpr std::string_view kVersion = "vv15-1";
+  static constexpr std::string_view kVersion = "vv15-2";
 
   // "board" (Standard Game Rules), "pc" (the PC game).
   std::vector<std::string_view> Variants() const;

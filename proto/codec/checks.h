@@ -1,7 +1,8 @@
 #pragma once
 
 // The value checks every ruleset codec makes on untrusted input (asl.cc, coc.cc, vv.cc): each failure is
-// a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec.
+// a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec, but for Quoted,
+// which the server uses too for every untrusted id it echoes back.
 
 #include <google/protobuf/repeated_ptr_field.h>
 

@@ -3,6 +3,9 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "client-sdk/sync_client.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
@@ -53,10 +56,128 @@ TEST(HttpTest, WrongMethodIs405) {
   EXPECT_EQ(result.status, 405);
 }
 
+// A request the server cannot take still gets an HTTP answer before the connection closes.
+TEST(HttpTest, OversizedHeadersGet431AndTheConnectionClosesCleanly) {
+  testing::TestServer server;
+  const auto result = testing::RawHttp(
+      server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: " +
+                         std::string(64 * 1024, 'x') + "\r\nConnection: close\r\n\r\n");
+  ASSERT_TRUE(result.error.empty()) << result.error;
+  EXPECT_EQ(result.status, 431) << result.body.substr(0, 200);
+  EXPECT_NE(result.body.find("header fields exceed 16384 bytes"), std::string::npos)
+      << result.body;
+}
+
+TEST(HttpTest, AGarbageRequestLineGets400) {
+  testing::TestServer server;
+  const auto result = testing::RawHttp(server.port(), "HELLO THERE\r\n\r\n");
+  EXPECT_TRUE(result.error.empty()) << result.error;
+  EXPECT_EQ(result.status, 400) << result.body;
+  EXPECT_NE(result.body.find("not an HTTP/1.1 request"), std::string::npos) << result.body;
+  EXPECT_NE(result.body.find("ERROR_CODE_MALFORMED_FRAME"), std::string::npos) << result.body;
+}
+
+TEST(HttpTest, AnUnknownMethodGets501WithAllowWhereThePathIsKnown) {
+  testing::TestServer server;
+  const auto known = testing::RawHttp(
+      server.port(), "BREW /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(known.status, 501) << known.body;
+  EXPECT_NE(known.body.find("Allow: GET\r\n"), std::string::npos) << known.body;
+  EXPECT_NE(known.body.find("method \\\"BREW\\\" is not implemented"), std::string::npos)
+      << known.body;
+  const auto unknown = testing::RawHttp(
+      server.port(), "BREW /teapot HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(unknown.status, 501) << unknown.body;
+  EXPECT_EQ(unknown.body.find("Allow:"), std::string::npos) << unknown.body;
+  // A known method the path does not answer stays 405 with Allow.
+  const auto post = testing::RawHttp(
+      server.port(),
+      "DELETE /api/matches HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(post.status, 405) << post.body;
+  EXPECT_NE(post.body.find("Allow: POST\r\n"), std::string::npos) << post.body;
+}
+
 TEST(HttpTest, PlainGetOnTheWebSocketPathAsksForAnUpgrade) {
   testing::TestServer server;
   const auto result = testing::HttpGet(server.port(), "/ws");
   EXPECT_EQ(result.status, 426);
+}
+
+// Over --max-connections-per-address a client gets a 503 that names the limit, not a silent
+// close, and a load balancer's GET /healthz is still answered.
+TEST(HttpTest, OverTheConnectionLimitA503NamesItAndHealthzStillAnswers) {
+  server::ServerConfig config;
+  config.max_connections_per_address = 2;
+  testing::TestServer server(config);
+  auto first = client::SyncClient::Connect(server.ws_url());
+  auto second = client::SyncClient::Connect(server.ws_url());
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  const auto refused = testing::HttpGet(server.port(), "/api/matches", http::verb::post,
+                                        R"({"ruleset": "asl"})");
+  ASSERT_TRUE(refused.error.empty()) << refused.error;
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_NE(refused.body.find("ERROR_CODE_UNAVAILABLE"), std::string::npos) << refused.body;
+  EXPECT_NE(refused.body.find("2 connections from 127.0.0.1 are open, the limit per address "
+                              "(--max-connections-per-address)"),
+            std::string::npos)
+      << refused.body;
+  const auto health = testing::HttpGet(server.port(), "/healthz");
+  ASSERT_TRUE(health.error.empty()) << health.error;
+  EXPECT_EQ(health.status, 200) << health.body;
+  EXPECT_NE(health.body.find("\"status\":\"ok\""), std::string::npos) << health.body;
+  first->reset();
+  second->reset();
+  // The refusals were counted; with the connections closed, the metrics are served again.
+  testing::HttpResult metrics;
+  for (int attempt = 0; attempt < 50 && metrics.status != 200; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    metrics = testing::HttpGet(server.port(), "/metrics");
+  }
+  const std::string counter = "\nmelee_connections_refused_total ";
+  const auto at = metrics.body.find(counter);
+  ASSERT_NE(at, std::string::npos) << metrics.body;
+  EXPECT_GE(std::stoi(metrics.body.substr(at + counter.size())), 2) << metrics.body;
+}
+
+// Creating matches costs CPU and a durable write: one address gets --match-creation-burst at
+// once, then --match-creations-per-minute, over HTTP (429 with Retry-After) and the WebSocket.
+TEST(HttpTest, MatchCreationsAreLimitedPerAddress) {
+  server::ServerConfig config;
+  config.match_creations_per_minute = 1;
+  config.match_creation_burst = 2;
+  testing::TestServer server(config);
+  const std::string settings = R"({"ruleset": "asl"})";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings).status,
+              201);
+  }
+  const auto limited = testing::RawHttp(
+      server.port(), "POST /api/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " + std::to_string(settings.size()) +
+                         "\r\nConnection: close\r\n\r\n" + settings);
+  EXPECT_EQ(limited.status, 429) << limited.body;
+  const auto at = limited.body.find("Retry-After: ");
+  ASSERT_NE(at, std::string::npos) << limited.body;
+  const int seconds = std::stoi(limited.body.substr(at + 13));
+  EXPECT_GE(seconds, 59);
+  EXPECT_LE(seconds, 61);
+  EXPECT_NE(limited.body.find("ERROR_CODE_RATE_LIMITED"), std::string::npos) << limited.body;
+  EXPECT_NE(limited.body.find("more than 1 matches a minute from 127.0.0.1 "
+                              "(--match-creations-per-minute); nothing was created"),
+            std::string::npos)
+      << limited.body;
+  // The WebSocket's CreateMatch draws on the same budget.
+  auto client = testing::MatchClient::Connect(server.ws_url());
+  melee::v1::ClientMessage create;
+  create.set_command_id("c1");
+  create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+  const melee::v1::ServerMessage refused = client->Call(create);
+  EXPECT_EQ(refused.error().code(), melee::v1::ERROR_CODE_RATE_LIMITED) << refused.DebugString();
+  EXPECT_EQ(refused.command_id(), "c1");
+  const auto metrics = testing::HttpGet(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("\nmelee_match_creations_rate_limited_total 2\n"), std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("\nmelee_matches 2\n"), std::string::npos) << metrics.body;
 }
 
 // POST /api/matches creates a match for a script or a PBEM player: 201 with the seat tokens,
@@ -78,6 +199,22 @@ TEST(HttpTest, PostApiMatchesCreatesAMatch) {
   EXPECT_EQ(again.body, created.body) << "the retry gets the first answer";
   const auto other = testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings);
   EXPECT_NE(other.body, created.body);
+
+  // The same key with another body creates nothing (draft-ietf-httpapi-idempotency-key-header
+  // answers 422), and the first creation stands.
+  const auto reused = testing::HttpGet(server.port(), "/api/matches", http::verb::post,
+                                       R"({"ruleset": "vv"})", {{"Idempotency-Key", "k-1"}});
+  EXPECT_EQ(reused.status, 422) << reused.body;
+  EXPECT_NE(reused.body.find("ERROR_CODE_IDEMPOTENCY_KEY_REUSED"), std::string::npos)
+      << reused.body;
+  EXPECT_NE(reused.body.find("Idempotency-Key was used before"), std::string::npos) << reused.body;
+  const auto metrics = testing::HttpGet(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("\nmelee_matches 2\n"), std::string::npos)
+      << "k-1 and the keyless one only:\n" << metrics.body;
+  EXPECT_EQ(testing::HttpGet(server.port(), "/api/matches", http::verb::post, settings,
+                             {{"Idempotency-Key", "k-1"}})
+                .body,
+            created.body);
 
   auto client = testing::MatchClient::Connect(server.ws_url());
   const melee::v1::ServerMessage joined = client->Join(match.match_id(), match.side_b_token());

@@ -588,6 +588,45 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
 }
 
+// An over-long match id comes back in an error cut to its first 32 bytes, as unit ids do.
+TEST_F(MatchTest, AnOverLongMatchIdIsCutInItsError) {
+  Seat();
+  const std::string long_id(10000, 'x');
+  const std::string cut = "\"" + std::string(32, 'x') + "...\"";
+  auto stranger = MatchClient::Connect(server_.ws_url());
+  EXPECT_EQ(stranger->Join(long_id, created_.side_a_token()).error().message(),
+            "no match " + cut + " on this server");
+  v1::ClientMessage resume;
+  resume.mutable_resume()->set_match_id(long_id);
+  EXPECT_EQ(stranger->Call(resume).error().message(),
+            "resume: this connection has not joined match " + cut + "; send JoinSeat first");
+  v1::ClientMessage elsewhere = Confirm();
+  elsewhere.mutable_confirm_setup()->set_match_id(long_id);
+  EXPECT_EQ(a_->Act(elsewhere).error().message(),
+            "this connection is joined to match " + created_.match_id() + ", not " + cut);
+  const auto exported = testing::HttpGet(server_.port(), "/api/matches/" + long_id + "/export");
+  EXPECT_EQ(exported.status, 404);
+  EXPECT_NE(exported.body.find("no match \\" + cut.substr(0, cut.size() - 1) + "\\\""),
+            std::string::npos)
+      << exported.body;
+  EXPECT_LT(exported.body.size(), 300u) << exported.body;
+}
+
+// The view's to_act names the seat waiting_for names: after the ATTACKER seals, the DEFENDER.
+TEST_F(MatchTest, ToActAndWaitingForNameTheSameSeat) {
+  Seat();
+  SetUpAndAnnounce();
+  EXPECT_EQ(b_->view().asl().to_act(), v1::SEAT_SIDE_A);
+  EXPECT_THAT(b_->view().waiting_for(),
+              ::testing::ElementsAre("side_a: seal a declaration", "side_b: seal a declaration"));
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  for (MatchClient* client : {a_.get(), b_.get()}) {
+    EXPECT_THAT(client->view().waiting_for(), ::testing::ElementsAre("side_b: seal a declaration"));
+    EXPECT_EQ(client->view().asl().to_act(), v1::SEAT_SIDE_B) << client->view().DebugString();
+  }
+}
+
 // Either player can flag an event for the director with a comment: the director and the
 // flagging seat read the comment, the others see that the event was flagged.
 TEST_F(MatchTest, APlayerFlagsAnEventForTheDirector) {

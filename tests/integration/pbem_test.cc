@@ -332,7 +332,8 @@ TEST(MeleeCli, ExportsVerifiesAndImportsAMatchFile) {
   const CliRun imported = Melee(dir.path(), there + "import match.json");
   EXPECT_EQ(imported.code, 0) << imported.output;
   EXPECT_TRUE(Contains(imported.output, "imported match " + created.match_id())) << imported.output;
-  const CliRun again = Melee(dir.path(), there + "import match.json");
+  // As the README writes it: the global --server after the subcommand and its file.
+  const CliRun again = Melee(dir.path(), "import match.json --server " + other.ws_url());
   EXPECT_EQ(again.code, 1) << again.output;
   EXPECT_TRUE(Contains(again.output, "already on this server")) << again.output;
   EXPECT_EQ(Melee(dir.path(), there + "import forged.json").code, 1);

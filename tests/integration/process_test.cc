@@ -62,6 +62,14 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
   ASSERT_EQ(hello.Wait(seconds(20)), 0) << hello.output();
   EXPECT_NE(hello.output().find("melee-server 0.1.0, protocol 1"), std::string::npos)
       << hello.output();
+  // Global options work after the subcommand as well (CLI11 fallthrough).
+  testing::Subprocess hello_after({MELEE_CLI_BINARY, "hello", "--server", url});
+  ASSERT_EQ(hello_after.Wait(seconds(20)), 0) << hello_after.output();
+  testing::Subprocess create_after({MELEE_CLI_BINARY, "match", "create", "--out",
+                                    (dir.path() / "seats").string(), "--server", url,
+                                    "--ca-file", ""});
+  ASSERT_EQ(create_after.Wait(seconds(20)), 0) << create_after.output();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "seats" / "side_a.seat"));
   testing::Subprocess hello_json({MELEE_CLI_BINARY, "--server", url, "hello", "--json"});
   ASSERT_EQ(hello_json.Wait(seconds(20)), 0) << hello_json.output();
   EXPECT_NE(hello_json.output().find("\"server_name\": \"melee-server\""), std::string::npos)
@@ -69,6 +77,21 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
 
   EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
   EXPECT_NE(server.output().find("melee-server stopped"), std::string::npos) << server.output();
+}
+
+// scripts/run-server runs `melee-server --data-dir data "$@"`: an option given again, as in the
+// script's own example `scripts/run-server --port 9000 --data-dir /var/lib/melee`, overrides
+// the default before it.
+TEST(ProcessTest, AnOptionGivenAgainOverridesTheOneBefore) {
+  testing::TempDir dir;
+  const std::string mine = (dir.path() / "mine").string();
+  testing::Subprocess server({MELEE_SERVER_BINARY, "--data-dir", (dir.path() / "data").string(),
+                              "--port", "8080", "--port", "0", "--data-dir", mine});
+  const uint16_t port = StartServer(server);
+  ASSERT_NE(port, 0) << server.output();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "mine" / "melee.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "data"));
+  EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
 }
 
 namespace v1 = melee::v1;

@@ -265,6 +265,27 @@ TEST(RulesCli, RefusesUnknownRulesetsAndFilesOfAnotherRulesetWithExitCode2) {
   EXPECT_TRUE(Contains(unknown.output, "unknown ruleset 'chess'")) << unknown.output;
 }
 
+// 17.1: a contact the rules refuse (Close Combat across a Major Obstacle) is a rules refusal,
+// exit 1 with the rule, as asl and vv answer theirs; a malformed file stays exit 2.
+TEST(RulesCli, RefusesACocCloseCombatAcrossAMajorObstacleWithExitCode1) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "major.json").string();
+  std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/examples/coc/in-action-17.json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string attacker = R"("attacker": "SEAT_SIDE_A",)";
+  const size_t at = json.find(attacker);
+  ASSERT_NE(at, std::string::npos);
+  json.insert(at + attacker.size(), R"( "obstacle": "OBSTACLE_MAJOR",)");
+  std::ofstream(path) << json;
+  for (const char* command : {"resolve", "preview"}) {
+    const CliRun run = Melee({"rules", command, "--ruleset", "coc", "--situation", path});
+    EXPECT_EQ(run.code, 1) << command << "\n" << run.output;
+    EXPECT_TRUE(Contains(run.output,
+                         "17.1: Close Combat cannot take place across a Major Obstacle"))
+        << run.output;
+  }
+}
+
 const std::string kVvExample = std::string(MELEE_SOURCE_DIR) + "/examples/vv/close-assault-15.json";
 
 // VV-T1, rule 15's Close Assault Example, from the example file: DR 7 -1 (Schmidt) -1
@@ -274,7 +295,7 @@ TEST(RulesCli, ResolvesTheVvCloseAssaultExample) {
       Melee({"rules", "resolve", "--ruleset", "vv", "--situation", kVvExample, "--dice", "3,4"});
   ASSERT_EQ(run.code, 0) << run.output;
   for (const char* expected :
-       {"vv vv15-1 (board), dice: --dice 3,4", "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
+       {"vv vv15-2 (board), dice: --dice 3,4", "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
         "DR 7 -1 (15.3 leader Schmidt) -1 (12.52 Grenades) = 5 <= 5: the assault succeeds",
         "side_a suffers 6 CP", "G1 4-6-5 Rifle (side_a): eliminated",
         "G2 4-6-5 Rifle (side_a): pinned, in C1", "Coleman 1-3-1 (-1) (side_b): eliminated"}) {

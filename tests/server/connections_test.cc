@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace melee::server {
 namespace {
 
@@ -19,6 +22,31 @@ TEST(ConnectionsTest, PerAddressLimitRefusesTheExtraConnection) {
   EXPECT_FALSE(connections.Admit("10.0.0.1").has_value());
   EXPECT_TRUE(connections.Admit("10.0.0.2").has_value());
   EXPECT_EQ(connections.open(), 2u);  // the 10.0.0.2 slot was released at once
+}
+
+TEST(ConnectionsTest, ARefusalNamesTheLimitAndARefusedSlotCountsInNeither) {
+  Connections connections(10, 1);
+  auto a = connections.Admit("10.0.0.1");
+  ASSERT_TRUE(a.has_value());
+  std::string refusal;
+  EXPECT_FALSE(connections.Admit("10.0.0.1", &refusal).has_value());
+  EXPECT_EQ(refusal, "1 connections from 10.0.0.1 are open, the limit per address "
+                     "(--max-connections-per-address)");
+  std::vector<Connections::Slot> refused;
+  for (std::size_t i = 0; i < Connections::kMaxRefusedPerAddress; ++i) {
+    auto slot = connections.AdmitRefused("10.0.0.1");
+    ASSERT_TRUE(slot.has_value());
+    EXPECT_TRUE(slot->refused());
+    refused.push_back(std::move(*slot));
+  }
+  EXPECT_FALSE(connections.AdmitRefused("10.0.0.1").has_value()) << "one address holds few";
+  EXPECT_EQ(connections.open(), 1u);
+  refused.clear();
+  EXPECT_TRUE(connections.AdmitRefused("10.0.0.1").has_value());
+  Connections full(1, 5);
+  auto only = full.Admit("a");
+  EXPECT_FALSE(full.Admit("b", &refusal).has_value());
+  EXPECT_EQ(refusal, "the server has its limit of 1 open connections (--max-connections)");
 }
 
 TEST(ConnectionsTest, TotalLimitAndReleaseOnDestruction) {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "server/sessions.h"
+#include "server/rate_limiter.h"
 
 namespace melee::server {
 namespace {
@@ -26,6 +26,20 @@ TEST(RateLimiterTest, NeverHoldsMoreThanTheBurst) {
   EXPECT_TRUE(limiter.TryTake(later));
   EXPECT_TRUE(limiter.TryTake(later));
   EXPECT_FALSE(limiter.TryTake(later));
+}
+
+TEST(AddressRateLimiterTest, EachAddressHasItsBucketAndARetryAfter) {
+  const auto start = std::chrono::steady_clock::now();
+  AddressRateLimiter limiter(6.0, 2.0);  // 6 a minute: one every 10 s, burst 2
+  long retry_after = 0;
+  EXPECT_TRUE(limiter.TryTake("a", start, &retry_after));
+  EXPECT_TRUE(limiter.TryTake("a", start, &retry_after));
+  EXPECT_FALSE(limiter.TryTake("a", start + std::chrono::seconds(3), &retry_after));
+  EXPECT_EQ(retry_after, 7);
+  EXPECT_TRUE(limiter.TryTake("b", start, &retry_after)) << "another address has its own";
+  EXPECT_TRUE(limiter.TryTake("a", start + std::chrono::seconds(10), &retry_after));
+  AddressRateLimiter unlimited(0, 1);
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(unlimited.TryTake("a", start));
 }
 
 }  // namespace

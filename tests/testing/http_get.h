@@ -61,4 +61,38 @@ inline HttpResult HttpGet(uint16_t port, const std::string& target,
   return result;
 }
 
+// Sends `bytes` as they are on a new connection to 127.0.0.1:`port` and returns everything the
+// server sends back until it closes (or 5 s pass); `error` says how the read ended otherwise.
+inline HttpResult RawHttp(uint16_t port, const std::string& bytes) {
+  HttpResult result;
+  asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  stream.expires_after(std::chrono::seconds(5));
+  std::string answer;
+  auto into = asio::dynamic_buffer(answer);
+  stream.async_connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), [&](error_code ec) {
+        if (ec) {
+          result.error = "connect: " + ec.message();
+          return;
+        }
+        asio::async_write(stream, asio::buffer(bytes), [&](error_code wec, std::size_t) {
+          if (wec) {
+            result.error = "write: " + wec.message();
+            return;
+          }
+          asio::async_read(stream, into, [&](error_code rec, std::size_t) {
+            if (rec && rec != asio::error::eof) result.error = "read: " + rec.message();
+          });
+        });
+      });
+  ioc.run();
+  // "HTTP/1.1 431 ..." -> 431
+  if (answer.starts_with("HTTP/1.1 ") && answer.size() >= 12) {
+    result.status = std::stoi(answer.substr(9, 3));
+  }
+  result.body = std::move(answer);  // the whole answer, status line and headers included
+  return result;
+}
+
 }  // namespace melee::testing

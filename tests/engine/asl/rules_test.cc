@@ -79,6 +79,21 @@ TEST(AslFlow, SealedDeclarationsStayHiddenUntilBothSeal) {
   EXPECT_TRUE(rules.MakeView(state, Viewer::kDirector).declarations[1]);
 }
 
+// A11.12, sealed declarations: the view's to_act names the side that still owes its
+// declaration, as the server's waiting_for does; a client that follows it never waits forever.
+TEST(AslFlow, A1112ToActNamesTheSideThatStillOwesItsDeclaration) {
+  const AslRules rules;
+  State state = AtDeclaration(TwoOnTwo());
+  EXPECT_EQ(rules.MakeView(state, Viewer::kSideB).to_act, kA) << "both owe: the ATTACKER first";
+  ASSERT_TRUE(Step(state, kA, Declare({Attack({"G2"}, {"R1"})})));
+  for (Viewer viewer : {Viewer::kSideA, Viewer::kSideB, Viewer::kSpectator}) {
+    EXPECT_EQ(rules.MakeView(state, viewer).to_act, kB);
+  }
+  State defender_first = AtDeclaration(TwoOnTwo());
+  ASSERT_TRUE(Step(defender_first, kB, Declare({Attack({"R1"}, {"G2"})})));
+  EXPECT_EQ(rules.MakeView(defender_first, Viewer::kSideB).to_act, kA);
+}
+
 // A11.19: a concealed unit is a "?" to the other side and to spectators (a Dummy looks the same),
 // and reveals only its Strength Factor once Dummies are removed before designation.
 TEST(AslFlow, A1119ConcealedUnitsAreHiddenFromTheOtherSide) {
@@ -136,7 +151,7 @@ TEST(AslFlow, IllegalDeclarationsNameTheirRule) {
             "A11.14: leader L1 attacks without an MMC: it must announce a solo attack before "
             "designation");
   EXPECT_EQ(error(Declare({Attack({"G2"}, {"G1"})})),
-            "A11.1: unit G1 belongs to the other side and cannot be attacked by this side");
+            "A11.12: G1 is side_a's own unit: a declaration attacks only the other side's units");
   EXPECT_EQ(error(Declare({Attack({"G9"}, {"R1"})})), "no unit 'G9' in this Location");
   EXPECT_EQ(error(Declare({Attack({"G2"}, {})})), "A11.12: attack 1 names no target");
   AttackOrder directed = Attack({"G2"}, {"R1"});
@@ -144,6 +159,18 @@ TEST(AslFlow, IllegalDeclarationsNameTheirRule) {
   EXPECT_EQ(error(Declare({directed})),
             "A11.141: director G2 is not a leader taking part in attack 1");
   EXPECT_EQ(state.phase, Phase::kDeclare);  // Nothing changed.
+}
+
+// A11.12: a side attacks the other side's units; the refusal names whose unit each one is.
+TEST(AslFlow, A1112ADeclarationAttacksOnlyTheOtherSidesUnits) {
+  State state = AtDeclaration(TwoOnTwo());
+  EXPECT_EQ(ErrorOf(Step(state, kA, Declare({Attack({"G2"}, {"R1", "G1"})}))),
+            "A11.12: G1 is side_a's own unit: a declaration attacks only the other side's units");
+  EXPECT_EQ(ErrorOf(Step(state, kB, Declare({Attack({"R1"}, {"R2"})}))),
+            "A11.12: R2 is side_b's own unit: a declaration attacks only the other side's units");
+  EXPECT_EQ(ErrorOf(Step(state, kA, Declare({Attack({"R1"}, {"G1"})}))),
+            "A11.1: unit R1 belongs to the other side and cannot attack");
+  EXPECT_EQ(state.phase, Phase::kDeclare);
 }
 
 // A11.14: a SMC cannot be singled out while it defends with its MMC, but may be when it

@@ -85,7 +85,7 @@ TEST(RegistryTest, BuiltinRegistryHasAllThreeRulesets) {
   EXPECT_EQ((*registry.Find("asl"))->id(), "asl");
   EXPECT_EQ((*registry.Find("asl"))->version(), "a11-2");
   ASSERT_TRUE(registry.Find("vv").has_value());
-  EXPECT_EQ((*registry.Find("vv"))->version(), "vv15-1");
+  EXPECT_EQ((*registry.Find("vv"))->version(), "vv15-2");
   EXPECT_THAT((*registry.Find("vv"))->variants(), ElementsAre("board", "pc"));
   EXPECT_THAT(registry.Ids(), ElementsAre("asl", "coc", "vv"));
 }

@@ -173,6 +173,23 @@ TEST(VvRules, Rule154And155VehiclesAndGunsDefend) {
   EXPECT_EQ(report.assaulter_cp, 5 + 3);  // DR 11 fails Kill # 6 by 5 (9 vs 7: 1-1), +3 units
 }
 
+// 15.9: a hex holding only pinned units is taken without a roll, and the ASSAULT_RESOLVED event
+// says the assault succeeded.
+TEST(VvRules, Rule159AnAssaultOnOnlyPinnedUnitsSucceeds) {
+  Script script;
+  script.situation.target.name = "P1";
+  Unit pinned = Squad("D1", kB, 4, 4, 2, 2);
+  pinned.pinned = true;
+  script.situation.units = {Squad("A1", kA, 4, 5, 2, 2), pinned};
+  script.declarations[0] = Declare{.group = {"A1"}, .leader = "", .uses = {}};
+  const Played played = MustPlay(script, {});
+  const AssaultReport report = ReportOf(played);
+  EXPECT_TRUE(report.automatic);
+  EXPECT_TRUE(report.success) << "15.9: the assaulters take the hex";
+  EXPECT_EQ(report.margin, 0);
+  EXPECT_TRUE(InTarget(played.final_state, "A1"));
+}
+
 TEST(VvRules, Rule162ANatural2ChecksTheWholeGroupForValor) {
   Script script = Basic();
   script.allocations[0] = AllocationOf({Act("G1", CpActionKind::kPin), Act("G2", CpActionKind::kPin)});

@@ -88,6 +88,28 @@ TEST(VvCodecTest, EventsNameUnitsByIdAndCarryTheirDice) {
   EXPECT_EQ(view.variant(), "board");
 }
 
+// 15.9: the example with every defender pinned is taken without a roll, and the wire's
+// ASSAULT_RESOLVED says it succeeded.
+TEST(VvCodecTest, Rule159TheAutomaticTakingIsASuccessOnTheWire) {
+  vv::Script script = Example();
+  for (vv::Unit& unit : script.situation.units) {
+    if (unit.owner == engine::Seat::kSideB) unit.pinned = true;
+  }
+  engine::ScriptedDice dice({});
+  auto played = vv::Play(vv::VvRules{}, script, dice);
+  ASSERT_TRUE(played.has_value()) << played.error().message;
+  bool resolved = false;
+  for (size_t i = 0; i < played->events.size(); ++i) {
+    const vvpb::VvEvent event = VvEventToProto(played->states[i], played->events[i]);
+    if (event.kind() != vvpb::EVENT_KIND_ASSAULT_RESOLVED) continue;
+    resolved = true;
+    EXPECT_TRUE(event.report().automatic()) << event.DebugString();
+    EXPECT_TRUE(event.report().success()) << event.DebugString();
+    EXPECT_EQ(event.dice_size(), 0);
+  }
+  EXPECT_TRUE(resolved);
+}
+
 TEST(VvCodecTest, BadValuesAreRefusedNamingTheField) {
   auto message = CloseAssaultFromJson(ExampleJson());
   ASSERT_TRUE(message.has_value());
