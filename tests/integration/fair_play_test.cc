@@ -609,6 +609,40 @@ TEST_F(FairPlayTest, EveryBitFlipAndEditOfRealFilesIsCaught) {
   }
 }
 
+// A redaction hides only what it hides: with side B's flag comment for the director redacted
+// in side A's file, every die of both close combats is still derived again, as in the
+// director's file; a redacted seal's step would be named (EveryBitFlip... covers a mid-play file).
+TEST_F(FairPlayTest, ARedactedFlagLeavesEveryDieCheckable) {
+  Seat();
+  testing::PlayCommittedCombat(*a_, *b_, "G3");
+  v1::ClientMessage flag;
+  flag.mutable_flag_for_director()->set_seq(2);
+  flag.mutable_flag_for_director()->set_comment("R1 was broken at the end of my last turn");
+  ASSERT_TRUE(b_->Act(flag).has_ack());
+  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  testing::PlayCommittedCombat(*a_, *b_, "H4", std::string(16, 'c'), std::string(8, 'd'));
+  const storage::MatchFile for_a =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
+  const storage::MatchFile director =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+  const server::VerifyReport all = Verify(director, director.server_public_key());
+  ASSERT_TRUE(all.ok) << all.Describe();
+  const server::VerifyReport report = Verify(for_a, for_a.server_public_key());
+  ASSERT_TRUE(report.ok) << report.Describe();
+  EXPECT_EQ(report.redacted, 1u);
+  EXPECT_FALSE(report.replayed);
+  EXPECT_GE(report.dice_steps, 2u);
+  EXPECT_EQ(report.dice, all.dice) << "every die, as in the director's file";
+  EXPECT_TRUE(report.dice_not_derivable.empty()) << report.Describe();
+  EXPECT_EQ(report.seals, all.seals);
+  bool flag_redacted = false;
+  for (const storage::FileEvent& event : for_a.events()) {
+    flag_redacted |= event.redacted() && event.redacted_kind() == "director_flag" &&
+                     event.redacted_seat() == storage::SEAT_SIDE_B;
+  }
+  EXPECT_TRUE(flag_redacted);
+}
+
 TEST_F(FairPlayTest, TheDirectorsFileJournalsEachSeatsConnections) {
   Seat();
   // Side B drops its connection and comes back.
