@@ -18,15 +18,6 @@ namespace {
 
 using std::chrono::seconds;
 
-// Starts melee-server on a free port in `data_dir`; returns the port, or 0.
-uint16_t StartServer(testing::Subprocess& server) {
-  if (!server.WaitForOutput("(WebSocket at /ws)", seconds(20))) return 0;
-  const std::string marker = "listening on http://127.0.0.1:";
-  const std::size_t at = server.output().find(marker);
-  if (at == std::string::npos) return 0;
-  return static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
-}
-
 TEST(ProcessTest, ServerHelpListsItsOptions) {
   testing::Subprocess help({MELEE_SERVER_BINARY, "--help"});
   ASSERT_EQ(help.Wait(seconds(20)), 0) << help.output();
@@ -50,7 +41,7 @@ TEST(ProcessTest, ServerRunsAnswersAndStopsCleanlyOnSigterm) {
   const std::string data = (dir.path() / "data").string();
   testing::Subprocess server(
       {MELEE_SERVER_BINARY, "--port", "0", "--data-dir", data, "--threads", "2"});
-  const uint16_t port = StartServer(server);
+  const uint16_t port = testing::ServerPort(server);
   ASSERT_NE(port, 0) << server.output();
 
   const auto health = testing::HttpGet(port, "/healthz");
@@ -87,7 +78,7 @@ TEST(ProcessTest, AnOptionGivenAgainOverridesTheOneBefore) {
   const std::string mine = (dir.path() / "mine").string();
   testing::Subprocess server({MELEE_SERVER_BINARY, "--data-dir", (dir.path() / "data").string(),
                               "--port", "8080", "--port", "0", "--data-dir", mine});
-  const uint16_t port = StartServer(server);
+  const uint16_t port = testing::ServerPort(server);
   ASSERT_NE(port, 0) << server.output();
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "mine" / "melee.db"));
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "data"));
@@ -151,7 +142,7 @@ TEST(ProcessTest, AMatchSurvivesSigkillOfTheServer) {
   b_seal.set_command_id("b-seal");
   {
     testing::Subprocess server(argv);
-    const uint16_t port = StartServer(server);
+    const uint16_t port = testing::ServerPort(server);
     ASSERT_NE(port, 0) << server.output();
     const std::string url = "ws://127.0.0.1:" + std::to_string(port) + "/ws";
     auto a = testing::MatchClient::Connect(url);
@@ -189,7 +180,7 @@ TEST(ProcessTest, AMatchSurvivesSigkillOfTheServer) {
     server.SignalAndWait(SIGKILL, seconds(10));
   }
   testing::Subprocess server(argv);
-  const uint16_t port = StartServer(server);
+  const uint16_t port = testing::ServerPort(server);
   ASSERT_NE(port, 0) << server.output();
   EXPECT_NE(server.output().find("recovered 1 match"), std::string::npos) << server.output();
   const std::string url = "ws://127.0.0.1:" + std::to_string(port) + "/ws";
@@ -232,7 +223,7 @@ TEST(ProcessTest, ServerStopsOnSigintToo) {
   testing::TempDir dir;
   testing::Subprocess server(
       {MELEE_SERVER_BINARY, "--port", "0", "--data-dir", (dir.path() / "d").string()});
-  ASSERT_NE(StartServer(server), 0) << server.output();
+  ASSERT_NE(testing::ServerPort(server), 0) << server.output();
   EXPECT_EQ(server.SignalAndWait(SIGINT, seconds(10)), 0) << server.output();
 }
 

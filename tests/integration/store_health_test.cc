@@ -267,15 +267,6 @@ TEST(StoreHealthTest, ALostDiceSecretLeavesAnUnfinishedMatchReadOnlyAndVerifiabl
 
 // ---- a lost melee.db, with the real binary ---------------------------------------------------
 
-// Starts melee-server in `data` on a free port; returns the port, or 0.
-uint16_t StartServer(testing::Subprocess& server) {
-  if (!server.WaitForOutput("(WebSocket at /ws)", seconds(20))) return 0;
-  const std::string marker = "listening on http://127.0.0.1:";
-  const std::size_t at = server.output().find(marker);
-  if (at == std::string::npos) return 0;
-  return static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
-}
-
 // melee.db missing, or empty, beside the key and dice secret of an earlier start: the server
 // refuses to start a new, empty log (every match would be silently gone) and names the problem;
 // --accept-empty-store starts it anyway.
@@ -286,14 +277,14 @@ TEST(StoreHealthTest, ServerRefusesToStartOverALostLogUnlessTold) {
                                          data.string()};
   {
     testing::Subprocess first(argv);
-    ASSERT_NE(StartServer(first), 0) << first.output();
+    ASSERT_NE(testing::ServerPort(first), 0) << first.output();
     ASSERT_EQ(first.SignalAndWait(SIGTERM, seconds(10)), 0) << first.output();
   }
   ASSERT_TRUE(std::filesystem::exists(data / "server-key.pem"));
   ASSERT_TRUE(std::filesystem::exists(data / "dice-secret"));
   {
     testing::Subprocess again(argv);  // the log is whole: it starts
-    ASSERT_NE(StartServer(again), 0) << again.output();
+    ASSERT_NE(testing::ServerPort(again), 0) << again.output();
     ASSERT_EQ(again.SignalAndWait(SIGTERM, seconds(10)), 0) << again.output();
   }
 
@@ -316,7 +307,7 @@ TEST(StoreHealthTest, ServerRefusesToStartOverALostLogUnlessTold) {
   std::vector<std::string> accepting = argv;
   accepting.push_back("--accept-empty-store");
   testing::Subprocess accepted(accepting);
-  const uint16_t port = StartServer(accepted);
+  const uint16_t port = testing::ServerPort(accepted);
   ASSERT_NE(port, 0) << accepted.output();
   EXPECT_THAT(accepted.output(), HasSubstr("--accept-empty-store: starting a new, empty log"));
   EXPECT_EQ(testing::HttpGet(port, "/healthz").status, 200);

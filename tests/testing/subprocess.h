@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,5 +109,15 @@ class Subprocess {
   std::string output_;
   std::optional<int> exit_code_;
 };
+
+// Waits for a melee-server started as `server` (with --port 0) to say where it listens;
+// returns its port, or 0 when it did not start within 20 s.
+inline uint16_t ServerPort(Subprocess& server) {
+  if (!server.WaitForOutput("(WebSocket at /ws)", std::chrono::seconds(20))) return 0;
+  const std::string marker = "listening on http://127.0.0.1:";
+  const std::size_t at = server.output().find(marker);
+  if (at == std::string::npos) return 0;
+  return static_cast<uint16_t>(std::atoi(server.output().c_str() + at + marker.size()));
+}
 
 }  // namespace melee::testing
