@@ -4,8 +4,9 @@
 // match file: each seed a step reveals hashes down to the commitment the match's first event
 // published, steps come in order, each head the server signs verifies with the key that
 // first event named, and each sealed declaration, when it is opened, opens the commitment every
-// viewer was shown when it was sealed. A client that joined late (after event 1) learns the commitment and key
-// from a Witness state it kept, or checks nothing until `melee verify` reads the whole file.
+// viewer was shown when it was sealed. A client that joined late (after event 1) learns the
+// commitment and key from a Witness state it kept, or checks nothing until `melee verify` reads
+// the whole file.
 //
 // The SDK's MatchSession and Client feed it every event they deliver; a violation is a server
 // that broke its commitment, and is reported as an error naming the event.

@@ -798,7 +798,8 @@ void Match::OpenSeals(const Planned& planned, uint64_t seq,
   if (!planned.event) return;
   const storage::Cause& cause = planned.stored.ruleset_event().cause();
   const auto sealer = SeatOfStored(cause.seat());
-  if (!cause.seal_nonce().empty() && sealer && event_of(Viewer::kDirector).has_declaration_sealed()) {
+  if (!cause.seal_nonce().empty() && sealer &&
+      event_of(Viewer::kDirector).has_declaration_sealed()) {
     // A new seal: its opening goes to whoever sees the declaration itself (the sealer; everyone
     // when the rules make it public at once), and waits for the reveal for the others.
     v1::SealOpening opening;

@@ -88,7 +88,8 @@ void Reexport(storage::MatchFile& file, const persistence::ServerSecrets& export
   for (storage::FileEvent& event : *file.mutable_events()) {
     persistence::Hash hash{};
     std::copy(event.hash().begin(), event.hash().end(), hash.begin());
-    event.set_signature(exporter.Sign(persistence::HeadMessage(file.match_id(), event.seq(), hash)));
+    event.set_signature(
+        exporter.Sign(persistence::HeadMessage(file.match_id(), event.seq(), hash)));
   }
   const storage::FileEvent& last = file.events(file.events_size() - 1);
   persistence::Hash head{};
@@ -218,7 +219,8 @@ TEST_F(FairPlayTest, EveryTamperingIsCaughtWithAPreciseMessage) {
     const server::VerifyReport report = Verify(file);
     EXPECT_FALSE(report.ok);
     EXPECT_EQ(report.failed_seq, static_cast<uint64_t>(changed) + 1);
-    EXPECT_THAT(report.reason, HasSubstr("side_a's logged command is not the declaration it sealed"));
+    EXPECT_THAT(report.reason,
+                HasSubstr("side_a's logged command is not the declaration it sealed"));
   }
   {  // A head signed by another key.
     storage::MatchFile file = original;
@@ -507,7 +509,9 @@ TEST_F(FairPlayTest, ASeatsFileProtectsEveryEventBeforeARedactionAndItsHeader) {
       {"the event was altered", [](auto& f) { f.set_match_id("m0000000000000000000x"); }},
       {"the file's signature", [](auto& f) { f.mutable_events(1)->set_recorded_unix_ms(1); }},
       {"the file's signature",
-       [](auto& f) { f.mutable_events(f.events_size() - 1)->set_redacted_seat(storage::SEAT_SIDE_A); }},
+       [](auto& f) {
+         f.mutable_events(f.events_size() - 1)->set_redacted_seat(storage::SEAT_SIDE_A);
+       }},
       {"the file's signature", [](auto& f) { f.clear_file_signature(); }},
   };
   for (const auto& [expected, edit] : edits) {
