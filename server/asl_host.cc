@@ -394,6 +394,222 @@ class AslHost final : public RulesetHost {
     *out.mutable_asl() = proto::ViewToProto(Rules().MakeView(s, viewer), s);
   }
 
+  // ---- forces that persist ----
+
+  bool CarriesForces() const override { return true; }
+
+  std::vector<v1::ForceUnit> UnitsOfPart(const v1::SubmitSetup& part) const override {
+    std::vector<v1::ForceUnit> units;
+    if (!part.has_asl()) return units;
+    for (const aslpb::Unit& unit : part.asl().units()) {
+      v1::ForceUnit& entered = units.emplace_back();
+      entered.set_id(unit.id());
+      entered.set_owner(unit.owner());
+      entered.set_location(part.asl().location().name());
+      entered.set_fate(v1::FORCE_FATE_PRESENT);
+      *entered.mutable_asl() = unit;
+    }
+    return units;
+  }
+
+  Result<SetupParts> WithCarried(const SetupParts& parts, const std::vector<v1::ForceUnit>& carried,
+                                 const std::string& facts,
+                                 std::optional<Seat> attacker) const override {
+    std::array<v1::SubmitSetup, 2> out;
+    for (size_t i = 0; i < 2; ++i) {
+      if (parts[i]) out[i] = *parts[i];
+      out[i].mutable_asl();
+    }
+    for (const v1::ForceUnit& unit : carried) {
+      *out[unit.owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units() = unit.asl();
+    }
+    if (!facts.empty()) {
+      aslpb::Location location;
+      if (!location.ParseFromString(facts)) return Reject("", "carried Location facts: unreadable");
+      // A Melee (A11.15) and HtH (J2.31) are facts of the board: they hold whatever a set-up
+      // says; the rest of the Location a set-up may describe anew.
+      bool given = false;
+      for (v1::SubmitSetup& part : out) {
+        if (!part.asl().has_location()) continue;
+        given = true;
+        part.mutable_asl()->mutable_location()->set_melee(location.melee());
+        part.mutable_asl()->mutable_location()->set_hth(location.hth());
+      }
+      if (!given) *out[0].mutable_asl()->mutable_location() = location;
+    }
+    if (attacker) {
+      out[0].mutable_asl()->set_attacker(proto::SideToProto(*attacker));
+      out[1].mutable_asl()->clear_attacker();
+    }
+    return SetupParts{std::make_shared<const v1::SubmitSetup>(std::move(out[0])),
+                      std::make_shared<const v1::SubmitSetup>(std::move(out[1]))};
+  }
+
+  CombatOutcome OutcomeOf(const AnyState& state) const override {
+    const asl::State& s = StateOf(state);
+    CombatOutcome outcome;
+    outcome.location = s.location.name;
+    outcome.attacker = s.attacker;
+    const bool ended = s.phase == asl::Phase::kEnded;
+    outcome.melee = ended && s.melee;
+    aslpb::Location facts = proto::LocationToProto(s.location);
+    // What held only for this Player Turn's CCPh does not carry (A11.4 Ambush status,
+    // Reaction Fire); a Melee does.
+    facts.set_melee(outcome.melee);
+    facts.clear_ambusher();
+    facts.set_reaction_fire(false);
+    facts.set_excess_squads_side_a(0);
+    facts.set_excess_squads_side_b(0);
+    outcome.facts = Serialize(facts);
+    for (const asl::Unit& unit : s.units) {
+      v1::ForceUnit& carried = outcome.units.emplace_back();
+      carried.set_id(unit.id);
+      carried.set_owner(proto::SideToProto(unit.owner));
+      carried.set_location(s.location.name);
+      aslpb::Unit shown = proto::UnitToProto(unit);
+      if (ended) shown.set_advanced(false);  // A11.4: it advanced in an earlier APh now
+      switch (unit.presence) {
+        case asl::Presence::kPresent:
+          carried.set_fate(v1::FORCE_FATE_PRESENT);
+          break;
+        case asl::Presence::kEliminated:
+          carried.set_fate(v1::FORCE_FATE_ELIMINATED);
+          break;
+        case asl::Presence::kCaptured:
+          carried.set_fate(v1::FORCE_FATE_CAPTURED);
+          break;
+        case asl::Presence::kWithdrawn:
+          carried.set_fate(v1::FORCE_FATE_WITHDRAWN);
+          carried.clear_location();
+          break;
+      }
+      *carried.mutable_asl() = std::move(shown);
+    }
+    return outcome;
+  }
+
+  Result<void> ApplyUpdate(const v1::UnitUpdate& update, v1::ForceUnit& unit,
+                           v1::ForceUnit* partner, const std::string& field) const override {
+    aslpb::Unit& counter = *unit.mutable_asl();
+    const bool smc = counter.kind() == aslpb::UNIT_KIND_LEADER ||
+                     counter.kind() == aslpb::UNIT_KIND_HERO ||
+                     counter.kind() == aslpb::UNIT_KIND_OTHER_SMC;
+    const std::string name = "'" + unit.id() + "'";
+    switch (update.kind()) {
+      case v1::UPDATE_KIND_ENTER: {
+        if (!update.has_asl()) return Reject("", field + ".asl: ENTER gives the new unit");
+        auto read = proto::UnitFromProto(update.asl(), field + ".asl");
+        if (!read) return tl::unexpected(read.error());
+        counter = update.asl();
+        return {};
+      }
+      case v1::UPDATE_KIND_MOVE:
+        return {};
+      case v1::UPDATE_KIND_BREAK:
+        if (counter.broken()) return Reject("A10.3", field + ": " + name + " is already broken");
+        if (counter.kind() == aslpb::UNIT_KIND_VEHICLE || counter.kind() == aslpb::UNIT_KIND_DUMMY) {
+          return Reject("A10.3", field + ": only Infantry break");
+        }
+        counter.set_broken(true);
+        counter.set_concealed(false);
+        return {};
+      case v1::UPDATE_KIND_RALLY:
+        if (!counter.broken()) return Reject("A10.6", field + ": " + name + " is not broken");
+        counter.set_broken(false);
+        return {};
+      case v1::UPDATE_KIND_PIN:
+        counter.set_pinned(true);
+        return {};
+      case v1::UPDATE_KIND_UNPIN:
+        counter.set_pinned(false);
+        return {};
+      case v1::UPDATE_KIND_CONCEAL:
+        if (counter.concealed()) return Reject("A12.1", field + ": " + name + " is concealed already");
+        if (update.rule().empty()) {
+          return Reject("A12.1", field + ".rule: a unit gains \"?\" only as a rule allows: name it "
+                                 "(e.g. A12.122)");
+        }
+        if (counter.broken()) return Reject("A12.1", field + ": broken " + name + " cannot gain \"?\"");
+        counter.set_concealed(true);
+        return {};
+      case v1::UPDATE_KIND_REVEAL:
+        if (!counter.concealed()) return Reject("A12.1", field + ": " + name + " is not concealed");
+        counter.set_concealed(false);
+        return {};
+      case v1::UPDATE_KIND_REDUCE:
+        counter.set_concealed(false);
+        if (counter.kind() == aslpb::UNIT_KIND_SQUAD) {
+          // A7.302: a squad is Reduced to a HS of the same type.
+          const int half = counter.has_reduced_firepower() ? counter.reduced_firepower()
+                                                           : counter.firepower() / 2;
+          counter.set_kind(aslpb::UNIT_KIND_HALF_SQUAD);
+          counter.set_firepower(half);
+          counter.clear_reduced_firepower();
+          counter.set_name("HS of " + (counter.name().empty() ? unit.id() : counter.name()));
+          return {};
+        }
+        if (smc && counter.wounds() == 0) {
+          // A17.2: a wounded leader loses one ML and his modifier worsens by one.
+          if (counter.kind() == aslpb::UNIT_KIND_LEADER) {
+            counter.set_morale((counter.has_morale() ? counter.morale() : 7) - 1);
+            counter.set_leadership(counter.leadership() + 1);
+          }
+          counter.set_wounds(1);
+          return {};
+        }
+        // A7.302: a HS or crew Reduced is eliminated; A17.2: a wounded SMC wounded again dies.
+        unit.set_fate(v1::FORCE_FATE_ELIMINATED);
+        return {};
+      case v1::UPDATE_KIND_ELIMINATE:
+        unit.set_fate(v1::FORCE_FATE_ELIMINATED);
+        counter.set_concealed(false);
+        return {};
+      case v1::UPDATE_KIND_RECOMBINE: {
+        if (update.rule().empty()) {
+          return Reject("A1.32", field + ".rule: two HS become a squad only as a rule allows: name "
+                                 "it (A1.32)");
+        }
+        if (counter.kind() != aslpb::UNIT_KIND_HALF_SQUAD || partner == nullptr ||
+            partner->asl().kind() != aslpb::UNIT_KIND_HALF_SQUAD) {
+          return Reject("A1.32", field + ": only two HS recombine into a squad");
+        }
+        if (!update.has_asl() || update.asl().kind() != aslpb::UNIT_KIND_SQUAD) {
+          return Reject("A1.32", field + ".asl: give the squad counter they recombine into");
+        }
+        aslpb::Unit squad = update.asl();
+        squad.set_id(unit.id());
+        squad.set_owner(unit.owner());
+        auto read = proto::UnitFromProto(squad, field + ".asl");
+        if (!read) return tl::unexpected(read.error());
+        counter = std::move(squad);
+        partner->set_fate(v1::FORCE_FATE_RECOMBINED);
+        return {};
+      }
+      case v1::UPDATE_KIND_SET_CX:
+        if (smc || counter.kind() == aslpb::UNIT_KIND_VEHICLE) {
+          // A4.51 CX is for MMC and SMC alike; vehicles are CE, not CX.
+          if (counter.kind() == aslpb::UNIT_KIND_VEHICLE) {
+            return Reject("A4.51", field + ": a vehicle is not CX (its crew is CE)");
+          }
+        }
+        counter.set_cx(true);
+        return {};
+      case v1::UPDATE_KIND_CLEAR_CX:
+        counter.set_cx(false);
+        return {};
+      default:
+        return Reject("", field + ".kind: not an asl unit update (SHOCK, KILL and FORCE_MORALE are "
+                              "coc's)");
+    }
+  }
+
+  bool HiddenFrom(const v1::ForceUnit& unit, Viewer viewer) const override {
+    if (viewer == Viewer::kDirector) return false;
+    if (unit.owner() == v1::SEAT_SIDE_A && viewer == Viewer::kSideA) return false;
+    if (unit.owner() == v1::SEAT_SIDE_B && viewer == Viewer::kSideB) return false;
+    return unit.asl().concealed() && unit.fate() == v1::FORCE_FATE_PRESENT;
+  }
+
  private:
   std::unique_ptr<const engine::Ruleset> ruleset_;
 };

@@ -1,5 +1,7 @@
 #include "server/audit.h"
 
+#include "server/forces.h"
+
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <chrono>
@@ -271,6 +273,19 @@ std::string DescribeMatchEvent(const storage::StoredEvent& stored) {
     case storage::StoredEvent::kHeadSigned:
       return "the server signed the chain head after event " +
              std::to_string(stored.head_signed().seq());
+    case storage::StoredEvent::kUnitsUpdated: {
+      // Every update in full: the director sees what each side reported of its own board.
+      melee::v1::UpdateUnits updates;
+      if (!updates.ParseFromString(stored.units_updated().updates())) {
+        return SeatName(stored.units_updated().seat()) + " reported unreadable unit updates";
+      }
+      std::string text = SeatName(stored.units_updated().seat()) + " reported unit updates:";
+      for (const melee::v1::UnitUpdate& update : updates.updates()) {
+        text += " " + update.unit() + " " + OneLine(DescribeUpdate(update)) + ";";
+      }
+      text.pop_back();
+      return text;
+    }
     case storage::StoredEvent::kRulesetEvent:
     case storage::StoredEvent::KIND_NOT_SET:
       break;
@@ -295,6 +310,8 @@ storage::Seat ActorOf(const storage::StoredEvent& stored) {
       return stored.director_flag().seat();
     case storage::StoredEvent::kLocationsOrdered:
       return stored.locations_ordered().seat();
+    case storage::StoredEvent::kUnitsUpdated:
+      return stored.units_updated().seat();
     default:
       return storage::SEAT_UNSPECIFIED;
   }

@@ -10,6 +10,7 @@
 #include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
+#include "server/forces.h"
 #include "server/match_file.h"
 #include "server/metrics.h"
 #include "server/version.h"
@@ -148,9 +149,18 @@ std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message)
               message.flag_for_director().expected_seq()};
     case v1::ClientMessage::kOrderLocations:
       return {&message.order_locations().match_id(), message.order_locations().expected_seq()};
+    case v1::ClientMessage::kUpdateUnits:
+      return {&message.update_units().match_id(), message.update_units().expected_seq()};
     default:
       return {nullptr, 0};
   }
+}
+
+// What a Location carries to its next close combat ("" nothing).
+template <class Memos>
+std::string MemoFacts(const Memos& memos, std::string_view location) {
+  const auto it = memos.find(location);
+  return it == memos.end() ? std::string() : it->second.facts;
 }
 
 }  // namespace
@@ -163,6 +173,9 @@ struct Match::Planned {
   // Consecutive events share the state between them (one copy per event, not two).
   std::shared_ptr<const AnyState> before;
   std::shared_ptr<const AnyState> after;
+  // Unit updates: the forces before and after them (what each viewer may see of the update).
+  std::shared_ptr<const Forces> forces_before;
+  std::shared_ptr<const Forces> forces_after;
 };
 
 // Everything a command changes, decided before the append and applied after it.
@@ -178,6 +191,7 @@ struct Match::Plan {
   std::string seal_nonce;
   std::string sealed;
   std::string client_entropy;  // SealDeclaration: the seat's entropy for the dice
+  std::shared_ptr<const Forces> forces;  // UpdateUnits: the forces they leave
 };
 
 Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
@@ -195,7 +209,7 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
   opened.setup = setup_;
   opened.state = state_;
   opened.entries.push_back(Planned{.stored = OpenedEvent(identity_), .event = {}, .before = {},
-                                   .after = {}});
+                                   .after = {}, .forces_before = {}, .forces_after = {}});
   Commit(std::move(opened), 1, recorded_unix_ms, head);
 }
 
@@ -342,7 +356,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
   const Seat seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
   Result<Plan> plan = PlanCommand(seat, message, deadline_default);
   if (!plan) return reply({RuleErrorMessage(plan.error(), command_id)});
+  Append(std::move(*plan), std::move(reply), command_id);
+}
 
+void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
+  auto plan = std::make_optional(std::move(planned_command));
   persistence::AppendBatch batch;
   batch.match_id = identity_.id;
   batch.expected_seq = seq_;
@@ -388,6 +406,14 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
               reply({self->AckOf(command_id, it->second)});
             } else {
               reply({});
+            }
+            if (self->CanRoll() && self->MeleeGoesOn()) {
+              auto going_on = self->PlanMeleeGoingOn();
+              if (going_on) {
+                return self->Append(std::move(*going_on), [](std::vector<MessagePtr>) {}, "");
+              }
+              spdlog::error("match {}: the Melee cannot go on: {}", self->identity_.id,
+                            engine::Describe(going_on.error()));
             }
           }
           self->RunQueued();
@@ -439,6 +465,11 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
           !ok) {
         return tl::unexpected(ok.error());
       }
+      if (auto ok = CheckNewUnits(forces_, host_.UnitsOfPart(message.submit_setup()),
+                                  "submit_setup.units");
+          !ok) {
+        return tl::unexpected(ok.error());
+      }
       auto part = std::make_shared<const v1::SubmitSetup>(message.submit_setup());
       if (auto ok = CheckOrder(host_.FactsOf({part, nullptr})); !ok) {
         return tl::unexpected(ok.error());
@@ -458,8 +489,15 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
                               ? "confirm_setup: enter units for the next close combat first"
                               : "the set-up is over: the close combat has started");
       }
-      if (!setup_.parts[me]) return Reject("", "confirm_setup: enter your units first");
-      if (!setup_.parts[other]) {
+      // A side whose units in the Location all come from its force need not enter any.
+      const std::string location = host_.FactsOf(setup_.parts).location;
+      const auto entered = [&](size_t i) {
+        return setup_.parts[i] != nullptr ||
+               (!location.empty() && HasUnitsAt(forces_, i == 0 ? Seat::kSideA : Seat::kSideB,
+                                                location));
+      };
+      if (!entered(me)) return Reject("", "confirm_setup: enter your units first");
+      if (!entered(other)) {
         return Reject("", "confirm_setup: " + std::string(engine::Name(engine::Opponent(seat))) +
                               " has not entered its units yet");
       }
@@ -474,7 +512,10 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       if (auto ok = CheckOrder(host_.FactsOf(setup_.parts)); !ok) {
         return tl::unexpected(ok.error());
       }
-      auto start = host_.StartCommand(setup_.parts);
+      auto parts = host_.WithCarried(setup_.parts, PresentAt(forces_, location),
+                                     MemoFacts(locations_, location), std::nullopt);
+      if (!parts) return tl::unexpected(parts.error());
+      auto start = host_.StartCommand(*parts);
       if (!start) return tl::unexpected(start.error());
       plan.started = true;
       plan.state = initial_state_;  // every close combat starts from the match's options
@@ -538,6 +579,24 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       stored.set_seat(StoredSeat(seat));
       *stored.mutable_locations() = order.locations();
       stored.set_command_id(message.command_id());
+      plan.entries.push_back(std::move(planned));
+      return plan;
+    }
+    case v1::ClientMessage::kUpdateUnits: {
+      const std::string busy = started_ && !host_.Ended(state_) ? CombatLocation() : "";
+      auto forces = ApplyUpdates(host_, forces_, seat, message.update_units(), seq_ + 1, busy);
+      if (!forces) return tl::unexpected(forces.error());
+      v1::UpdateUnits logged = message.update_units();
+      logged.clear_match_id();
+      logged.clear_expected_seq();
+      Planned planned;
+      storage::UnitsUpdated& stored = *planned.stored.mutable_units_updated();
+      stored.set_seat(StoredSeat(seat));
+      stored.set_updates(proto::SerializeDeterministic(logged));
+      stored.set_command_id(message.command_id());
+      plan.forces = std::make_shared<const Forces>(std::move(*forces));
+      planned.forces_before = std::make_shared<const Forces>(forces_);
+      planned.forces_after = plan.forces;
       plan.entries.push_back(std::move(planned));
       return plan;
     }
@@ -649,6 +708,53 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   return plan;
 }
 
+std::string Match::CombatLocation() const { return combat_location_; }
+
+std::string Match::MeleeGoingOn() const {
+  if (!host_.CarriesForces() || !started_ || !host_.Ended(state_)) return "";
+  if (order_ && !order_->remaining.empty()) return "";  // A11.12: the CCPh is not over
+  std::string next_ccph;
+  for (const auto& [location, memo] : locations_) {
+    if (!memo.melee || !memo.attacker || !HasUnitsAt(forces_, Seat::kSideA, location) ||
+        !HasUnitsAt(forces_, Seat::kSideB, location)) {
+      continue;
+    }
+    if (memo.ccph < ccph_) return location;  // goes on in this CCPh
+    if (next_ccph.empty()) next_ccph = location;
+  }
+  return next_ccph;
+}
+
+Result<Match::Plan> Match::PlanMeleeGoingOn() const {
+  const std::string location = MeleeGoingOn();
+  const LocationMemo& memo = locations_.find(location)->second;
+  // In this CCPh its ATTACKER attacks; a new CCPh is the next Player Turn's: the other side's.
+  const Seat attacker = memo.ccph < ccph_ && ccph_attacker_ ? *ccph_attacker_
+                                                            : engine::Opponent(*memo.attacker);
+  Plan plan;
+  plan.state = initial_state_;
+  plan.started = true;
+  plan.seat = attacker;
+  auto parts = host_.WithCarried(SetupParts{}, PresentAt(forces_, location), memo.facts, attacker);
+  if (!parts) return tl::unexpected(parts.error());
+  auto start = host_.StartCommand(*parts);
+  if (!start) return tl::unexpected(start.error());
+  return PlanRuleset(attacker, *start, "", std::move(plan), false);
+}
+
+void Match::ResumeOwedWork() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (self->appending_ || !self->CanRoll() || !self->MeleeGoesOn()) return;
+    auto going_on = self->PlanMeleeGoingOn();
+    if (!going_on) {
+      spdlog::error("match {}: the Melee cannot go on: {}", self->identity_.id,
+                    engine::Describe(going_on.error()));
+      return;
+    }
+    self->Append(std::move(*going_on), [](std::vector<MessagePtr>) {}, "");
+  });
+}
+
 uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {
   if (kind == Awaiting::Kind::kChoice) {
     return identity_.settings.choice_deadline_seconds() != 0
@@ -712,11 +818,13 @@ void Match::SignHead(Plan& plan, std::vector<std::string>& payloads) const {
 
 void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
                    const persistence::Hash& head) {
+  const bool was_started = started_;
   const bool was_ended = started_ && host_.Ended(state_);
   head_ = head;
   state_ = std::move(plan.state);
   setup_ = std::move(plan.setup);
   started_ = plan.started;
+  if (plan.forces) forces_ = *plan.forces;
   uint64_t seq = first_seq;
   bool deadline_set = false;
   for (const Planned& planned : plan.entries) {
@@ -764,6 +872,27 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
     ++seq;
   }
   seq_ = seq - 1;
+  // Forces that persist: a close combat that begins takes in the units it was set up with; one
+  // that ends folds every result back into the forces.
+  const bool ruleset_events = std::any_of(plan.entries.begin(), plan.entries.end(),
+                                          [](const Planned& p) { return p.event.has_value(); });
+  const bool began = started_ && (!was_started || was_ended) && ruleset_events;
+  const bool ends = started_ && host_.Ended(state_) && (!was_ended || began);
+  if (host_.CarriesForces() && (began || ends)) {
+    const CombatOutcome outcome = host_.OutcomeOf(state_);
+    if (began) {
+      FoldOutcome(forces_, outcome, first_seq, false);
+      combat_location_ = outcome.location;
+      if (ccph_attacker_ && outcome.attacker && *outcome.attacker != *ccph_attacker_) ++ccph_;
+      if (outcome.attacker) ccph_attacker_ = outcome.attacker;
+    }
+    if (ends) {
+      FoldOutcome(forces_, outcome, seq_, true);
+      locations_[outcome.location] = LocationMemo{
+          .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
+          .ccph = ccph_};
+    }
+  }
   // The deadline belongs to the step it was set for; another step without one has none.
   const Awaiting awaiting = started_ ? host_.AwaitingOf(state_) : Awaiting{};
   if (awaiting.kind == Awaiting::Kind::kNothing) {
@@ -878,6 +1007,12 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     if (viewer == Viewer::kDirector || viewer == engine::ViewerOf(by)) {
       flag.set_comment(stored.director_flag().comment());
     }
+  } else if (stored.has_units_updated()) {
+    const Seat owner = *SeatOfStored(stored.units_updated().seat());
+    v1::UpdateUnits updates;
+    updates.ParseFromString(stored.units_updated().updates());
+    *out.mutable_units_updated() = MaskUpdates(host_, updates, owner, *planned.forces_before,
+                                               *planned.forces_after, viewer);
   } else if (stored.has_locations_ordered()) {
     v1::LocationsOrdered& ordered = *out.mutable_locations_ordered();
     ordered.set_seat(WireSeat(engine::ViewerOf(
@@ -963,6 +1098,8 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     for (const std::string& name : order_->remaining) order.add_remaining(name);
   }
   view.set_deadline_unix_ms(deadline_unix_ms_);
+  RenderForces(host_, forces_, viewer, view);
+  view.set_ccph(ccph_);
   return message;
 }
 
@@ -1190,6 +1327,9 @@ bool SeatMayHave(const storage::StoredEvent& stored, Viewer viewer, const v1::Ma
     case storage::StoredEvent::kSetupSubmitted:
       return own(stored.setup_submitted().seat()) ||
              proto::SerializeDeterministic(shown) == proto::SerializeDeterministic(full);
+    case storage::StoredEvent::kUnitsUpdated:
+      return own(stored.units_updated().seat()) ||
+             proto::SerializeDeterministic(shown) == proto::SerializeDeterministic(full);
     case storage::StoredEvent::kRulesetEvent: {
       const storage::Cause& cause = stored.ruleset_event().cause();
       if (shown.has_declaration_sealed()) {
@@ -1353,7 +1493,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
       EnterSetup(plan, *seat, std::move(part), plan.started && host->Ended(plan.state));
       plan.command_id = stored.setup_submitted().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}});
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
       ++i;
     } else if (stored.has_setup_confirmed()) {
       seat = SeatOfStored(stored.setup_confirmed().seat());
@@ -1361,7 +1501,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
       plan.setup.confirmed[SeatIndex(*seat)] = true;
       plan.command_id = stored.setup_confirmed().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}});
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
       ++i;
       if (plan.setup.confirmed[0] && plan.setup.confirmed[1]) {
         plan.started = true;
@@ -1377,6 +1517,11 @@ Result<std::shared_ptr<Match>> Match::Recover(
         const std::optional<Seat> cause_seat = SeatOfStored(cause.seat());
         if (!cause_seat) return Reject("", at(i) + "cause without a seat");
         seat = cause_seat;
+        if (plan.started && host->Ended(plan.state)) {
+          // A11.15: the Melee going on into the next CCPh starts from the match's options.
+          plan.state = match->initial_state_;
+          plan.setup = SetupState{};
+        }
         auto command = host->FromLogged(cause.command());
         if (!command) return Reject("", at(i) + "logged command: " + engine::Describe(command.error()));
         std::vector<storage::StoredEvent> logged;
@@ -1431,7 +1576,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
           storage::StoredEvent signature;
           if (signature.ParseFromString(events[i].payload) && signature.has_head_signed()) {
             plan.entries.push_back(Planned{.stored = std::move(signature), .event = {},
-                                           .before = {}, .after = {}});
+                                           .before = {}, .after = {}, .forces_before = {}, .forces_after = {}});
             ++i;
           }
         }
@@ -1442,18 +1587,39 @@ Result<std::shared_ptr<Match>> Match::Recover(
       if (!seat) return Reject("", at(i) + "malformed flag");
       plan.command_id = stored.director_flag().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}});
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      ++i;
+    } else if (!setup_event && plan.entries.empty() && stored.has_units_updated()) {
+      seat = SeatOfStored(stored.units_updated().seat());
+      v1::UpdateUnits updates;
+      if (!seat || !updates.ParseFromString(stored.units_updated().updates())) {
+        return Reject("", at(i) + "malformed unit updates");
+      }
+      const std::string busy = match->started_ && !host->Ended(match->state_)
+                                   ? match->combat_location_
+                                   : std::string();
+      auto forces = ApplyUpdates(*host, match->forces_, *seat, updates, events[i].seq, busy);
+      if (!forces) {
+        return Reject("", at(i) + "the logged unit updates are refused on replay: " +
+                              engine::Describe(forces.error()));
+      }
+      plan.forces = std::make_shared<const Forces>(std::move(*forces));
+      plan.command_id = stored.units_updated().command_id();
+      Planned planned{.stored = std::move(stored), .event = {}, .before = {}, .after = {},
+                      .forces_before = std::make_shared<const Forces>(match->forces_),
+                      .forces_after = plan.forces};
+      plan.entries.push_back(std::move(planned));
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_head_signed()) {
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}});
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_locations_ordered()) {
       seat = SeatOfStored(stored.locations_ordered().seat());
       if (!seat) return Reject("", at(i) + "malformed order of Locations");
       plan.command_id = stored.locations_ordered().command_id();
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}});
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
       ++i;
     }
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");

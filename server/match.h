@@ -15,6 +15,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -151,6 +152,10 @@ class Match : public std::enable_shared_from_this<Match> {
   // Runs `done` on the strand with the last seq (tests, metrics).
   void Inspect(std::function<void(uint64_t seq, bool ended)> done);
 
+  // Does what the match owes after a restart: a Melee whose close combat ended just before the
+  // server stopped goes on into the next CCPh (A11.15). Thread-safe.
+  void ResumeOwedWork();
+
  private:
   struct Planned;
   struct Plan;
@@ -175,6 +180,18 @@ class Match : public std::enable_shared_from_this<Match> {
     std::vector<std::string> remaining;  // the next one first
   };
 
+  // Appends a planned command's events; once durable, commits them, answers with `reply` and
+  // does what the match owes next (a Melee going on).
+  void Append(Plan plan, Reply reply, std::string command_id);
+  // A11.15: the Location whose Melee goes on now, with the same units, once the CCPh's close
+  // combats are over (none left in the ATTACKER's order): first each Melee of the last CCPh not
+  // yet fought in this one, then (a new CCPh, the other side attacking) those of this CCPh; by
+  // name. "" when none.
+  std::string MeleeGoingOn() const;
+  bool MeleeGoesOn() const { return !MeleeGoingOn().empty(); }
+  engine::Result<Plan> PlanMeleeGoingOn() const;
+  // The Location of the close combat under way or last played ("" before the first).
+  std::string CombatLocation() const;
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.
   static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
@@ -238,6 +255,19 @@ class Match : public std::enable_shared_from_this<Match> {
   int64_t deadline_unix_ms_ = 0;
   std::string deadline_step_;
   std::optional<LocationOrder> order_;
+  // Forces that persist (docs/forces.md): both sides' units, what each Location carries to its
+  // next close combat (a Melee), the CCPh and its ATTACKER.
+  struct LocationMemo {
+    std::string facts;
+    bool melee = false;
+    std::optional<engine::Seat> attacker;
+    uint32_t ccph = 0;  // the CCPh of its last close combat
+  };
+  Forces forces_;
+  std::map<std::string, LocationMemo, std::less<>> locations_;
+  uint32_t ccph_ = 1;
+  std::string combat_location_;  // of the close combat under way or last played
+  std::optional<engine::Seat> ccph_attacker_;
   // Fair play: the seed chain (built on first use), whether it is not ours, the steps that
   // rolled dice so far, each side's latest client entropy, and the hash of the last event.
   std::shared_ptr<const persistence::SeedChain> chain_;

@@ -99,6 +99,7 @@ size_t Matches::RecoverAll() {
                !match) {
       reason = engine::Describe(match.error());
     } else {
+      (*match)->ResumeOwedWork();
       Register(std::move(*match));
       ++recovered;
       continue;

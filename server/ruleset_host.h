@@ -7,6 +7,7 @@
 // The engine decides what each viewer may see (Ruleset::View); a host only renders that view and
 // masks each event with it, so visibility has one source of truth.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/v1/envelope.pb.h"
+#include "melee/v1/match.pb.h"
 
 namespace melee::server {
 
@@ -95,6 +97,20 @@ engine::Result<engine::AnyCommand> CommandOfLogged(std::string_view logged, Read
   return engine::AnyCommand(std::move(*decoded));
 }
 
+// A side's force as the match carries it, by unit id (both sides: index 0 is side A).
+using Force = std::vector<melee::v1::ForceUnit>;
+using Forces = std::array<Force, 2>;
+
+// What a close combat leaves behind: every unit it held, with its status and fate now, and
+// whether the Location is in Melee (A11.15: the Melee goes on into the next CCPh).
+struct CombatOutcome {
+  std::string location;
+  std::vector<melee::v1::ForceUnit> units;
+  bool melee = false;
+  std::optional<engine::Seat> attacker;
+  std::string facts;  // the Location's facts to carry (the ruleset's message, serialized)
+};
+
 class RulesetHost {
  public:
   virtual ~RulesetHost() = default;
@@ -151,6 +167,51 @@ class RulesetHost {
   // Fills the ruleset part of `out` with what `viewer` sees of `state`.
   virtual void RenderView(const engine::AnyState& state, engine::Viewer viewer,
                           melee::v1::MatchView& out) const = 0;
+
+  // ---- forces that persist (docs/forces.md) ----
+  // Whether this ruleset carries forces from one close combat to the next. A host that does not
+  // refuses unit updates with a "not supported" error and plays each close combat alone.
+  virtual bool CarriesForces() const { return false; }
+  // The units a set-up part enters, as force units in the part's Location (id, owner, unit).
+  virtual std::vector<melee::v1::ForceUnit> UnitsOfPart(const melee::v1::SubmitSetup&) const {
+    return {};
+  }
+  // Returns `parts` with the carried units (present in the Location, from both forces) added to
+  // their owners' parts and the Location's carried facts (a Melee goes on) filled in; `attacker`
+  // is the ATTACKER when the match decides it (a Melee going on into the next CCPh).
+  // `facts`: what OutcomeOf carried for the Location ("" none).
+  virtual engine::Result<SetupParts> WithCarried(const SetupParts& parts,
+                                                 const std::vector<melee::v1::ForceUnit>& carried,
+                                                 const std::string& facts,
+                                                 std::optional<engine::Seat> attacker) const {
+    (void)carried;
+    (void)facts;
+    (void)attacker;
+    return parts;
+  }
+  // What the close combat in `state` holds (at its start) or leaves behind (once it ended).
+  virtual CombatOutcome OutcomeOf(const engine::AnyState& state) const {
+    (void)state;
+    return {};
+  }
+  // Applies one update to `unit` (one of the updating side's own, present units) or checks a new
+  // unit (ENTER, `unit` freshly made from the update); errors name the field and the rule.
+  // RECOMBINE: `partner` is the other unit named by `with` (own, present, same Location).
+  virtual engine::Result<void> ApplyUpdate(const melee::v1::UnitUpdate& update,
+                                           melee::v1::ForceUnit& unit,
+                                           melee::v1::ForceUnit* partner,
+                                           const std::string& field) const {
+    (void)update;
+    (void)unit;
+    (void)partner;
+    return engine::Reject("", field + ": not supported: unit updates for this ruleset");
+  }
+  // Whether `viewer` sees `unit` only as "?" (the other side's concealed unit).
+  virtual bool HiddenFrom(const melee::v1::ForceUnit& unit, engine::Viewer viewer) const {
+    (void)unit;
+    (void)viewer;
+    return false;
+  }
 };
 
 // The host of the asl ruleset (A11 Close Combat).

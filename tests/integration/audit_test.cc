@@ -97,6 +97,7 @@ class AuditTest : public ::testing::Test {
   // Two close combats with the server's committed dice, exported by the director.
   storage::MatchFile PlayTwoAndExport() {
     Seat();
+    testing::OrderLocations(*a_, *b_, {"G3", "H4"});
     testing::PlayCommittedCombat(*a_, *b_, "G3");
     testing::PlayCommittedCombat(*a_, *b_, "H4", std::string(16, 'c'), std::string(8, 'd'));
     return Export();

@@ -48,6 +48,8 @@ class FairPlayTest : public ::testing::Test {
   // Two close combats (a signed head after each), exported by the director.
   storage::MatchFile PlayAndExport() {
     Seat();
+    // J5 last: no Melee goes on before a test sets up a third close combat there.
+    testing::OrderLocations(*a_, *b_, {"G3", "H4", "J5"});
     testing::PlayCommittedCombat(*a_, *b_, "G3");
     testing::PlayCommittedCombat(*a_, *b_, "H4", std::string(16, 'c'), std::string(8, 'd'));
     return testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
@@ -552,7 +554,7 @@ TEST_F(FairPlayTest, EveryBitFlipAndEditOfRealFilesIsCaught) {
       testing::ExportOver(server_.port(), created_.match_id(), created_.side_b_token());
   // A third combat's set-up and B's seal: A's file now has a redacted event.
   testing::EnterAndConfirm(*a_, *b_, "J5");
-  testing::AnnounceAndSealSideB(*a_, *b_);
+  testing::AnnounceAndSealSideB(*a_, *b_, std::string(32, 'b'), "J5");
   const storage::MatchFile during_play =
       testing::ExportOver(server_.port(), created_.match_id(), created_.side_a_token());
   std::mt19937 random(22);
@@ -618,6 +620,7 @@ TEST_F(FairPlayTest, EveryBitFlipAndEditOfRealFilesIsCaught) {
 // director's file; a redacted seal's step would be named (EveryBitFlip... covers a mid-play file).
 TEST_F(FairPlayTest, ARedactedFlagLeavesEveryDieCheckable) {
   Seat();
+  testing::OrderLocations(*a_, *b_, {"G3", "H4"});
   testing::PlayCommittedCombat(*a_, *b_, "G3");
   v1::ClientMessage flag;
   flag.mutable_flag_for_director()->set_seq(2);

@@ -63,18 +63,22 @@ v1::ClientMessage OrderLocations(std::vector<std::string> locations) {
   return message;
 }
 
-// A's part of a set-up in `location`, with A as the ATTACKER.
+// A's part of a set-up in `location` (G-<location>), with A as the ATTACKER.
 v1::ClientMessage EnterUnitsAt(const std::string& location) {
-  v1::ClientMessage message = EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  v1::ClientMessage message =
+      EnterUnits({Squad("G-" + location, v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
   message.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
   return message;
 }
 
-// Plays one close combat in `location` to its end: G1 (A, the ATTACKER) against R1 (B).
+// Plays one close combat in `location` to its end: G-<location> (A, the ATTACKER) against
+// R-<location> (B), which A eliminates (no Melee follows).
 void PlayCombat(MatchClient& a, MatchClient& b, ScriptedFaces& faces,
                 const std::string& location) {
+  const std::string g = "G-" + location;
+  const std::string r = "R-" + location;
   ASSERT_TRUE(a.Act(EnterUnitsAt(location)).has_ack());
-  ASSERT_TRUE(b.Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  ASSERT_TRUE(b.Act(EnterUnits({Squad(r, v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
   for (MatchClient* client : {&a, &b}) {
     ASSERT_TRUE(client->WaitForSeq(std::max(a.last_seq(), b.last_seq())));
     ASSERT_TRUE(client->Act(Confirm()).has_ack());
@@ -84,10 +88,10 @@ void PlayCombat(MatchClient& a, MatchClient& b, ScriptedFaces& faces,
     ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
   }
   ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
-  ASSERT_TRUE(b.Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  faces.Push({3, 4, 4, 3});
+  ASSERT_TRUE(b.Act(Seal({{{r}, {g}}})).has_ack());
+  faces.Push({1, 2, 5, 6});  // A's DR 3 eliminates; B's DR 11 does nothing
   ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
-  ASSERT_TRUE(a.Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(a.Act(Seal({{{g}, {r}}})).has_ack());
   ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
   ASSERT_EQ(b.view().stage(), v1::STAGE_ENDED);
   ASSERT_EQ(b.view().asl().location().name(), location);
@@ -205,11 +209,14 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
 
   faces_.Push({3, 4, 4, 3});  // A's CC DR 3+4 = 7, then B's 4+3 = 7: no 2/12, no choice
   ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
-  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
   for (MatchClient* client : {a_.get(), b_.get()}) {
-    EXPECT_EQ(client->view().stage(), v1::STAGE_ENDED);
-    EXPECT_EQ(client->view().asl().phase(), aslpb::PHASE_ENDED);
-    EXPECT_TRUE(client->view().waiting_for().empty());
+    // Both squads survive: they are locked in Melee (A11.15), which the server carries on into
+    // the next CCPh by itself, with B (the next Player Turn's ATTACKER) attacking.
+    ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+    EXPECT_EQ(client->view().stage(), v1::STAGE_PLAYING);
+    EXPECT_EQ(client->view().asl().phase(), aslpb::PHASE_ANNOUNCE);
+    EXPECT_TRUE(client->view().asl().melee());
+    EXPECT_EQ(client->view().asl().attacker(), v1::SEAT_SIDE_B);
     int resolved = 0;
     bool revealed = false;
     for (const v1::MatchEvent& event : client->events()) {
@@ -232,13 +239,24 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
     }
     EXPECT_EQ(resolved, 2) << "A11.12: the ATTACKER's attack, then the DEFENDER's";
     EXPECT_TRUE(revealed);
-    // The close combat ends, and the server signs the head of the log (docs/fair-play.md).
+    // The close combat ends, and the server signs the head of the log (docs/fair-play.md);
+    // then the next CCPh's close combat is set up from the carried units.
     const std::vector<v1::MatchEvent> events = client->events();
-    ASSERT_GE(events.size(), 2u);
-    EXPECT_TRUE(events[events.size() - 2].has_match_ended());
-    ASSERT_TRUE(events.back().has_head_signed());
-    EXPECT_EQ(events.back().head_signed().seq(), events.back().seq() - 1);
-    EXPECT_EQ(events.back().head_signed().signature().size(), 64u);
+    size_t ended = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i].has_match_ended()) ended = i;
+    }
+    ASSERT_GT(ended, 0u);
+    ASSERT_LT(ended + 2, events.size());
+    EXPECT_TRUE(events[ended].asl().melee()) << "A11.15: a Melee marker is placed";
+    ASSERT_TRUE(events[ended + 1].has_head_signed());
+    EXPECT_EQ(events[ended + 1].head_signed().seq(), events[ended].seq());
+    EXPECT_EQ(events[ended + 1].head_signed().signature().size(), 64u);
+    const aslpb::AslEvent& set_up = events[ended + 2].asl();
+    EXPECT_EQ(set_up.kind(), aslpb::EVENT_KIND_SET_UP);
+    EXPECT_TRUE(set_up.situation().location().melee());
+    EXPECT_EQ(set_up.situation().attacker(), v1::SEAT_SIDE_B);
+    EXPECT_EQ(set_up.situation().units_size(), 3) << "G1, R1 and the concealed R2 carry over";
   }
   EXPECT_EQ(a_->last_seq(), b_->last_seq());
 }
@@ -279,8 +297,9 @@ TEST_F(MatchTest, AttackerFirstOrderShowsTheAttackersDeclarationToTheDefender) {
   EXPECT_EQ(b_->view().asl().side_a_declaration().attacks(0).targets(0), "R1");
   faces_.Push({3, 4, 4, 3});
   ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
-  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED);
+  // Both survive: the Melee goes on into the next CCPh (A11.15).
+  ASSERT_TRUE(a_->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_PLAYING);
 }
 
 // The leak test: while one side has sealed, nothing of its declaration reaches the other side,
@@ -315,16 +334,7 @@ TEST_F(MatchTest, SealedDeclarationsAndConcealedUnitsNeverLeak) {
   ASSERT_TRUE(a_->view().asl().has_side_a_declaration()) << "A sees its own declaration";
   EXPECT_TRUE(a_->view().asl().side_a_declaration().attacks(0).capture());
 
-  faces_.Push({5, 6, 5, 6});  // DR 11 each: no effect, R2 keeps its concealment
-  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  for (MatchClient* client : {a_.get(), spectator.get(), director.get()}) {
-    ASSERT_TRUE(client->WaitForSeq(b_->last_seq()));
-  }
-  EXPECT_EQ(AllBytes(*a_).find("SECRET-447"), std::string::npos) << "the concealed unit's name";
-  EXPECT_EQ(AllBytes(*spectator).find("SECRET-447"), std::string::npos);
-  EXPECT_NE(AllBytes(*director).find("SECRET-447"), std::string::npos) << "the director sees it";
-  EXPECT_NE(AllBytes(*b_).find("SECRET-447"), std::string::npos) << "its owner sees it";
-  // What A may know of R2: a "?" that shows its Strength Factor at designation (A11.19).
+  // What A may know of R2 at designation: a "?" that shows its Strength Factor (A11.19).
   bool found = false;
   for (const aslpb::ViewedUnit& unit : a_->view().asl().units()) {
     if (unit.unit().id() != "R2") continue;
@@ -334,9 +344,44 @@ TEST_F(MatchTest, SealedDeclarationsAndConcealedUnitsNeverLeak) {
     EXPECT_EQ(unit.unit().firepower(), 4);
   }
   EXPECT_TRUE(found);
+
+  faces_.Push({5, 6, 5, 6});  // DR 11 each: no effect, R2 keeps its concealment
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  // The Melee goes on into the next CCPh with R2 still concealed: the carried force and the new
+  // set-up show A and the spectator only a "?".
+  for (MatchClient* client : {a_.get(), b_.get(), spectator.get(), director.get()}) {
+    ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  }
+  EXPECT_EQ(AllBytes(*a_).find("SECRET-447"), std::string::npos) << "the concealed unit's name";
+  EXPECT_EQ(AllBytes(*spectator).find("SECRET-447"), std::string::npos);
+  EXPECT_NE(AllBytes(*director).find("SECRET-447"), std::string::npos) << "the director sees it";
+  EXPECT_NE(AllBytes(*b_).find("SECRET-447"), std::string::npos) << "its owner sees it";
+  for (MatchClient* other : {a_.get(), spectator.get()}) {
+    found = false;
+    for (const v1::ForceUnit& unit : other->view().side_b_force()) {
+      if (unit.id() != "R2") continue;
+      found = true;
+      EXPECT_TRUE(unit.hidden());
+      EXPECT_FALSE(unit.has_asl());
+      EXPECT_EQ(unit.location(), "G3");
+    }
+    EXPECT_TRUE(found);
+  }
+  for (const v1::ForceUnit& unit : b_->view().side_b_force()) {
+    if (unit.id() == "R2") {
+      EXPECT_TRUE(unit.asl().concealed() && !unit.hidden());
+    }
+  }
   // After the reveal everybody sees both declarations.
-  EXPECT_TRUE(director->view().asl().has_side_a_declaration());
-  EXPECT_TRUE(b_->view().asl().side_a_declaration().attacks(0).capture());
+  for (MatchClient* client : {director.get(), b_.get()}) {
+    found = false;
+    for (const v1::MatchEvent& event : client->events()) {
+      if (!event.has_declarations_revealed()) continue;
+      found = true;
+      EXPECT_TRUE(event.declarations_revealed().side_a().asl().attacks(0).capture());
+    }
+    EXPECT_TRUE(found);
+  }
 }
 
 // Every command has a command_id: a retry gets the first answer and is never applied twice.
@@ -374,8 +419,9 @@ TEST_F(MatchTest, AReconnectingClientResumesWithExactlyWhatItMissed) {
   EXPECT_EQ(b_->events().front().seq(), b_saw + 1);
   EXPECT_EQ(b_->view().seq(), a_->last_seq());
   ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
-  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED) << a_->view().ShortDebugString();
+  ASSERT_TRUE(a_->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_PLAYING) << "the Melee went on (A11.15)";
   // Resume on the same connection: nothing after the last seq, just the view.
   v1::ClientMessage resume;
   resume.mutable_resume()->set_match_id(created_.match_id());
@@ -462,10 +508,12 @@ TEST_F(MatchTest, ADeclarationDeadlineTakesTheRulesDefaultForEachSeatThatOwes) {
   faces_.Push({4, 3});  // B's CC DR 7 (A declared nothing)
   clock_->Advance(std::chrono::seconds(91));
   server_.server().matches().CheckDeadlines();
-  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq() + 1));
-  ASSERT_TRUE(a_->WaitForSeq(a_->view().seq()));
-  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED);
-  EXPECT_EQ(a_->view().deadline_unix_ms(), 0);
+  // Both survive (B's DR 7 is no kill): the Melee goes on into the next CCPh, whose ATTACKER (B)
+  // owes its announcement with 120 s of its own.
+  ASSERT_TRUE(a_->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_PLAYING);
+  EXPECT_EQ(a_->view().asl().to_act(), v1::SEAT_SIDE_B);
+  EXPECT_EQ(a_->view().deadline_unix_ms(), clock_->NowUnixMs() + 120'000);
   bool a_sealed_by_default = false;
   bool revealed = false;
   for (const v1::MatchEvent& event : a_->events()) {
@@ -509,9 +557,7 @@ TEST_F(MatchTest, UnderAttackerFirstTheDefendersTimeStartsWithTheAttackersDeclar
   faces_.Push({3, 4});  // A's CC DR 7
   clock_->Advance(std::chrono::seconds(101));
   server_.server().matches().CheckDeadlines();
-  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq() + 1));
-  ASSERT_TRUE(b_->WaitForSeq(b_->view().seq()));
-  EXPECT_EQ(b_->view().stage(), v1::STAGE_ENDED);
+  ASSERT_TRUE(b_->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
   bool b_by_default = false;
   for (const v1::MatchEvent& event : b_->events()) {
     if (event.has_declaration_sealed() && event.declaration_sealed().seat() == v1::SEAT_SIDE_B) {
@@ -581,11 +627,12 @@ TEST_F(MatchTest, BadCommandsGetTheirDocumentedErrors) {
   v1::ClientMessage after_a = Seal({{{"R1"}, {"G1"}}});
   after_a.mutable_seal_declaration()->set_expected_seq(a_->last_seq() - 1);
   ASSERT_TRUE(b_->Act(after_a).has_ack());
-  // A declaration after the reveal.
-  ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
+  // A declaration after the reveal: the Melee went on, and the next CCPh starts with its
+  // announcements.
+  ASSERT_TRUE(a_->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
   const v1::ServerMessage late = a_->Act(Seal({}));
   EXPECT_EQ(late.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
-  EXPECT_NE(late.error().message().find("over"), std::string::npos) << late.error().message();
+  EXPECT_EQ(late.error().rule_ref(), "A11.12") << late.error().message();
 }
 
 // An over-long match id comes back in an error cut to its first 32 bytes, as unit ids do.
@@ -678,8 +725,9 @@ TEST_F(MatchTest, AFloodOnAnotherConnectionDoesNotHoldUpAMatch) {
   SetUpAndAnnounce();
   ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
   ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
-  ASSERT_TRUE(b_->WaitForSeq(a_->last_seq()));
-  EXPECT_EQ(b_->view().stage(), v1::STAGE_ENDED);
+  ASSERT_TRUE(b_->WaitForView([](const v1::MatchView& view) {
+    return view.stage() == v1::STAGE_ENDED || view.ccph() == 2;  // over, or the Melee went on
+  }));
   stop = true;
   flooder.join();
   EXPECT_GT(refusals.load(), 0) << "the flooder was answered with errors";
@@ -715,9 +763,9 @@ TEST(SlowReaderTest, AClientThatCannotKeepUpIsClosedWithAReason) {
   EXPECT_NE(reason.find("slow reader"), std::string::npos) << reason;
 }
 
-// When a close combat is over, the sides enter units for the next one (the next Location of the
-// CCPh in the ATTACKER's order, A11.12, or the same Location in the next CCPh), and the log
-// replays both after a restart.
+// design.md "The way one declaration travels": close combats one after another. A close combat
+// that leaves no Melee ends; the next one is set up with new units, while the units of the first
+// stay in the forces as the combat left them, across a restart.
 TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart) {
   testing::TempDir dir;
   ScriptedFaces faces;
@@ -732,10 +780,12 @@ TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart
     ASSERT_NO_FATAL_FAILURE(SeatTwoPlayers(server, a, b, created));
     for (int combat = 0; combat < 2; ++combat) {
       const std::string location = combat == 0 ? "G3" : "H4";
-      v1::ClientMessage a_units = EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+      const std::string g = "G" + std::to_string(combat + 1);
+      const std::string r = "R" + std::to_string(combat + 1);
+      v1::ClientMessage a_units = EnterUnits({Squad(g, v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
       a_units.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name(location);
       ASSERT_TRUE(a->Act(a_units).has_ack());
-      ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+      ASSERT_TRUE(b->Act(EnterUnits({Squad(r, v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
       for (MatchClient* client : {a.get(), b.get()}) {
         ASSERT_TRUE(client->WaitForSeq(std::max(a->last_seq(), b->last_seq())));
         ASSERT_TRUE(client->Act(Confirm()).has_ack());
@@ -745,15 +795,25 @@ TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart
         ASSERT_TRUE(client->Act(AnnounceNothing()).has_ack());
       }
       ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
-      ASSERT_TRUE(b->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-      faces.Push({3, 4, 4, 3});
+      ASSERT_TRUE(b->Act(Seal({{{r}, {g}}})).has_ack());
+      faces.Push({1, 2, 5, 6});  // A's DR 3 eliminates B's squad; B's DR 11 does nothing
       ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
-      ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+      ASSERT_TRUE(a->Act(Seal({{{g}, {r}}})).has_ack());
       ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
       EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
       EXPECT_EQ(b->view().asl().location().name(), location);
-      EXPECT_EQ(a->Act(AnnounceNothing()).error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+      ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+      const v1::ServerMessage over = a->Act(AnnounceNothing());
+      EXPECT_EQ(over.error().code(), v1::ERROR_CODE_RULE_VIOLATION) << over.ShortDebugString();
     }
+    // An eliminated unit never returns; a surviving one is in its force already.
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    const v1::ServerMessage again =
+        b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false));
+    EXPECT_EQ(again.error().code(), v1::ERROR_CODE_RULE_VIOLATION);
+    EXPECT_THAT(again.error().message(), ::testing::HasSubstr("never returns"));
+    const v1::ServerMessage twice = a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6)}, true));
+    EXPECT_THAT(twice.error().message(), ::testing::HasSubstr("already in the match"));
     seq = a->last_seq();
   }
   testing::TestServer server({}, hooks, dir.path() / "data");
@@ -762,6 +822,15 @@ TEST(MatchSequenceTest, TheNextCloseCombatStartsFromANewSetUpAndSurvivesARestart
   EXPECT_EQ(a->view().seq(), seq);
   EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
   EXPECT_EQ(a->view().asl().location().name(), "H4");
+  // The forces, rebuilt from the log.
+  ASSERT_EQ(a->view().side_a_force_size(), 2);
+  EXPECT_EQ(a->view().side_a_force(0).id(), "G1");
+  EXPECT_EQ(a->view().side_a_force(0).location(), "G3");
+  EXPECT_EQ(a->view().side_a_force(0).fate(), v1::FORCE_FATE_PRESENT);
+  ASSERT_EQ(a->view().side_b_force_size(), 2);
+  for (const v1::ForceUnit& unit : a->view().side_b_force()) {
+    EXPECT_EQ(unit.fate(), v1::FORCE_FATE_ELIMINATED) << unit.ShortDebugString();
+  }
 }
 
 // On restart every unfinished match is recovered from the store (replayed and audited) and
@@ -813,8 +882,9 @@ TEST(MatchRestartTest, AMatchSurvivesARestartOfTheServer) {
   EXPECT_EQ(b->Act(seal).ack().receipt(), b_seal_receipt);
   faces.Push({3, 4, 4, 3});
   ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
-  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
-  EXPECT_EQ(b->view().stage(), v1::STAGE_ENDED);
+  // Both survive: the Melee goes on into the next CCPh after the restart too.
+  ASSERT_TRUE(b->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  EXPECT_EQ(b->view().stage(), v1::STAGE_PLAYING);
 }
 
 

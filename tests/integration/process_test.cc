@@ -108,8 +108,10 @@ v1::ClientMessage SealAttack(const std::string& attacker, const std::string& tar
 
 // Answers every choice the server's dice bring (nobody withdraws; the first unit of a capture
 // set) until the close combat is over.
+// Plays the close combat to its end (a Melee then goes on into the next CCPh by itself).
 void PlayOut(testing::MatchClient& a, testing::MatchClient& b) {
-  for (int round = 0; round < 20 && a.view().stage() != v1::STAGE_ENDED; ++round) {
+  const auto over = [&] { return a.view().stage() == v1::STAGE_ENDED || a.view().ccph() > 1; };
+  for (int round = 0; round < 20 && !over(); ++round) {
     for (testing::MatchClient* client : {&a, &b}) {
       const aslpb::AslView& view = client->view().asl();
       if (!view.has_pending() || view.pending().seat() != client->view().seat()) continue;
@@ -124,7 +126,7 @@ void PlayOut(testing::MatchClient& a, testing::MatchClient& b) {
     ASSERT_TRUE(a.WaitForSeq(seq));
     ASSERT_TRUE(b.WaitForSeq(seq));
   }
-  EXPECT_EQ(a.view().stage(), v1::STAGE_ENDED);
+  EXPECT_TRUE(over());
 }
 
 // The restart test: melee-server is killed with SIGKILL in the middle of a close combat and

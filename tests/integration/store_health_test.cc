@@ -234,6 +234,7 @@ TEST(StoreHealthTest, ALostDiceSecretLeavesAnUnfinishedMatchReadOnlyAndVerifiabl
     created = a->Create(Asl());
     ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
     ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    testing::OrderLocations(*a, *b, {"G3", "H4"});
     testing::PlayCommittedCombat(*a, *b, "G3");  // rolls the committed dice
     testing::EnterAndConfirm(*a, *b, "H4");      // the next close combat waits
     ASSERT_TRUE(a->WaitForSeq(b->last_seq()));

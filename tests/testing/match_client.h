@@ -79,6 +79,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kOrderLocations:
         Fill(message.mutable_order_locations());
         break;
+      case melee::v1::ClientMessage::kUpdateUnits:
+        Fill(message.mutable_update_units());
+        break;
       default:
         break;
     }
@@ -104,6 +107,22 @@ class MatchClient {
       auto message = client_->Receive();
       if (!message) {
         ADD_FAILURE() << "waiting for seq " << seq << ": " << message.error().message;
+        return false;
+      }
+      Record(*message);
+    }
+    return true;
+  }
+
+  // Receives until the current view satisfies `done` (e.g. the Melee went on into the next CCPh,
+  // which the server starts on its own after the close combat's last event).
+  template <class Done>
+  bool WaitForView(Done done) {
+    Drain();
+    while (!view_current_ || !done(view_)) {
+      auto message = client_->Receive();
+      if (!message) {
+        ADD_FAILURE() << "waiting for a view: " << message.error().message;
         return false;
       }
       Record(*message);

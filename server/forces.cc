@@ -1,0 +1,368 @@
+#include "server/forces.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "proto/codec/checks.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+using engine::Reject;
+using engine::Result;
+using engine::Seat;
+using engine::Viewer;
+
+constexpr size_t kMaxLocationBytes = 64;
+constexpr size_t kMaxNoteBytes = 200;
+constexpr size_t kMaxRuleBytes = 32;
+
+size_t SideIndex(v1::Seat owner) { return owner == v1::SEAT_SIDE_B ? 1 : 0; }
+v1::Seat WireSide(Seat seat) { return seat == Seat::kSideA ? v1::SEAT_SIDE_A : v1::SEAT_SIDE_B; }
+
+v1::ForceUnit* FindMutable(Forces& forces, std::string_view id) {
+  for (Force& force : forces) {
+    for (v1::ForceUnit& unit : force) {
+      if (unit.id() == id) return &unit;
+    }
+  }
+  return nullptr;
+}
+
+std::string FateWords(v1::ForceFate fate) {
+  switch (fate) {
+    case v1::FORCE_FATE_ELIMINATED:
+      return "eliminated";
+    case v1::FORCE_FATE_CAPTURED:
+      return "captured";
+    case v1::FORCE_FATE_WITHDRAWN:
+      return "withdrawn";
+    case v1::FORCE_FATE_RECOMBINED:
+      return "recombined into another unit";
+    default:
+      return "present";
+  }
+}
+
+// Whether `unit` is gone for good.
+bool Gone(const v1::ForceUnit& unit) {
+  return unit.fate() == v1::FORCE_FATE_ELIMINATED || unit.fate() == v1::FORCE_FATE_CAPTURED ||
+         unit.fate() == v1::FORCE_FATE_RECOMBINED;
+}
+
+std::string Where(const v1::ForceUnit& unit) {
+  return unit.location().empty() ? std::string("no Location") : unit.location();
+}
+
+Result<void> CheckText(const std::string& text, size_t max, const std::string& field) {
+  return proto::checks::CheckText(text, field, max);
+}
+
+}  // namespace
+
+const v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id) {
+  for (const Force& force : forces) {
+    for (const v1::ForceUnit& unit : force) {
+      if (unit.id() == id) return &unit;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location) {
+  std::vector<v1::ForceUnit> present;
+  for (const Force& force : forces) {
+    for (const v1::ForceUnit& unit : force) {
+      if (unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == location) {
+        present.push_back(unit);
+      }
+    }
+  }
+  return present;
+}
+
+bool HasUnitsAt(const Forces& forces, Seat seat, std::string_view location) {
+  const Force& force = forces[seat == Seat::kSideA ? 0 : 1];
+  return std::any_of(force.begin(), force.end(), [&](const v1::ForceUnit& unit) {
+    return unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == location;
+  });
+}
+
+Result<void> CheckNewUnits(const Forces& forces, const std::vector<v1::ForceUnit>& entered,
+                           const std::string& field) {
+  for (size_t i = 0; i < entered.size(); ++i) {
+    const v1::ForceUnit* held = FindForceUnit(forces, entered[i].id());
+    if (held == nullptr) continue;
+    const std::string unit_field = field + "[" + std::to_string(i) + "]";
+    if (Gone(*held)) {
+      return Reject("", unit_field + ": '" + held->id() + "' was " + FateWords(held->fate()) +
+                            " (event " + std::to_string(held->changed_seq()) +
+                            ") and never returns; a new unit needs a new id");
+    }
+    return Reject("", unit_field + ": '" + held->id() +
+                          "' is already in the match (" + Where(*held) + ", since event " +
+                          std::to_string(held->changed_seq()) + ": " + held->last_change() +
+                          "); its state comes from its force: leave it out of the set-up (it "
+                          "joins the close combat in its Location by itself) and report changes "
+                          "with update_units");
+  }
+  return {};
+}
+
+Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
+                            const v1::UpdateUnits& updates, uint64_t seq,
+                            std::string_view busy_location) {
+  if (!host.CarriesForces()) {
+    return Reject("", "update_units: not supported: this ruleset does not carry forces yet");
+  }
+  if (updates.updates().empty() || static_cast<size_t>(updates.updates_size()) > kMaxUnitUpdates) {
+    return Reject("", "update_units.updates: 1.." + std::to_string(kMaxUnitUpdates) + " updates");
+  }
+  const v1::Seat own = WireSide(seat);
+  for (int i = 0; i < updates.updates_size(); ++i) {
+    const v1::UnitUpdate& update = updates.updates(i);
+    const std::string field = "update_units.updates[" + std::to_string(i) + "]";
+    if (auto ok = CheckText(update.location(), kMaxLocationBytes, field + ".location"); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (auto ok = CheckText(update.note(), kMaxNoteBytes, field + ".note"); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (auto ok = CheckText(update.rule(), kMaxRuleBytes, field + ".rule"); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (update.hidden()) return Reject("", field + ".hidden: set by the server only");
+    if (update.kind() == v1::UPDATE_KIND_UNSPECIFIED) {
+      return Reject("", field + ".kind: required (ENTER, MOVE, BREAK, RALLY, ...)");
+    }
+    const std::string id = update.unit();
+    if (auto ok = proto::checks::CheckId(id, field + ".unit", 32); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    const std::string quoted = "'" + id + "'";
+    const bool busy = !busy_location.empty();
+    if (update.kind() == v1::UPDATE_KIND_ENTER) {
+      if (FindForceUnit(forces, id) != nullptr) {
+        return Reject("", field + ".unit: " + quoted +
+                              " is already in the match; ENTER brings in a new unit");
+      }
+      if (update.location().empty()) {
+        return Reject("", field + ".location: ENTER names the Location the unit enters");
+      }
+      if (busy && update.location() == busy_location) {
+        return Reject("A11.15", field + ": the close combat in " + update.location() +
+                                    " is being played; units join it only before it starts");
+      }
+      Force& force = forces[SideIndex(own)];
+      if (force.size() >= kMaxForceUnits) {
+        return Reject("", field + ": a force holds at most " + std::to_string(kMaxForceUnits) +
+                              " units");
+      }
+      v1::ForceUnit unit;
+      unit.set_id(id);
+      unit.set_owner(own);
+      unit.set_location(update.location());
+      unit.set_fate(v1::FORCE_FATE_PRESENT);
+      v1::UnitUpdate entered = update;
+      if (entered.has_asl()) {
+        entered.mutable_asl()->set_id(id);
+        entered.mutable_asl()->set_owner(own);
+      }
+      if (auto ok = host.ApplyUpdate(entered, unit, nullptr, field); !ok) {
+        return tl::unexpected(ok.error());
+      }
+      unit.set_changed_seq(seq);
+      unit.set_last_change(DescribeUpdate(update));
+      force.push_back(std::move(unit));
+      continue;
+    }
+    v1::ForceUnit* unit = FindMutable(forces, id);
+    if (unit == nullptr) return Reject("", field + ".unit: no unit " + quoted + " in the match");
+    if (unit->owner() != own) {
+      return Reject("", field + ".unit: " + quoted + " is " +
+                            (own == v1::SEAT_SIDE_A ? "side_b" : "side_a") +
+                            "'s; a side reports only its own units");
+    }
+    if (Gone(*unit)) {
+      return Reject("", field + ".unit: " + quoted + " was " + FateWords(unit->fate()) +
+                            " (event " + std::to_string(unit->changed_seq()) +
+                            ") and never returns");
+    }
+    if (busy && unit->location() == busy_location) {
+      return Reject("A11.15", field + ": " + quoted + " is in the close combat being played in " +
+                                  unit->location() + "; it changes only through CC");
+    }
+    if (update.kind() == v1::UPDATE_KIND_MOVE) {
+      if (busy && update.location() == busy_location) {
+        return Reject("A11.15", field + ": the close combat in " + update.location() +
+                                    " is being played; units join it only before it starts");
+      }
+    } else if (unit->fate() == v1::FORCE_FATE_WITHDRAWN) {
+      return Reject("", field + ": " + quoted +
+                            " withdrew from CC and is in no Location: MOVE it first");
+    }
+    v1::ForceUnit* partner = nullptr;
+    if (update.kind() == v1::UPDATE_KIND_RECOMBINE) {
+      partner = FindMutable(forces, update.with());
+      if (partner == nullptr || partner == unit || partner->owner() != own || Gone(*partner) ||
+          partner->fate() != v1::FORCE_FATE_PRESENT || partner->location() != unit->location()) {
+        return Reject("A1.32", field + ".with: name another of your HS in " + Where(*unit));
+      }
+    } else if (!update.with().empty()) {
+      return Reject("", field + ".with: only RECOMBINE names a second unit");
+    }
+    if (auto ok = host.ApplyUpdate(update, *unit, partner, field); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (update.kind() == v1::UPDATE_KIND_MOVE) {
+      unit->set_location(update.location());
+      unit->set_fate(update.location().empty() ? v1::FORCE_FATE_WITHDRAWN
+                                               : v1::FORCE_FATE_PRESENT);
+    }
+    unit->set_changed_seq(seq);
+    unit->set_last_change(DescribeUpdate(update));
+    if (partner != nullptr) {
+      partner->set_changed_seq(seq);
+      partner->set_last_change("recombined into " + unit->id() + " (" + update.rule() + ")");
+    }
+  }
+  return forces;
+}
+
+void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended) {
+  for (const v1::ForceUnit& unit : outcome.units) {
+    v1::ForceUnit* held = FindMutable(forces, unit.id());
+    if (held == nullptr) {
+      Force& force = forces[SideIndex(unit.owner())];
+      v1::ForceUnit& added = force.emplace_back(unit);
+      added.set_changed_seq(seq);
+      added.set_last_change(ended ? "created in CC in " + outcome.location
+                                  : "entered in " + outcome.location);
+      continue;
+    }
+    if (!ended) continue;  // a carried unit enters the close combat as its force holds it
+    v1::ForceUnit was = *held;
+    was.clear_changed_seq();
+    was.clear_last_change();
+    if (was.SerializeAsString() == unit.SerializeAsString()) continue;  // unharmed
+    *held = unit;
+    held->set_changed_seq(seq);
+    held->set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
+                              ? "changed in CC in " + outcome.location
+                              : FateWords(unit.fate()) + " in CC in " + outcome.location);
+  }
+}
+
+std::string DescribeUpdate(const v1::UnitUpdate& update) {
+  std::string text;
+  switch (update.kind()) {
+    case v1::UPDATE_KIND_ENTER:
+      text = "entered " + update.location();
+      break;
+    case v1::UPDATE_KIND_MOVE:
+      text = update.location().empty() ? "left the board" : "moved to " + update.location();
+      break;
+    case v1::UPDATE_KIND_BREAK:
+      text = "broken";
+      break;
+    case v1::UPDATE_KIND_RALLY:
+      text = "rallied";
+      break;
+    case v1::UPDATE_KIND_PIN:
+      text = "pinned";
+      break;
+    case v1::UPDATE_KIND_UNPIN:
+      text = "no longer pinned";
+      break;
+    case v1::UPDATE_KIND_CONCEAL:
+      text = "gained concealment";
+      break;
+    case v1::UPDATE_KIND_REVEAL:
+      text = "lost concealment";
+      break;
+    case v1::UPDATE_KIND_REDUCE:
+      text = "Casualty Reduction by fire";
+      break;
+    case v1::UPDATE_KIND_ELIMINATE:
+      text = "eliminated by fire";
+      break;
+    case v1::UPDATE_KIND_RECOMBINE:
+      text = "recombined with " + update.with();
+      break;
+    case v1::UPDATE_KIND_SET_CX:
+      text = "CX";
+      break;
+    case v1::UPDATE_KIND_CLEAR_CX:
+      text = "no longer CX";
+      break;
+    case v1::UPDATE_KIND_SHOCK:
+      text = std::to_string(update.value()) + " Shock";
+      break;
+    case v1::UPDATE_KIND_KILL:
+      text = std::to_string(update.value()) + " killed";
+      break;
+    case v1::UPDATE_KIND_FORCE_MORALE:
+      text = "Force Morale " + std::to_string(update.value());
+      break;
+    default:
+      text = "updated";
+      break;
+  }
+  if (!update.rule().empty()) text += " (" + update.rule() + ")";
+  if (!update.note().empty()) text += ": " + update.note();
+  return text;
+}
+
+v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const v1::UpdateUnits& updates, Seat owner,
+                             const Forces& before, const Forces& after, Viewer viewer) {
+  v1::UnitsUpdated shown;
+  shown.set_seat(WireSide(owner));
+  const bool sees_all = viewer == Viewer::kDirector || viewer == engine::ViewerOf(owner);
+  for (const v1::UnitUpdate& update : updates.updates()) {
+    v1::UnitUpdate& out = *shown.add_updates();
+    out = update;
+    if (sees_all) continue;
+    const v1::ForceUnit* was = FindForceUnit(before, update.unit());
+    const v1::ForceUnit* now = FindForceUnit(after, update.unit());
+    const bool hidden_before = was != nullptr && host.HiddenFrom(*was, viewer);
+    const bool hidden_after = now != nullptr && host.HiddenFrom(*now, viewer);
+    if (!hidden_after) continue;  // a unit revealed by the update (e.g. broken) is seen
+    // Only that a "?" changed: where it moved, that it entered or that it gained "?".
+    v1::UnitUpdate masked;
+    masked.set_unit(update.unit());
+    masked.set_hidden(true);
+    const v1::UpdateKind kind = update.kind();
+    if (kind == v1::UPDATE_KIND_MOVE || kind == v1::UPDATE_KIND_ENTER) {
+      masked.set_kind(kind);
+      masked.set_location(update.location());
+    } else if (kind == v1::UPDATE_KIND_CONCEAL && !hidden_before) {
+      masked.set_kind(kind);
+    }
+    out = std::move(masked);
+  }
+  return shown;
+}
+
+void RenderForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
+                  v1::MatchView& view) {
+  for (size_t side = 0; side < forces.size(); ++side) {
+    auto& out = side == 0 ? *view.mutable_side_a_force() : *view.mutable_side_b_force();
+    out.Reserve(static_cast<int>(forces[side].size()));
+    for (const v1::ForceUnit& unit : forces[side]) {
+      v1::ForceUnit& shown = *out.Add();
+      if (!host.HiddenFrom(unit, viewer)) {
+        shown = unit;
+        continue;
+      }
+      shown.set_id(unit.id());
+      shown.set_owner(unit.owner());
+      shown.set_location(unit.location());
+      shown.set_fate(unit.fate());
+      shown.set_hidden(true);
+    }
+  }
+}
+
+}  // namespace melee::server

@@ -1,0 +1,63 @@
+#pragma once
+
+// Forces that persist (docs/forces.md): each side's units as the match carries them from one
+// close combat to the next, the unit updates a side reports between close combats, and what each
+// viewer may see of both. Pure functions of the log: a match folds the same forces live and when
+// it replays its log after a restart.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/result.h"
+#include "engine/core/ruleset.h"
+#include "melee/v1/match.pb.h"
+#include "server/ruleset_host.h"
+
+namespace melee::server {
+
+constexpr size_t kMaxUnitUpdates = 64;
+constexpr size_t kMaxForceUnits = 512;
+
+// The unit `id` of either force, or null.
+const melee::v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id);
+
+// The units of both forces present in `location`, side A's first.
+std::vector<melee::v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location);
+
+// Whether `seat` has a unit present in `location`.
+bool HasUnitsAt(const Forces& forces, engine::Seat seat, std::string_view location);
+
+// Refuses units a set-up enters that the match already holds: a unit's state comes from its
+// force (a HS stays a HS, a unit that lost "?" stays Known) and an eliminated or captured unit
+// never returns. `field` names the set-up's units in errors.
+engine::Result<void> CheckNewUnits(const Forces& forces,
+                                   const std::vector<melee::v1::ForceUnit>& entered,
+                                   const std::string& field);
+
+// Returns `forces` with `seat`'s updates applied (all or none), event `seq` changing them.
+// `busy_location`: the Location whose close combat is being played ("" none): its units change
+// only through CC. Errors name the update and, for rule errors, the rule.
+engine::Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, engine::Seat seat,
+                                    const melee::v1::UpdateUnits& updates, uint64_t seq,
+                                    std::string_view busy_location);
+
+// Folds what a close combat holds (at its start) or left (once ended) into the forces: new units
+// join, every unit takes its status and fate from the combat; event `seq` changed them.
+void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended);
+
+// `updates` (reported by `owner`) as `viewer` sees them: an update of a unit the viewer sees only
+// as "?" (before or after it) shows only that the "?" changed (and where it moved).
+melee::v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const melee::v1::UpdateUnits& updates,
+                                    engine::Seat owner, const Forces& before, const Forces& after,
+                                    engine::Viewer viewer);
+
+// Fills the view's forces as `viewer` may see them.
+void RenderForces(const RulesetHost& host, const Forces& forces, engine::Viewer viewer,
+                  melee::v1::MatchView& view);
+
+// A short account of one update ("broken", "moved to H4"), for the force's last_change.
+std::string DescribeUpdate(const melee::v1::UnitUpdate& update);
+
+}  // namespace melee::server
