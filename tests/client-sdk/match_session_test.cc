@@ -99,7 +99,7 @@ TEST(MatchSessionTest, TwoClientsPlayACloseCombatAcrossADroppedConnection) {
   const uint64_t b2_seen = (*b2)->last_seq();
   ASSERT_TRUE((*b2)->Close().has_value());
   b2->reset();
-  faces.Push({3, 4, 4, 3});  // A's DR 7, B's DR 7: no 2 or 12
+  faces.Push({1, 2, 5, 6});  // A's DR 3 eliminates R1 (no Melee follows); B's DR 11 misses
   CatchUp(**a, b2_seen);
   ASSERT_TRUE((*a)->Act(Declare("G1", "R1"))->has_ack());
   EXPECT_EQ((*a)->view().stage(), v1::STAGE_ENDED);
