@@ -73,10 +73,9 @@ class Matches {
               std::function<void(melee::v1::ServerMessage)> done);
 
   // Loads a match file exported by any Melee server (docs/fair-play.md): checks it with
-  // `check_import` (a file that does not verify, or a seat's redacted export, is refused with the
-  // reason),
-  // appends its events unchanged (same hashes) and serves the match read-only: its dice are
-  // committed on the server that created it. Answers with the verification summary.
+  // `check_import` (a file that does not verify, or a seat's redacted export, is refused with
+  // the reason), appends its events unchanged (same hashes) and serves the match read-only: its
+  // dice are committed on the server that created it. Answers with the verification summary.
   void Import(melee::storage::v1::MatchFile file,
               std::function<void(engine::Result<std::string>)> done);
 
