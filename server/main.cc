@@ -10,8 +10,8 @@
 
 #include "engine/core/registry.h"
 #include "persistence/sqlite_event_store.h"
-#include "server/json_log.h"
-#include "server/server.h"
+#include "server/transport/json_log.h"
+#include "server/transport/server.h"
 #include "server/version.h"
 
 int main(int argc, char** argv) {

@@ -43,6 +43,13 @@ persistence::Hash Sha256(std::string_view bytes) {
   return hash;
 }
 
+// "asl, coc, vv".
+std::string Listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 v1::ServerMessage Refusal(v1::ErrorCode code, std::string message, const std::string& command_id,
                           std::string rule_ref = {}) {
   v1::ServerMessage reply;
@@ -60,17 +67,12 @@ std::string NotRecoveredMessage(const std::string& reason) {
 }
 
 Matches::Matches(asio::any_io_executor executor, MatchServices services,
-                 const engine::Registry& registry)
-    : executor_(std::move(executor)), services_(std::move(services)), registry_(registry) {
+                 const engine::Registry& registry, ImportCheck check_import)
+    : executor_(std::move(executor)),
+      services_(std::move(services)),
+      registry_(registry),
+      check_import_(std::move(check_import)) {
   if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
-  hosts_.emplace("asl", MakeAslHost());
-  hosts_.emplace("coc", MakeCocHost());
-  hosts_.emplace("vv", MakeVvHost());
-}
-
-const RulesetHost* Matches::HostOf(std::string_view ruleset) const {
-  const auto it = hosts_.find(ruleset);
-  return it == hosts_.end() ? nullptr : it->second.get();
 }
 
 void Matches::Register(std::shared_ptr<Match> match) {
@@ -93,10 +95,7 @@ size_t Matches::RecoverAll() {
     std::string reason;
     if (auto events = services_.store.Read(summary.match_id); !events) {
       reason = events.error().message;
-    } else if (auto match = Match::Recover(
-                   executor_, services_, [this](std::string_view id) { return HostOf(id); },
-                   *events);
-               !match) {
+    } else if (auto match = Match::Recover(executor_, services_, hosts_, *events); !match) {
       reason = engine::Describe(match.error());
     } else {
       (*match)->ResumeOwedWork();
@@ -214,7 +213,7 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
   if (!ruleset || host == nullptr) {
     return done(Refusal(v1::ERROR_CODE_NOT_SUPPORTED,
                         "not supported: ruleset '" + settings.ruleset() +
-                            "' — this server hosts matches of: asl, coc, vv",
+                            "' — this server hosts matches of: " + Listed(BuiltinRulesets()),
                         command_id));
   }
   if (settings.title().size() > kMaxTitleBytes) {
@@ -316,14 +315,9 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
 
 void Matches::Import(melee::storage::v1::MatchFile file,
                      std::function<void(engine::Result<std::string>)> done) {
-  const VerifyReport report =
-      VerifyMatchFile(file, [this](std::string_view id) { return HostOf(id); });
-  if (!report.ok) return done(engine::Reject("", "the file does not verify: " + report.Describe()));
-  if (report.redacted != 0) {
-    return done(engine::Reject("", "this is " + file.exported_for() + "'s export, with " +
-                                       std::to_string(report.redacted) +
-                                       " redacted events; import the director's file"));
-  }
+  if (!check_import_) return done(engine::Reject("", "this server imports no match files"));
+  engine::Result<std::string> checked = check_import_(file, hosts_);
+  if (!checked) return done(tl::unexpected(checked.error()));
   if (Find(file.match_id())) {
     return done(engine::Reject("", "match " + file.match_id() + " is already on this server"));
   }
@@ -337,7 +331,7 @@ void Matches::Import(melee::storage::v1::MatchFile file,
   batch.recorded_unix_ms = batch.recorded_each.back();
   auto events = std::make_shared<std::vector<persistence::Event>>(EventsOf(file));
   services_.store.Append(
-      std::move(batch), [this, events, summary = report.Describe(), done = std::move(done)](
+      std::move(batch), [this, events, summary = std::move(*checked), done = std::move(done)](
                             persistence::StoreResult<persistence::Appended> appended) mutable {
         asio::post(executor_, [this, events, summary = std::move(summary), done = std::move(done),
                                appended = std::move(appended)]() mutable {
@@ -347,8 +341,7 @@ void Matches::Import(melee::storage::v1::MatchFile file,
                         ? "match " + events->front().match_id + " is already on this server"
                         : "storage refused the import: " + appended.error().message));
           }
-          auto match = Match::Recover(
-              executor_, services_, [this](std::string_view id) { return HostOf(id); }, *events);
+          auto match = Match::Recover(executor_, services_, hosts_, *events);
           if (!match) return done(tl::unexpected(match.error()));
           Register(std::move(*match));
           spdlog::info("match {} imported ({} events)", events->front().match_id, events->size());

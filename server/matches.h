@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "engine/core/registry.h"
+#include "melee/storage/v1/match_file.pb.h"
 #include "melee/v1/envelope.pb.h"
+#include "server/hosts.h"
 #include "server/match.h"
 
 namespace melee::server {
@@ -24,11 +26,18 @@ namespace melee::server {
 // Returns what a seat of a match that could not be recovered is told, given the reason.
 std::string NotRecoveredMessage(const std::string& reason);
 
+// Checks a match file before it is imported: the verification summary when it verifies
+// completely, else why it is refused. The server passes fair play's CheckImport
+// (server/fair_play/verify.h), which replays matches: the match layer does not depend on it.
+using ImportCheck = std::function<engine::Result<std::string>(
+    const melee::storage::v1::MatchFile& file, const HostLookup& hosts)>;
+
 class Matches {
  public:
-  // `registry` lists the rulesets served; each needs a RulesetHost (asl today).
+  // `registry` lists the rulesets served; each needs a host (server/hosts.h). Without
+  // `check_import` no file is imported.
   Matches(asio::any_io_executor executor, MatchServices services,
-          const engine::Registry& registry);
+          const engine::Registry& registry, ImportCheck check_import = nullptr);
 
   // A match in the store that RecoverAll could not serve, and why.
   struct NotRecovered {
@@ -63,10 +72,10 @@ class Matches {
               const std::string& idempotency_key,
               std::function<void(melee::v1::ServerMessage)> done);
 
-  // Loads a match file exported by any Melee server (docs/fair-play.md): verifies it completely
-  // (a file that does not verify, or a seat's redacted export, is refused with the reason),
-  // appends its events unchanged (same hashes) and serves the match read-only: its dice are
-  // committed on the server that created it. Answers with the verification summary.
+  // Loads a match file exported by any Melee server (docs/fair-play.md): checks it with
+  // `check_import` (a file that does not verify, or a seat's redacted export, is refused with
+  // the reason), appends its events unchanged (same hashes) and serves the match read-only: its
+  // dice are committed on the server that created it. Answers with the verification summary.
   void Import(melee::storage::v1::MatchFile file,
               std::function<void(engine::Result<std::string>)> done);
 
@@ -87,7 +96,7 @@ class Matches {
     std::vector<std::function<void(melee::v1::ServerMessage)>> waiting;  // retries in flight
   };
 
-  const RulesetHost* HostOf(std::string_view ruleset) const;
+  const RulesetHost* HostOf(std::string_view ruleset) const { return hosts_(ruleset); }
   void Register(std::shared_ptr<Match> match);
   // Creates the match; `done` runs exactly once.
   void CreateNow(const melee::v1::MatchSettings& requested, const std::string& command_id,
@@ -98,7 +107,8 @@ class Matches {
   asio::any_io_executor executor_;
   MatchServices services_;
   const engine::Registry& registry_;
-  std::map<std::string, std::unique_ptr<const RulesetHost>, std::less<>> hosts_;
+  const HostLookup hosts_ = BuiltinHosts();
+  const ImportCheck check_import_;
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Match>> matches_;

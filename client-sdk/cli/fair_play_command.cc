@@ -8,7 +8,8 @@
 #include "client-sdk/http_call.h"
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/json.h"
-#include "server/audit.h"
+#include "server/fair_play/audit.h"
+#include "server/fair_play/verify.h"
 #include "server/match_file.h"
 
 namespace melee::cli {

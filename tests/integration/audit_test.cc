@@ -1,9 +1,9 @@
-// The director's audit of a match file (server/audit.h), on files a real server exported after
-// playing with its committed dice: dice counted as the log has them, chi-square values checked
-// against values computed by hand, response times from the recorded times, missed deadlines,
-// disconnects, the replay timeline and the ASLPR CSV row.
+// The director's audit of a match file (server/fair_play/audit.h), on files a real server
+// exported after playing with its committed dice: dice counted as the log has them, chi-square
+// values checked against values computed by hand, response times from the recorded times, missed
+// deadlines, disconnects, the replay timeline and the ASLPR CSV row.
 
-#include "server/audit.h"
+#include "server/fair_play/audit.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

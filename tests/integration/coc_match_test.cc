@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "proto/codec/frame.h"
-#include "server/audit.h"
 #include "server/clock.h"
-#include "server/match_file.h"
+#include "server/fair_play/audit.h"
+#include "server/fair_play/verify.h"
 #include "tests/testing/coc_commands.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"

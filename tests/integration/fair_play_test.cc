@@ -19,6 +19,7 @@
 #include "persistence/fair_play.h"
 #include "proto/codec/frame.h"
 #include "proto/codec/json.h"
+#include "server/fair_play/verify.h"
 #include "server/match_file.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/test_server.h"

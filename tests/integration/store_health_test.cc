@@ -15,7 +15,7 @@
 
 #include "persistence/sqlite_event_store.h"
 #include "proto/codec/json.h"
-#include "server/match_file.h"
+#include "server/fair_play/verify.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/faulty_vfs.h"
 #include "tests/testing/http_get.h"

@@ -8,8 +8,8 @@
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
-#include "server/audit.h"
-#include "server/match_file.h"
+#include "server/fair_play/audit.h"
+#include "server/fair_play/verify.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"

@@ -1,7 +1,7 @@
 // CoalescingStream: frames written while corked leave in one write of the layer below, in order;
 // the buffer is bounded; errors stick; teardown flushes first; the owner may go away mid-write.
 
-#include "server/coalescing_stream.h"
+#include "server/transport/coalescing_stream.h"
 
 #include <gtest/gtest.h>
 

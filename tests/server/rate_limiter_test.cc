@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "server/rate_limiter.h"
+#include "server/transport/rate_limiter.h"
 
 namespace melee::server {
 namespace {

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "server/config.h"
+#include "server/transport/config.h"
 
 namespace melee::testing {
 

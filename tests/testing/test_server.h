@@ -13,7 +13,7 @@
 
 #include "engine/core/registry.h"
 #include "persistence/sqlite_event_store.h"
-#include "server/server.h"
+#include "server/transport/server.h"
 #include "tests/testing/temp_dir.h"
 
 namespace melee::testing {

@@ -1,4 +1,4 @@
-#include "server/http_routes.h"
+#include "server/transport/http_routes.h"
 
 #include <google/protobuf/util/json_util.h>
 

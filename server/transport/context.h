@@ -6,12 +6,12 @@
 
 #include "persistence/event_store.h"
 #include "persistence/fair_play.h"
-#include "server/config.h"
-#include "server/connections.h"
-#include "server/dispatcher.h"
 #include "server/matches.h"
 #include "server/metrics.h"
-#include "server/rate_limiter.h"
+#include "server/transport/config.h"
+#include "server/transport/connections.h"
+#include "server/transport/dispatcher.h"
+#include "server/transport/rate_limiter.h"
 
 namespace melee::server {
 

@@ -1,11 +1,12 @@
-#include "server/server.h"
+#include "server/transport/server.h"
 
 #include <spdlog/spdlog.h>
 
 #include <stdexcept>
 #include <utility>
 
-#include "server/sessions.h"
+#include "server/fair_play/verify.h"
+#include "server/transport/sessions.h"
 
 namespace melee::server {
 namespace {
@@ -52,7 +53,7 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                              .dice_source = std::move(hooks.dice),
                              .recent_events = hooks.recent_events,
                              .lifeline = lifeline_},
-               registry_),
+               registry_, &CheckImport),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       acceptor_(asio::make_strand(ioc_)),
       signals_(ioc_),

@@ -1,4 +1,4 @@
-#include "server/json_log.h"
+#include "server/transport/json_log.h"
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>

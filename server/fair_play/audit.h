@@ -18,7 +18,7 @@
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/storage/v1/match_file.pb.h"
-#include "server/match_file.h"
+#include "server/fair_play/verify.h"
 
 namespace melee::server {
 

@@ -1,4 +1,4 @@
-#include "server/sessions.h"
+#include "server/transport/sessions.h"
 
 #include <spdlog/spdlog.h>
 

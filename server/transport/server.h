@@ -18,13 +18,13 @@
 #include "engine/core/registry.h"
 #include "persistence/event_store.h"
 #include "server/clock.h"
-#include "server/config.h"
-#include "server/connections.h"
-#include "server/context.h"
-#include "server/dispatcher.h"
 #include "server/matches.h"
 #include "server/metrics.h"
 #include "server/net.h"
+#include "server/transport/config.h"
+#include "server/transport/connections.h"
+#include "server/transport/context.h"
+#include "server/transport/dispatcher.h"
 
 #include <boost/asio/ssl.hpp>
 

@@ -1,4 +1,4 @@
-#include "server/connections.h"
+#include "server/transport/connections.h"
 
 #include <utility>
 #include <vector>

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "server/context.h"
+#include "server/transport/context.h"
 
 namespace melee::server {
 

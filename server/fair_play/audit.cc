@@ -1,4 +1,4 @@
-#include "server/audit.h"
+#include "server/fair_play/audit.h"
 
 #include "server/forces.h"
 

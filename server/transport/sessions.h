@@ -11,13 +11,13 @@
 #include <optional>
 #include <string>
 
-#include "server/coalescing_stream.h"
-#include "server/connections.h"
-#include "server/context.h"
-#include "server/dispatcher.h"
-#include "server/http_routes.h"
 #include "server/net.h"
-#include "server/rate_limiter.h"
+#include "server/transport/coalescing_stream.h"
+#include "server/transport/connections.h"
+#include "server/transport/context.h"
+#include "server/transport/dispatcher.h"
+#include "server/transport/http_routes.h"
+#include "server/transport/rate_limiter.h"
 
 #include <boost/beast/ssl.hpp>
 

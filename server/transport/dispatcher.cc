@@ -1,4 +1,4 @@
-#include "server/dispatcher.h"
+#include "server/transport/dispatcher.h"
 
 #include <optional>
 #include <string>
