@@ -118,8 +118,7 @@ Result<int> KeyNumber(const Token& token, std::string_view value, int low, int h
   if (!number) return Reject("", Shown(token.text) + ": " + key + " must be a number");
   if (*number < low || *number > high) {
     return Reject("", Shown(token.text) + ": " + key + " " + std::to_string(*number) +
-                          " is out of range " + std::to_string(low) + ".." +
-                          std::to_string(high));
+                          " is out of range " + std::to_string(low) + ".." + std::to_string(high));
   }
   return *number;
 }
@@ -247,7 +246,8 @@ std::optional<LeaderCounter> ParseLeaderCounter(std::string_view text) {
 }
 
 std::string LeaderText(int morale, int leadership) {
-  return std::to_string(morale) + (leadership > 0 ? "+" : "-") + std::to_string(std::abs(leadership));
+  return std::to_string(morale) + (leadership > 0 ? "+" : "-") +
+         std::to_string(std::abs(leadership));
 }
 
 bool StartsWithDigit(std::string_view text) {
@@ -344,10 +344,10 @@ std::string_view NationalityWord(aslpb::Nationality nationality) {
 }
 
 constexpr std::pair<std::string_view, aslpb::UnitKind> kAslKinds[] = {
-    {"squad", aslpb::UNIT_KIND_SQUAD},     {"hs", aslpb::UNIT_KIND_HALF_SQUAD},
+    {"squad", aslpb::UNIT_KIND_SQUAD},           {"hs", aslpb::UNIT_KIND_HALF_SQUAD},
     {"half-squad", aslpb::UNIT_KIND_HALF_SQUAD}, {"crew", aslpb::UNIT_KIND_CREW},
-    {"leader", aslpb::UNIT_KIND_LEADER},   {"hero", aslpb::UNIT_KIND_HERO},
-    {"smc", aslpb::UNIT_KIND_OTHER_SMC},   {"dummy", aslpb::UNIT_KIND_DUMMY},
+    {"leader", aslpb::UNIT_KIND_LEADER},         {"hero", aslpb::UNIT_KIND_HERO},
+    {"smc", aslpb::UNIT_KIND_OTHER_SMC},         {"dummy", aslpb::UNIT_KIND_DUMMY},
     {"vehicle", aslpb::UNIT_KIND_VEHICLE},
 };
 
@@ -382,9 +382,9 @@ bool IsAslKeyword(std::string_view word) {
     if (word == name) return true;
   }
   static const std::set<std::string_view> kOthers = {
-      "of",       "on",     "with",    "rider",  "passenger", "concealed", "?",     "wounded",
-      "assault",  "elite",  "bu",      "street-fighting",     "conscript", "crest", "bank",
-      "engineer", "engineers"};
+      "of",        "on",      "with",    "rider",    "passenger", "concealed",
+      "?",         "wounded", "assault", "elite",    "bu",        "street-fighting",
+      "conscript", "crest",   "bank",    "engineer", "engineers"};
   return NationalityOf(word).has_value() || kOthers.contains(word) ||
          word.find('=') != std::string_view::npos;
 }
@@ -429,8 +429,9 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
   auto tokens = Tokenize(notation, ",");
   if (!tokens) return tl::unexpected(tokens.error());
   if (tokens->empty()) {
-    return Reject("", "no counter: write FP-range-ML like 4-6-7, a leader's ML-leadership like "
-                      "8-1, dummy or vehicle");
+    return Reject("",
+                  "no counter: write FP-range-ML like 4-6-7, a leader's ML-leadership like "
+                  "8-1, dummy or vehicle");
   }
   aslpb::Unit unit;
   unit.set_id(std::string(id));
@@ -456,9 +457,12 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
     if (StartsWithDigit(w)) {
       if (words.printed || words.leader) return Reject("", "two counters: " + Shown(token.text));
       if (auto printed = ParsePrinted(w)) {
-        if (auto ok = InRange(token, "FP", printed->first, 0, 99); !ok) return tl::unexpected(ok.error());
-        if (auto ok = InRange(token, "range", printed->range, -1, 99); !ok) return tl::unexpected(ok.error());
-        if (auto ok = InRange(token, "ML", printed->last, 1, 12); !ok) return tl::unexpected(ok.error());
+        if (auto ok = InRange(token, "FP", printed->first, 0, 99); !ok)
+          return tl::unexpected(ok.error());
+        if (auto ok = InRange(token, "range", printed->range, -1, 99); !ok)
+          return tl::unexpected(ok.error());
+        if (auto ok = InRange(token, "ML", printed->last, 1, 12); !ok)
+          return tl::unexpected(ok.error());
         if (printed->has_back) {
           if (auto ok = InRange(token, "the HS's FP", printed->back_first, 1, 99); !ok) {
             return tl::unexpected(ok.error());
@@ -472,7 +476,7 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
         if (leader->morale < 1 || leader->morale > 12 || leader->leadership < -5 ||
             leader->leadership > 3) {
           return Reject("", Shown(token.text) + std::string(kAslCounterHelp) +
-                                " (ML 1..12, leadership -5..+3)");
+                                " leader (ML 1..12, leadership -5..+3)");
         }
         words.leader = leader;
         words.counter_text = LeaderText(leader->morale, leader->leadership);
@@ -512,7 +516,11 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
       }
     }
     if (w == "conscript" || w == "bank") {
-      (w == "bank" ? unit.set_in_bank_or_panji(true) : unit.set_inexperienced(true));
+      if (w == "bank") {
+        unit.set_in_bank_or_panji(true);
+      } else {
+        unit.set_inexperienced(true);
+      }
       matched = true;
     }
     if (matched) {
@@ -534,8 +542,9 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
       continue;
     }
     if (w == "elite") {
-      return Reject("", "'elite': the CC rules have no elite class; an elite squad's printed "
-                        "FP-range-ML (e.g. 4-6-8) says it all");
+      return Reject("",
+                    "'elite': the CC rules have no elite class; an elite squad's printed "
+                    "FP-range-ML (e.g. 4-6-8) says it all");
     }
     if (w == "concealed" || w == "?") {
       unit.set_concealed(true);
@@ -560,7 +569,7 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
       if (w != "on" && at < t.size() && t[at].word == "of") ++at;
       if (at >= t.size()) return Reject("", Shown(token.text) + " needs a unit id, e.g. on G1");
       if (auto ok = CheckWordId(t[at], "'" + w + "'"); !ok) return tl::unexpected(ok.error());
-      std::string* target = w == "on" ? unit.mutable_stacked_on()
+      std::string* target = w == "on"      ? unit.mutable_stacked_on()
                             : w == "rider" ? unit.mutable_rider_of()
                                            : unit.mutable_passenger_of();
       if (!target->empty()) return Reject("", "'" + w + "' is given twice");
@@ -624,8 +633,13 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
       } else if (key == "cmg" || key == "rmg" || key == "aamg") {
         auto n = KeyNumber(token, value, 0, 99);
         if (!n) return tl::unexpected(n.error());
-        (key == "cmg" ? vehicle.set_cmg(*n) : key == "rmg" ? vehicle.set_rmg(*n)
-                                                           : vehicle.set_aamg(*n));
+        if (key == "cmg") {
+          vehicle.set_cmg(*n);
+        } else if (key == "rmg") {
+          vehicle.set_rmg(*n);
+        } else {
+          vehicle.set_aamg(*n);
+        }
         vehicle_words = true;
       } else if (key == "sn") {
         auto n = KeyNumber(token, value, 1, 12);
@@ -637,8 +651,9 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
         while (!rest.empty()) {
           const std::string item = Lower(rest.substr(0, rest.find(',')));
           if (item != "cmg" && item != "rmg" && item != "aamg" && item != "sn") {
-            return Reject("", Shown(token.text) + ": malfunctioned weapons are cmg, rmg, aamg "
-                                                  "or sn, separated by commas");
+            return Reject("", Shown(token.text) +
+                                  ": malfunctioned weapons are cmg, rmg, aamg "
+                                  "or sn, separated by commas");
           }
           vehicle.add_malfunctioned(item);
           rest.remove_prefix(std::min(rest.size(), item.size() + 1));
@@ -654,8 +669,7 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
 
   // The kind, from the counter and the kind word.
   const bool is_vehicle = words.kind == aslpb::UNIT_KIND_VEHICLE;
-  if (!words.unknown.empty() && !(is_vehicle && words.unknown.size() == 1 &&
-                                  words.label.empty())) {
+  if (!words.unknown.empty() && !(is_vehicle && words.unknown.size() == 1 && words.label.empty())) {
     Token shown;
     shown.text = words.unknown.front();
     return Reject("", Unknown(shown, "asl"));
@@ -673,30 +687,37 @@ Result<aslpb::Unit> AslUnit(std::string_view id, v1::Seat owner, std::string_vie
       return Reject("A11.5", "a concealed vehicle is not supported");
     }
   } else if (vehicle_words) {
-    return Reject("", "vehicle words (CE, motion, cmg=...) are for a vehicle: write "
-                      "vehicle NAME ...");
+    return Reject("",
+                  "vehicle words (CE, motion, cmg=...) are for a vehicle: write "
+                  "vehicle NAME ...");
   }
   if (words.half_squad_of && !words.printed) {
     return Reject("", "HS of needs the squad's counter, e.g. HS of 4-6-7");
   }
   aslpb::UnitKind kind;
   if (words.leader) {
-    if (words.kind && *words.kind != aslpb::UNIT_KIND_LEADER) {
-      return Reject("", Shown(words.counter_text) + " is a leader's ML-leadership; FP-range-ML "
-                                                    "like 4-6-7 is the counter of other units");
+    // Two numbers alone are too easily a squad's counter mistyped: a leader says so.
+    if (!words.kind) {
+      return Reject("", Shown(words.counter_text) + std::string(kAslCounterHelp) + " leader");
+    }
+    if (*words.kind != aslpb::UNIT_KIND_LEADER) {
+      return Reject("", Shown(words.counter_text) +
+                            " is a leader's ML-leadership; FP-range-ML "
+                            "like 4-6-7 is the counter of other units");
     }
     kind = aslpb::UNIT_KIND_LEADER;
   } else if (words.printed) {
     if (words.kind == aslpb::UNIT_KIND_LEADER) {
-      return Reject("", "a leader's counter is ML-leadership like 8-1, not " +
-                            Shown(words.printed->Front()));
+      return Reject(
+          "", "a leader's counter is ML-leadership like 8-1, not " + Shown(words.printed->Front()));
     }
     kind = words.kind.value_or(aslpb::UNIT_KIND_SQUAD);
   } else if (words.kind == aslpb::UNIT_KIND_DUMMY || is_vehicle) {
     kind = *words.kind;
   } else {
-    return Reject("", "no counter: write FP-range-ML like 4-6-7, a leader's ML-leadership like "
-                      "8-1, dummy or vehicle");
+    return Reject("",
+                  "no counter: write FP-range-ML like 4-6-7, a leader's ML-leadership like "
+                  "8-1, dummy or vehicle");
   }
   unit.set_kind(kind);
   if (words.half_squad_of && (!words.printed || kind != aslpb::UNIT_KIND_HALF_SQUAD)) {
@@ -831,11 +852,20 @@ std::string AslNotation(const aslpb::Unit& unit) {
           name.label = unit.name();
         }
         switch (unit.kind()) {
-          case aslpb::UNIT_KIND_HALF_SQUAD: parts.push_back("HS"); break;
-          case aslpb::UNIT_KIND_CREW: parts.push_back("crew"); break;
-          case aslpb::UNIT_KIND_HERO: parts.push_back("hero"); break;
-          case aslpb::UNIT_KIND_OTHER_SMC: parts.push_back("smc"); break;
-          default: break;
+          case aslpb::UNIT_KIND_HALF_SQUAD:
+            parts.push_back("HS");
+            break;
+          case aslpb::UNIT_KIND_CREW:
+            parts.push_back("crew");
+            break;
+          case aslpb::UNIT_KIND_HERO:
+            parts.push_back("hero");
+            break;
+          case aslpb::UNIT_KIND_OTHER_SMC:
+            parts.push_back("smc");
+            break;
+          default:
+            break;
         }
         if (unit.kind() == aslpb::UNIT_KIND_SQUAD && unit.has_reduced_firepower()) {
           parts.push_back("hs-fp=" + std::to_string(unit.reduced_firepower()));
@@ -858,8 +888,7 @@ std::string AslNotation(const aslpb::Unit& unit) {
   if (unit.concealed() && unit.kind() != aslpb::UNIT_KIND_DUMMY) parts.push_back("concealed");
   if (unit.bpv() != 0) parts.push_back("bpv=" + std::to_string(unit.bpv()));
   if (!unit.support_weapons().empty()) {
-    std::vector<std::string> weapons(unit.support_weapons().begin(),
-                                     unit.support_weapons().end());
+    std::vector<std::string> weapons(unit.support_weapons().begin(), unit.support_weapons().end());
     parts.push_back("with " + Join(weapons, ", "));
   }
   if (!unit.stacked_on().empty()) parts.push_back("on " + unit.stacked_on());
@@ -868,7 +897,8 @@ std::string AslNotation(const aslpb::Unit& unit) {
   if (unit.kind() == aslpb::UNIT_KIND_VEHICLE) {
     const aslpb::Vehicle& v = unit.vehicle();
     for (const auto& [word, armor] : kArmors) {
-      if (armor == v.armor() && armor != aslpb::ARMOR_CLOSED_TOP) parts.push_back(std::string(word));
+      if (armor == v.armor() && armor != aslpb::ARMOR_CLOSED_TOP)
+        parts.push_back(std::string(word));
     }
     for (const auto& [word, movement] : kMovements) {
       if (movement == v.movement() && movement != aslpb::MOVEMENT_STOPPED) {
@@ -917,10 +947,10 @@ constexpr VvFlag kVvFlags[] = {
 };
 
 constexpr std::pair<std::string_view, vvpb::UnitKind> kVvKinds[] = {
-    {"squad", vvpb::UNIT_KIND_SQUAD},  {"hs", vvpb::UNIT_KIND_HALF_SQUAD},
+    {"squad", vvpb::UNIT_KIND_SQUAD},           {"hs", vvpb::UNIT_KIND_HALF_SQUAD},
     {"half-squad", vvpb::UNIT_KIND_HALF_SQUAD}, {"leader", vvpb::UNIT_KIND_LEADER},
-    {"hero", vvpb::UNIT_KIND_LEADER},  {"afv", vvpb::UNIT_KIND_AFV},
-    {"vehicle", vvpb::UNIT_KIND_VEHICLE}, {"gun", vvpb::UNIT_KIND_GUN},
+    {"hero", vvpb::UNIT_KIND_LEADER},           {"afv", vvpb::UNIT_KIND_AFV},
+    {"vehicle", vvpb::UNIT_KIND_VEHICLE},       {"gun", vvpb::UNIT_KIND_GUN},
 };
 
 bool IsVvKeyword(std::string_view word) {
@@ -967,8 +997,8 @@ Result<vvpb::SupportWeapon> VvWeapon(const std::vector<Token>& t, size_t& i) {
     } else if (!valued && StartsWithDigit(next.word)) {
       const size_t dash = next.word.find('-');
       const auto apfp = Number(next.word.substr(0, dash));
-      const auto range = dash == std::string::npos ? std::optional<int>(0)
-                                                   : Number(next.word.substr(dash + 1));
+      const auto range =
+          dash == std::string::npos ? std::optional<int>(0) : Number(next.word.substr(dash + 1));
       if (!apfp || !range) {
         return Reject("", Shown(next.text) + " is not a weapon's APFP-range like 3-6");
       }
@@ -1044,8 +1074,9 @@ Result<vvpb::Unit> VvUnit(std::string_view id, v1::Seat owner, std::string_view 
     bool positive = false;
     if (auto lm = VvModifier(w, positive)) {
       if (positive) {
-        return Reject("15.3", Shown(token.text) + ": a V&V Leadership Modifier is subtracted, "
-                                                  "e.g. (-1) (VV-AMB-2)");
+        return Reject("15.3", Shown(token.text) +
+                                  ": a V&V Leadership Modifier is subtracted, "
+                                  "e.g. (-1) (VV-AMB-2)");
       }
       if (modifier) return Reject("", "two Leadership Modifiers: " + Shown(token.text));
       if (auto ok = InRange(token, "the Leadership Modifier", *lm, 0, 3, "15.3"); !ok) {
@@ -1110,8 +1141,9 @@ Result<vvpb::Unit> VvUnit(std::string_view id, v1::Seat owner, std::string_view 
   }
   if (!kind) {
     if (!printed) {
-      return Reject("", "no counter: write APFP-range-CR like 4-6-5 (squad, hs, leader) or "
-                        "afv, vehicle or gun with mg=, cr=");
+      return Reject("",
+                    "no counter: write APFP-range-CR like 4-6-5 (squad, hs, leader) or "
+                    "afv, vehicle or gun with mg=, cr=");
     }
     kind = modifier ? vvpb::UNIT_KIND_LEADER : vvpb::UNIT_KIND_SQUAD;
   }
@@ -1166,9 +1198,10 @@ Result<vvpb::Unit> VvUnit(std::string_view id, v1::Seat owner, std::string_view 
       unit.set_casualty_rating(half_cr);
     } else {
       if (half_cr < 1 || half_cr >= unit.casualty_rating()) {
-        return Reject("14.61", "a squad reduces to a half squad with a CR from 1 to less than "
-                               "its own: give its half-squad side, e.g. " +
-                                   printed->Front() + "/2-6-2");
+        return Reject("14.61",
+                      "a squad reduces to a half squad with a CR from 1 to less than "
+                      "its own: give its half-squad side, e.g. " +
+                          printed->Front() + "/2-6-2");
       }
       unit.set_reduced_apfp(half_apfp);
       unit.set_reduced_casualty_rating(half_cr);
@@ -1218,7 +1251,8 @@ std::string VvWeaponNotation(const vvpb::SupportWeapon& weapon) {
   std::string printed = std::to_string(weapon.apfp());
   // The name ends with the printed "3-6 (L)" when the notation wrote it.
   const std::string tail = weapon.heavy() ? " (H)" : " (L)";
-  if (label.size() >= tail.size() && label.compare(label.size() - tail.size(), tail.size(), tail) == 0) {
+  if (label.size() >= tail.size() &&
+      label.compare(label.size() - tail.size(), tail.size(), tail) == 0) {
     const std::string head = label.substr(0, label.size() - tail.size());
     const size_t space = head.rfind(' ');
     const std::string value = space == std::string::npos ? head : head.substr(space + 1);
@@ -1263,8 +1297,8 @@ std::string VvNotation(const vvpb::Unit& unit) {
       break;
     }
     case vvpb::UNIT_KIND_HALF_SQUAD:
-      if (name.printed && (name.printed->first != unit.apfp() ||
-                           name.printed->last != unit.casualty_rating())) {
+      if (name.printed &&
+          (name.printed->first != unit.apfp() || name.printed->last != unit.casualty_rating())) {
         std::string text = "hs of " + name.printed->Front();
         if (unit.apfp() != VvHalf(name.printed->first) ||
             unit.casualty_rating() != VvHalf(name.printed->last)) {
@@ -1285,7 +1319,7 @@ std::string VvNotation(const vvpb::Unit& unit) {
     default: {
       const std::string_view word = unit.kind() == vvpb::UNIT_KIND_AFV       ? "afv"
                                     : unit.kind() == vvpb::UNIT_KIND_VEHICLE ? "vehicle"
-                                                                            : "gun";
+                                                                             : "gun";
       parts.push_back(std::string(word));
       const std::string& label = unit.name();
       const bool bare = !label.empty() && label.find_first_of(" \t\",=()") == std::string::npos &&
@@ -1313,7 +1347,8 @@ std::string VvNotation(const vvpb::Unit& unit) {
     }
   }
   if (!unit.carrier().empty()) parts.push_back("on " + unit.carrier());
-  for (const vvpb::SupportWeapon& weapon : unit.weapons()) parts.push_back(VvWeaponNotation(weapon));
+  for (const vvpb::SupportWeapon& weapon : unit.weapons())
+    parts.push_back(VvWeaponNotation(weapon));
   return Join(parts);
 }
 
@@ -1337,8 +1372,8 @@ constexpr std::pair<std::string_view, cocpb::Quality> kCocQualities[] = {
 };
 
 constexpr std::pair<std::string_view, cocpb::LeaderStatus> kCocStatuses[] = {
-    {"active", cocpb::LEADER_STATUS_ACTIVE},   {"wounded", cocpb::LEADER_STATUS_WOUNDED},
-    {"stunned", cocpb::LEADER_STATUS_STUNNED}, {"killed", cocpb::LEADER_STATUS_KILLED},
+    {"active", cocpb::LEADER_STATUS_ACTIVE},     {"wounded", cocpb::LEADER_STATUS_WOUNDED},
+    {"stunned", cocpb::LEADER_STATUS_STUNNED},   {"killed", cocpb::LEADER_STATUS_KILLED},
     {"captured", cocpb::LEADER_STATUS_CAPTURED},
 };
 
@@ -1445,8 +1480,9 @@ Result<void> CocLeader(const std::vector<Token>& t, std::string_view unit_id, in
         leader.set_team(unit.teams(*n - 1).id());
       } else {
         if (auto ok = CheckWordId(team, "'with'"); !ok) return ok;
-        const bool found = std::any_of(unit.teams().begin(), unit.teams().end(),
-                                       [&](const cocpb::Team& each) { return each.id() == team.text; });
+        const bool found =
+            std::any_of(unit.teams().begin(), unit.teams().end(),
+                        [&](const cocpb::Team& each) { return each.id() == team.text; });
         if (!found) return Reject("", "'with " + team.text + "': no such team in this Unit");
         leader.set_team(team.text);
       }
@@ -1509,8 +1545,9 @@ Result<cocpb::Unit> CocUnit(std::string_view id, v1::Seat side, std::string_view
     }
     if (IsCocElementStart(w)) break;
     if (token.separator) {
-      return Reject("", "a '" + token.text + "' separates teams and leaders, after ':' (squad: "
-                                             "team 5 lmg, team 4; leader)");
+      return Reject("", "a '" + token.text +
+                            "' separates teams and leaders, after ':' (squad: "
+                            "team 5 lmg, team 4; leader)");
     }
     if (w == "section" || w == "squad") {
       noun = token.text;
@@ -1574,8 +1611,8 @@ Result<cocpb::Unit> CocUnit(std::string_view id, v1::Seat side, std::string_view
           team.text = item;
           team.word = Lower(item);
           if (auto ok = CheckWordId(team, key); !ok) return tl::unexpected(ok.error());
-          (key == "through-arc" ? unit.add_through_arcs(item)
-                                : unit.add_through_suppressing_fire(item));
+          *(key == "through-arc" ? unit.add_through_arcs() : unit.add_through_suppressing_fire()) =
+              item;
         } while (!rest.empty());
       } else {
         return Reject("", Unknown(token, "coc"));
@@ -1591,8 +1628,9 @@ Result<cocpb::Unit> CocUnit(std::string_view id, v1::Seat side, std::string_view
     if (t[i].word == "," || t[i].word == ";") {
       parts.emplace_back();
     } else if (t[i].word == ":") {
-      return Reject("", "one ':' ends the Unit's words; teams and leaders are separated by ',' "
-                        "or ';'");
+      return Reject("",
+                    "one ':' ends the Unit's words; teams and leaders are separated by ',' "
+                    "or ';'");
     } else {
       parts.back().push_back(t[i]);
     }
@@ -1617,8 +1655,9 @@ Result<cocpb::Unit> CocUnit(std::string_view id, v1::Seat side, std::string_view
     }
   }
   if (unit.teams().empty() && !unit.vehicle()) {
-    return Reject("", "an infantry Unit needs its teams after ':' (squad: team 5 lmg, team 4); "
-                      "a vehicle says vehicle or tank");
+    return Reject("",
+                  "an infantry Unit needs its teams after ':' (squad: team 5 lmg, team 4); "
+                  "a vehicle says vehicle or tank");
   }
   cocpb::Unit checked = unit;  // a roster gives the role later, from the attacker
   if (checked.role() == cocpb::ROLE_UNSPECIFIED) checked.set_role(cocpb::ROLE_ATTACKER);
@@ -1670,11 +1709,11 @@ std::string CocNotation(const cocpb::Unit& unit) {
   std::vector<std::string> teams;
   for (int i = 0; i < unit.teams_size(); ++i) {
     const cocpb::Team& team = unit.teams(i);
-    teams.push_back(Join({"team", team.id() == CocTeamId(unit.id(), i) ? "" : team.id(),
-                          std::to_string(team.figures()), count(team.smgs(), "smg"),
-                          count(team.lmgs(), "lmg"), count(team.mmgs(), "mmg"),
-                          team.crewed_weapon() ? "crewed" : "",
-                          team.shock() != 0 ? "shock=" + std::to_string(team.shock()) : ""}));
+    teams.push_back(
+        Join({"team", team.id() == CocTeamId(unit.id(), i) ? "" : team.id(),
+              std::to_string(team.figures()), count(team.smgs(), "smg"), count(team.lmgs(), "lmg"),
+              count(team.mmgs(), "mmg"), team.crewed_weapon() ? "crewed" : "",
+              team.shock() != 0 ? "shock=" + std::to_string(team.shock()) : ""}));
   }
   std::vector<std::string> leaders;
   for (int i = 0; i < unit.leaders_size(); ++i) {
@@ -1833,11 +1872,12 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
       continue;
     }
     if (colon == std::string_view::npos) {
-      return FailAt(source, number, Shown(line) + ": expected '<id>: <counter>' (e.g. 'A1: " +
-                                        std::string(ruleset == "coc"  ? "squad: team 5 lmg"
-                                                    : ruleset == "vv" ? "4-6-5 squad"
-                                                                      : "4-6-7") +
-                                        "') or a directive such as 'attacker: side_a'");
+      return FailAt(source, number,
+                    Shown(line) + ": expected '<id>: <counter>' (e.g. 'A1: " +
+                        std::string(ruleset == "coc"  ? "squad: team 5 lmg"
+                                    : ruleset == "vv" ? "4-6-5 squad"
+                                                      : "4-6-7") +
+                        "') or a directive such as 'attacker: side_a'");
     }
     RosterLine entry;
     entry.number = number;
@@ -1854,8 +1894,9 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
     }
     if (key == "ruleset") {
       if (Lower(entry.rest) != ruleset) {
-        return FailAt(source, number, "this roster is for " + Shown(entry.rest) +
-                                          "; the match plays " + std::string(ruleset));
+        return FailAt(source, number,
+                      "this roster is for " + Shown(entry.rest) + "; the match plays " +
+                          std::string(ruleset));
       }
       if (end == std::string_view::npos) break;
       continue;
@@ -1867,10 +1908,10 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
       for (std::string_view name : each.names) {
         if (key != name && !(name == "source" && key == "source-hex")) continue;
         if (each.ruleset != ruleset) {
-          return FailAt(source, number, Shown(entry.key) + " is a line of a " +
-                                            std::string(each.ruleset) + " roster; this one is " +
-                                            std::string(ruleset) + " (" +
-                                            DirectiveList(ruleset) + ")");
+          return FailAt(source, number,
+                        Shown(entry.key) + " is a line of a " + std::string(each.ruleset) +
+                            " roster; this one is " + std::string(ruleset) + " (" +
+                            DirectiveList(ruleset) + ")");
         }
         known = true;
       }
@@ -1879,10 +1920,11 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
       entry.directive = true;
       entry.key = key == "source-hex" ? "source" : key;
     } else if (!checks::CheckId(entry.key, "id", 32)) {
-      return FailAt(source, number, Shown(entry.key) + " is neither a unit id (1..32 characters, "
-                                                       "no spaces) nor a line of an " +
-                                        std::string(ruleset) + " roster (" +
-                                        DirectiveList(ruleset) + ")");
+      return FailAt(source, number,
+                    Shown(entry.key) +
+                        " is neither a unit id (1..32 characters, "
+                        "no spaces) nor a line of an " +
+                        std::string(ruleset) + " roster (" + DirectiveList(ruleset) + ")");
     }
     lines.push_back(std::move(entry));
     if (end == std::string_view::npos) break;
@@ -1890,12 +1932,14 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
   // In a roster with sides, whose is a unit before the first `side:` line? Nobody's.
   for (const RosterLine& line : lines) {
     if (!sided || !line.before_sides) continue;
-    const bool shared = line.directive && line.key != "nationality" &&
-                        line.key != "force-morale" && line.key != "grenades" &&
-                        line.key != "satchel-charges" && line.key != "satchel-apfp";
+    const bool shared = line.directive && line.key != "nationality" && line.key != "force-morale" &&
+                        line.key != "grenades" && line.key != "satchel-charges" &&
+                        line.key != "satchel-apfp";
     if (!shared) {
-      return FailAt(source, line.number, Shown(line.key) + " comes before the first 'side:' "
-                                         "line: in a roster with sides, put it under its side");
+      return FailAt(source, line.number,
+                    Shown(line.key) +
+                        " comes before the first 'side:' "
+                        "line: in a roster with sides, put it under its side");
     }
   }
   return lines;
@@ -1925,8 +1969,8 @@ class Ids {
   Result<void> Add(const std::string& id, int line, std::string_view source) {
     auto [it, inserted] = seen_.emplace(id, line);
     if (!inserted) {
-      return FailAt(source, line, "id " + Shown(id) + " is already used on line " +
-                                      std::to_string(it->second));
+      return FailAt(source, line,
+                    "id " + Shown(id) + " is already used on line " + std::to_string(it->second));
     }
     return {};
   }
@@ -1937,15 +1981,17 @@ class Ids {
 
 Result<v1::Seat> AttackerOf(const RosterLine& line, std::string_view source) {
   const auto seat = SeatOf(line.rest);
-  if (!seat) return FailAt(source, line.number, "attacker: side_a or side_b, not " + Shown(line.rest));
+  if (!seat)
+    return FailAt(source, line.number, "attacker: side_a or side_b, not " + Shown(line.rest));
   return *seat;
 }
 
 Result<int> DirectiveNumber(const RosterLine& line, std::string_view source, int low, int high) {
   const auto value = Number(line.rest);
   if (!value || *value < low || *value > high) {
-    return FailAt(source, line.number, line.key + ": a number " + std::to_string(low) + ".." +
-                                           std::to_string(high) + ", not " + Shown(line.rest));
+    return FailAt(source, line.number,
+                  line.key + ": a number " + std::to_string(low) + ".." + std::to_string(high) +
+                      ", not " + Shown(line.rest));
   }
   return *value;
 }
@@ -1964,7 +2010,8 @@ Result<Named> NamedWords(std::string_view text, const std::set<std::string_view>
   size_t i = 0;
   if (!tokens->empty()) {
     const Token& first = tokens->front();
-    if (first.quoted || (!keywords.contains(first.word) && first.word.find('=') == std::string::npos)) {
+    if (first.quoted ||
+        (!keywords.contains(first.word) && first.word.find('=') == std::string::npos)) {
       out.name = first.text;
       i = 1;
     }
@@ -2007,13 +2054,17 @@ Result<aslpb::Location> LocationOf(const RosterLine& line, std::string_view sour
     } else if (pair && (pair->first == "excess-side-a" || pair->first == "excess-side-b")) {
       auto n = KeyNumber(token, pair->second, 0, 9);
       if (!n) return FailAt(source, line.number, n.error());
-      (pair->first == "excess-side-a" ? location.set_excess_squads_side_a(*n)
-                                      : location.set_excess_squads_side_b(*n));
+      if (pair->first == "excess-side-a") {
+        location.set_excess_squads_side_a(*n);
+      } else {
+        location.set_excess_squads_side_b(*n);
+      }
     } else {
       return FailAt(source, line.number,
-                    Shown(token.text) + " is not a word of a Location (woods-or-building, melee, "
-                                        "hth, reaction-fire, ambusher=side_a, excess-side-a=N, "
-                                        "excess-side-b=N)");
+                    Shown(token.text) +
+                        " is not a word of a Location (woods-or-building, melee, "
+                        "hth, reaction-fire, ambusher=side_a, excess-side-a=N, "
+                        "excess-side-b=N)");
     }
   }
   if (auto ok = LocationFromProto(location, "location"); !ok) {
@@ -2042,9 +2093,10 @@ std::string LocationNotation(const aslpb::Location& location) {
 }
 
 Result<void> NoUnitsFor(v1::Seat seat, bool others, std::string_view source) {
-  return FailAt(source, 0, others ? "no unit of " + SeatWord(seat) +
-                                        " in this roster (its units are the other side's)"
-                                  : "no unit of " + SeatWord(seat) + " in this roster");
+  return FailAt(
+      source, 0,
+      others ? "no unit of " + SeatWord(seat) + " in this roster (its units are the other side's)"
+             : "no unit of " + SeatWord(seat) + " in this roster");
 }
 
 Result<v1::SubmitSetup> AslRoster(const std::vector<RosterLine>& lines, v1::Seat seat,
@@ -2073,9 +2125,10 @@ Result<v1::SubmitSetup> AslRoster(const std::vector<RosterLine>& lines, v1::Seat
       } else {
         const auto value = NationalityOf(Lower(line.rest));
         if (!value) {
-          return FailAt(source, line.number, "nationality: german, russian, american, british, "
-                                             "italian, finnish, japanese, chinese or other, not " +
-                                                 Shown(line.rest));
+          return FailAt(source, line.number,
+                        "nationality: german, russian, american, british, "
+                        "italian, finnish, japanese, chinese or other, not " +
+                            Shown(line.rest));
         }
         nationality[line.section] = *value;
       }
@@ -2095,17 +2148,18 @@ Result<v1::SubmitSetup> AslRoster(const std::vector<RosterLine>& lines, v1::Seat
   bool others = false;
   for (Entry& entry : units) {
     aslpb::Unit& unit = entry.unit;
-    if (unit.nationality() == aslpb::NATIONALITY_UNSPECIFIED && nationality.contains(unit.owner())) {
+    if (unit.nationality() == aslpb::NATIONALITY_UNSPECIFIED &&
+        nationality.contains(unit.owner())) {
       unit.set_nationality(nationality[unit.owner()]);
     }
     if (!unit.stacked_on().empty()) {
       const aslpb::Unit* mmc = find(unit.stacked_on(), unit.owner());
-      if (mmc == nullptr || (mmc->kind() != aslpb::UNIT_KIND_SQUAD &&
-                             mmc->kind() != aslpb::UNIT_KIND_HALF_SQUAD &&
-                             mmc->kind() != aslpb::UNIT_KIND_CREW)) {
-        return FailAt(source, entry.line, "'on " + unit.stacked_on() + "': no MMC " +
-                                              unit.stacked_on() + " of " +
-                                              SeatWord(unit.owner()) + " in this roster",
+      if (mmc == nullptr ||
+          (mmc->kind() != aslpb::UNIT_KIND_SQUAD && mmc->kind() != aslpb::UNIT_KIND_HALF_SQUAD &&
+           mmc->kind() != aslpb::UNIT_KIND_CREW)) {
+        return FailAt(source, entry.line,
+                      "'on " + unit.stacked_on() + "': no MMC " + unit.stacked_on() + " of " +
+                          SeatWord(unit.owner()) + " in this roster",
                       "A11.14");
       }
     }
@@ -2113,8 +2167,9 @@ Result<v1::SubmitSetup> AslRoster(const std::vector<RosterLine>& lines, v1::Seat
       if (carrier->empty()) continue;
       const aslpb::Unit* vehicle = find(*carrier, unit.owner());
       if (vehicle == nullptr || vehicle->kind() != aslpb::UNIT_KIND_VEHICLE) {
-        return FailAt(source, entry.line, "'" + *carrier + "': no vehicle " + *carrier + " of " +
-                                              SeatWord(unit.owner()) + " in this roster",
+        return FailAt(source, entry.line,
+                      "'" + *carrier + "': no vehicle " + *carrier + " of " +
+                          SeatWord(unit.owner()) + " in this roster",
                       "A11.611");
       }
     }
@@ -2243,21 +2298,24 @@ Result<v1::SubmitSetup> CocRoster(const std::vector<RosterLine>& lines, v1::Seat
     cocpb::Unit& unit = entry.unit;
     if (attacker == v1::SEAT_UNSPECIFIED) {
       if (unit.role() == cocpb::ROLE_UNSPECIFIED) {
-        return FailAt(source, entry.line, "give the Unit's role (attacker, defender or support), "
-                                          "or an 'attacker:' line");
+        return FailAt(source, entry.line,
+                      "give the Unit's role (attacker, defender or support), "
+                      "or an 'attacker:' line");
       }
     } else if (unit.side() == attacker) {
       if (unit.role() == cocpb::ROLE_UNSPECIFIED) unit.set_role(cocpb::ROLE_ATTACKER);
       if (unit.role() != cocpb::ROLE_ATTACKER) {
-        return FailAt(source, entry.line, SeatWord(attacker) + " is the attacker: its Units "
-                                                               "attack",
+        return FailAt(source, entry.line,
+                      SeatWord(attacker) +
+                          " is the attacker: its Units "
+                          "attack",
                       "17.1");
       }
     } else {
       if (unit.role() == cocpb::ROLE_ATTACKER) {
-        return FailAt(source, entry.line, SeatWord(unit.side()) + " defends (the attacker is " +
-                                              SeatWord(attacker) +
-                                              "): its Units are the defender or support",
+        return FailAt(source, entry.line,
+                      SeatWord(unit.side()) + " defends (the attacker is " + SeatWord(attacker) +
+                          "): its Units are the defender or support",
                       "17.2");
       }
       if (unit.role() == cocpb::ROLE_UNSPECIFIED) {
@@ -2277,8 +2335,10 @@ Result<v1::SubmitSetup> CocRoster(const std::vector<RosterLine>& lines, v1::Seat
   }
   if (setup.units().empty()) return tl::unexpected(NoUnitsFor(seat, others, source).error());
   if (!force_morale.contains(seat)) {
-    return FailAt(source, 0, SeatWord(seat) + "'s Force Morale is missing: add a line "
-                                              "'force-morale: N' (1..11)");
+    return FailAt(source, 0,
+                  SeatWord(seat) +
+                      "'s Force Morale is missing: add a line "
+                      "'force-morale: N' (1..11)");
   }
   setup.set_force_morale(force_morale[seat]);
   if (auto ok = CocSideSetupFromProto(setup, ""); !ok) return FailAt(source, 0, ok.error());
@@ -2310,8 +2370,9 @@ Result<vvpb::TargetHex> TargetOf(const RosterLine& line, std::string_view source
                                  : nullptr;
     if (!pair || set == nullptr) {
       return FailAt(source, line.number,
-                    Shown(token.text) + " is not a word of a target hex (terrain=N, hexside=N, "
-                                        "fortification=N, hindrance=N, capacity=N)");
+                    Shown(token.text) +
+                        " is not a word of a target hex (terrain=N, hexside=N, "
+                        "fortification=N, hindrance=N, capacity=N)");
     }
     auto n = KeyNumber(token, pair->second, 0, 9);
     if (!n) return FailAt(source, line.number, n.error());
@@ -2322,10 +2383,11 @@ Result<vvpb::TargetHex> TargetOf(const RosterLine& line, std::string_view source
 
 std::string TargetNotation(const vvpb::TargetHex& target) {
   std::vector<std::string> parts = {NameWord(target.name(), kTargetWords)};
-  const std::pair<const char*, int> values[] = {
-      {"terrain", target.terrain_cover()},     {"hexside", target.hexside_cover()},
-      {"fortification", target.fortification_cover()}, {"hindrance", target.hindrance_cover()},
-      {"capacity", target.capacity()}};
+  const std::pair<const char*, int> values[] = {{"terrain", target.terrain_cover()},
+                                                {"hexside", target.hexside_cover()},
+                                                {"fortification", target.fortification_cover()},
+                                                {"hindrance", target.hindrance_cover()},
+                                                {"capacity", target.capacity()}};
   for (const auto& [key, value] : values) {
     if (value != 0) parts.push_back(std::string(key) + "=" + std::to_string(value));
   }
@@ -2345,8 +2407,8 @@ Result<v1::SubmitSetup> VvRoster(const std::vector<RosterLine>& lines, v1::Seat 
   std::vector<Entry> units;
   for (const RosterLine& line : lines) {
     if (line.directive) {
-      const bool per_side = line.key == "grenades" || line.key == "satchel-charges" ||
-                            line.key == "satchel-apfp";
+      const bool per_side =
+          line.key == "grenades" || line.key == "satchel-charges" || line.key == "satchel-apfp";
       if (auto ok = once.Check(line, source, per_side); !ok) return tl::unexpected(ok.error());
       if (line.key == "attacker") {
         auto attacker = AttackerOf(line, source);
@@ -2355,8 +2417,9 @@ Result<v1::SubmitSetup> VvRoster(const std::vector<RosterLine>& lines, v1::Seat 
       } else if (line.key == "source") {
         auto named = NamedWords(line.rest, {});
         if (!named || !named->words.empty() || named->name.empty()) {
-          return FailAt(source, line.number, "source: the hex the assault comes from, e.g. "
-                                             "source: B1");
+          return FailAt(source, line.number,
+                        "source: the hex the assault comes from, e.g. "
+                        "source: B1");
         }
         setup.set_source_hex(named->name);
       } else if (line.key == "target") {
@@ -2377,9 +2440,13 @@ Result<v1::SubmitSetup> VvRoster(const std::vector<RosterLine>& lines, v1::Seat 
         auto value = DirectiveNumber(line, source, 0, 99);
         if (!value) return tl::unexpected(value.error());
         vvpb::Expendables& pool = pools[line.section];
-        (line.key == "grenades"          ? pool.set_grenades(*value)
-         : line.key == "satchel-charges" ? pool.set_satchel_charges(*value)
-                                         : pool.set_satchel_apfp(*value));
+        if (line.key == "grenades") {
+          pool.set_grenades(*value);
+        } else if (line.key == "satchel-charges") {
+          pool.set_satchel_charges(*value);
+        } else {
+          pool.set_satchel_apfp(*value);
+        }
       }
       continue;
     }
@@ -2397,9 +2464,9 @@ Result<v1::SubmitSetup> VvRoster(const std::vector<RosterLine>& lines, v1::Seat 
       });
       if (carrier == units.end() || (carrier->unit.kind() != vvpb::UNIT_KIND_AFV &&
                                      carrier->unit.kind() != vvpb::UNIT_KIND_VEHICLE)) {
-        return FailAt(source, entry.line, "'on " + unit.carrier() + "': no vehicle " +
-                                              unit.carrier() + " of " + SeatWord(unit.owner()) +
-                                              " in this roster",
+        return FailAt(source, entry.line,
+                      "'on " + unit.carrier() + "': no vehicle " + unit.carrier() + " of " +
+                          SeatWord(unit.owner()) + " in this roster",
                       "8");
       }
     }
@@ -2433,13 +2500,15 @@ Result<void> CheckSeat(v1::Seat seat) {
   return {};
 }
 
-// A SideSetup in JSON: read strictly, every value checked, every unit `seat`'s own.
+// A SideSetup in JSON (today's form, sent as it was written): read strictly, every value
+// checked, every unit `seat`'s own.
 Result<v1::SubmitSetup> SideSetupFromJson(std::string_view ruleset, std::string_view json,
                                           v1::Seat seat, std::string_view source) {
   v1::SubmitSetup out;
-  google::protobuf::Message& part = ruleset == "coc"  ? static_cast<google::protobuf::Message&>(*out.mutable_coc())
-                                    : ruleset == "vv" ? static_cast<google::protobuf::Message&>(*out.mutable_vv())
-                                                      : *out.mutable_asl();
+  google::protobuf::Message& part =
+      ruleset == "coc"  ? static_cast<google::protobuf::Message&>(*out.mutable_coc())
+      : ruleset == "vv" ? static_cast<google::protobuf::Message&>(*out.mutable_vv())
+                        : *out.mutable_asl();
   if (std::string wrong = FromJson(json, part); !wrong.empty()) {
     return FailAt(source, 0, "not a valid " + part.GetTypeName() + ": " + wrong);
   }
@@ -2471,11 +2540,11 @@ Result<v1::SubmitSetup> SideSetupFromJson(std::string_view ruleset, std::string_
   }
   for (const auto& [id, owner] : owners) {
     if (owner != seat) {
-      return FailAt(source, 0, "unit " + Shown(id) + " is " + SeatWord(owner) + "'s; " +
-                                   SeatWord(seat) + " enters only its own units");
+      return FailAt(source, 0,
+                    "unit " + Shown(id) + " is " + SeatWord(owner) + "'s; " + SeatWord(seat) +
+                        " enters only its own units");
     }
   }
-  if (owners.empty()) return tl::unexpected(NoUnitsFor(seat, false, source).error());
   return out;
 }
 
@@ -2495,7 +2564,11 @@ Result<v1::SubmitSetup> SituationSetup(std::string_view ruleset, std::string_vie
     if (situation.has_location()) *setup.mutable_location() = situation.location();
     setup.set_attacker(situation.attacker());
     for (const aslpb::Unit& unit : situation.units()) {
-      (unit.owner() == seat ? (void)(*setup.add_units() = unit) : (void)(others = true));
+      if (unit.owner() == seat) {
+        *setup.add_units() = unit;
+      } else {
+        others = true;
+      }
     }
     if (setup.units().empty()) return tl::unexpected(NoUnitsFor(seat, others, source).error());
   } else if (ruleset == "coc") {
@@ -2514,7 +2587,11 @@ Result<v1::SubmitSetup> SituationSetup(std::string_view ruleset, std::string_vie
     setup.set_force_morale(seat == v1::SEAT_SIDE_A ? situation.side_a_force_morale()
                                                    : situation.side_b_force_morale());
     for (const cocpb::Unit& unit : situation.units()) {
-      (unit.side() == seat ? (void)(*setup.add_units() = unit) : (void)(others = true));
+      if (unit.side() == seat) {
+        *setup.add_units() = unit;
+      } else {
+        others = true;
+      }
     }
     if (setup.units().empty()) return tl::unexpected(NoUnitsFor(seat, others, source).error());
   } else {
@@ -2530,11 +2607,15 @@ Result<v1::SubmitSetup> SituationSetup(std::string_view ruleset, std::string_vie
     if (situation.has_target()) *setup.mutable_target() = situation.target();
     setup.set_uphill_levels(situation.uphill_levels());
     setup.set_source_assaulted_this_turn(situation.source_assaulted_this_turn());
-    const vvpb::Expendables& pool = seat == v1::SEAT_SIDE_A ? situation.side_a_expendables()
-                                                            : situation.side_b_expendables();
+    const vvpb::Expendables& pool =
+        seat == v1::SEAT_SIDE_A ? situation.side_a_expendables() : situation.side_b_expendables();
     if (pool.ByteSizeLong() > 0) *setup.mutable_expendables() = pool;
     for (const vvpb::Unit& unit : situation.units()) {
-      (unit.owner() == seat ? (void)(*setup.add_units() = unit) : (void)(others = true));
+      if (unit.owner() == seat) {
+        *setup.add_units() = unit;
+      } else {
+        others = true;
+      }
     }
     if (setup.units().empty()) return tl::unexpected(NoUnitsFor(seat, others, source).error());
   }
@@ -2600,13 +2681,15 @@ Result<v1::SubmitSetup> ReadSideSetup(std::string_view ruleset, std::string_view
 std::string RosterOf(const v1::SubmitSetup& setup) {
   std::vector<std::string> lines;
   const auto seat_line = [&](v1::Seat seat) {
-    if (seat == v1::SEAT_SIDE_A || seat == v1::SEAT_SIDE_B) lines.push_back("side: " + SeatWord(seat));
+    if (seat == v1::SEAT_SIDE_A || seat == v1::SEAT_SIDE_B)
+      lines.push_back("side: " + SeatWord(seat));
   };
   if (setup.has_coc()) {
     const cocpb::SideSetup& part = setup.coc();
     lines.push_back("ruleset: coc");
     if (!part.units().empty()) seat_line(part.units(0).side());
-    if (part.attacker() != v1::SEAT_UNSPECIFIED) lines.push_back("attacker: " + SeatWord(part.attacker()));
+    if (part.attacker() != v1::SEAT_UNSPECIFIED)
+      lines.push_back("attacker: " + SeatWord(part.attacker()));
     if (part.force_morale() != 0) {
       lines.push_back("force-morale: " + std::to_string(part.force_morale()));
     }
@@ -2619,16 +2702,20 @@ std::string RosterOf(const v1::SubmitSetup& setup) {
     if (part.position() != 0) {
       lines.push_back("position: " + std::string(ChoiceWord(part.position(), kPositions)));
     }
-    if (part.cover() != 0) lines.push_back("cover: " + std::string(ChoiceWord(part.cover(), kCovers)));
-    for (const cocpb::Unit& unit : part.units()) lines.push_back(unit.id() + ": " + CocNotation(unit));
+    if (part.cover() != 0)
+      lines.push_back("cover: " + std::string(ChoiceWord(part.cover(), kCovers)));
+    for (const cocpb::Unit& unit : part.units())
+      lines.push_back(unit.id() + ": " + CocNotation(unit));
   } else if (setup.has_vv()) {
     const vvpb::SideSetup& part = setup.vv();
     lines.push_back("ruleset: vv");
     if (!part.units().empty()) seat_line(part.units(0).owner());
-    if (part.attacker() != v1::SEAT_UNSPECIFIED) lines.push_back("attacker: " + SeatWord(part.attacker()));
+    if (part.attacker() != v1::SEAT_UNSPECIFIED)
+      lines.push_back("attacker: " + SeatWord(part.attacker()));
     if (!part.source_hex().empty()) lines.push_back("source: " + NameWord(part.source_hex(), {}));
     if (part.has_target()) lines.push_back("target: " + TargetNotation(part.target()));
-    if (part.uphill_levels() != 0) lines.push_back("uphill: " + std::to_string(part.uphill_levels()));
+    if (part.uphill_levels() != 0)
+      lines.push_back("uphill: " + std::to_string(part.uphill_levels()));
     if (part.source_assaulted_this_turn()) lines.push_back("source-assaulted: yes");
     const vvpb::Expendables& pool = part.expendables();
     if (pool.grenades() != 0) lines.push_back("grenades: " + std::to_string(pool.grenades()));
@@ -2638,14 +2725,18 @@ std::string RosterOf(const v1::SubmitSetup& setup) {
     if (pool.satchel_apfp() != 0) {
       lines.push_back("satchel-apfp: " + std::to_string(pool.satchel_apfp()));
     }
-    for (const vvpb::Unit& unit : part.units()) lines.push_back(unit.id() + ": " + VvNotation(unit));
+    for (const vvpb::Unit& unit : part.units())
+      lines.push_back(unit.id() + ": " + VvNotation(unit));
   } else {
     const aslpb::SideSetup& part = setup.asl();
     lines.push_back("ruleset: asl");
     if (!part.units().empty()) seat_line(part.units(0).owner());
-    if (part.attacker() != v1::SEAT_UNSPECIFIED) lines.push_back("attacker: " + SeatWord(part.attacker()));
-    if (part.has_location()) lines.push_back(Trim("location: " + LocationNotation(part.location())));
-    for (const aslpb::Unit& unit : part.units()) lines.push_back(unit.id() + ": " + AslNotation(unit));
+    if (part.attacker() != v1::SEAT_UNSPECIFIED)
+      lines.push_back("attacker: " + SeatWord(part.attacker()));
+    if (part.has_location())
+      lines.push_back(Trim("location: " + LocationNotation(part.location())));
+    for (const aslpb::Unit& unit : part.units())
+      lines.push_back(unit.id() + ": " + AslNotation(unit));
   }
   std::string out;
   for (const std::string& line : lines) out += line + "\n";

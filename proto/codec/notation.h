@@ -37,8 +37,7 @@ inline constexpr size_t kRosterMaxBytes = 1 << 20;
 
 // Returns the asl unit `notation` describes, with `id` and `owner` (SEAT_SIDE_A or _B), or a
 // RuleError naming the word at fault. `name` is the printed counter ("4-6-7", "8-1").
-engine::Result<melee::asl::v1::Unit> AslUnitFromNotation(std::string_view id,
-                                                         melee::v1::Seat owner,
+engine::Result<melee::asl::v1::Unit> AslUnitFromNotation(std::string_view id, melee::v1::Seat owner,
                                                          std::string_view notation);
 
 // Returns `unit` in notation, e.g. "2-4-7 HS broken CX", "8-1 leader wounded on G1". A squad
@@ -69,15 +68,16 @@ std::string CocNotationOf(const melee::coc::v1::Unit& unit);
 // or SEAT_SIDE_B): the seat's units and the shared facts. Lines before any `side:` line belong
 // to `seat`; a roster with no unit for `seat` is refused.
 engine::Result<melee::v1::SubmitSetup> SetupFromRoster(std::string_view ruleset,
-                                                       std::string_view text,
-                                                       melee::v1::Seat seat,
+                                                       std::string_view text, melee::v1::Seat seat,
                                                        std::string_view source);
 
 // Reads a side's set-up for `seat` from any of: a roster (text), the ruleset's SideSetup in its
 // protobuf JSON mapping, or a whole situation file of `melee rules` (asl CloseCombat, coc
 // Contact, vv CloseAssault in JSON), of which it takes `seat`'s units, its Force Morale or
-// Expendables, and the shared facts. JSON is told from a roster by its first character `{`.
-// Errors start with `source`.
+// Expendables, and the shared facts. JSON is told from a roster by its first character `{`, and
+// a situation file from a SideSetup by its "situation". A roster or a situation file without a
+// unit of `seat` is refused (it is the other side's); a SideSetup is sent as it was written,
+// once checked. Errors start with `source`.
 engine::Result<melee::v1::SubmitSetup> ReadSideSetup(std::string_view ruleset,
                                                      std::string_view text, melee::v1::Seat seat,
                                                      std::string_view source);

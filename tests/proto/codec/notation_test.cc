@@ -3,6 +3,8 @@
 // input refused with the word (and in a roster the file and line) named, and every example in
 // examples/ read as both seats' set-ups.
 
+#include "proto/codec/notation.h"
+
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -17,7 +19,6 @@
 #include "proto/codec/asl.h"
 #include "proto/codec/coc.h"
 #include "proto/codec/json.h"
-#include "proto/codec/notation.h"
 #include "proto/codec/vv.h"
 
 namespace melee::proto {
@@ -130,9 +131,10 @@ TEST(AslNotation, LeadersAreMoraleAndLeadership) {
     int morale;
     int leadership;
   };
-  for (const Case& c : {Case{"8-1 leader", 8, -1}, Case{"9-2 leader", 9, -2},
-                        Case{"10-2 leader", 10, -2}, Case{"8-0 leader", 8, 0},
-                        Case{"6+1 leader", 6, 1}, Case{"7-0", 7, 0}, Case{"10-3", 10, -3}}) {
+  for (const Case& c :
+       {Case{"8-1 leader", 8, -1}, Case{"9-2 leader", 9, -2}, Case{"10-2 leader", 10, -2},
+        Case{"8-0 leader", 8, 0}, Case{"6+1 leader", 6, 1}, Case{"leader 7-0", 7, 0},
+        Case{"10-3 Leader", 10, -3}}) {
     const aslpb::Unit unit = Asl(c.notation);
     EXPECT_EQ(unit.kind(), aslpb::UNIT_KIND_LEADER) << c.notation;
     EXPECT_EQ(unit.morale(), c.morale) << c.notation;
@@ -176,23 +178,29 @@ TEST(AslNotation, ClassesNationalitiesAndStatus) {
       "broken pinned CX TI guarding berserk disrupted in-wire on-crest in-bank-or-panji advanced "
       "atmm street-fighting concealed bpv=10 with LMG, MMG +DC");
   EXPECT_EQ(unit.nationality(), aslpb::NATIONALITY_RUSSIAN);
-  for (bool flag : {unit.inexperienced(), unit.stealthy(), unit.lax(), unit.commando(),
-                    unit.gurkha(), unit.partisan(), unit.fanatic(), unit.dare_death(),
-                    unit.broken(), unit.pinned(), unit.cx(), unit.ti(), unit.guarding(),
-                    unit.berserk(), unit.disrupted(), unit.in_wire(), unit.on_crest(),
-                    unit.in_bank_or_panji(), unit.advanced(), unit.atmm(), unit.concealed()}) {
+  for (bool flag :
+       {unit.inexperienced(), unit.stealthy(),         unit.lax(),       unit.commando(),
+        unit.gurkha(),        unit.partisan(),         unit.fanatic(),   unit.dare_death(),
+        unit.broken(),        unit.pinned(),           unit.cx(),        unit.ti(),
+        unit.guarding(),      unit.berserk(),          unit.disrupted(), unit.in_wire(),
+        unit.on_crest(),      unit.in_bank_or_panji(), unit.advanced(),  unit.atmm(),
+        unit.concealed()}) {
     EXPECT_TRUE(flag);
   }
   EXPECT_EQ(unit.street_fighting(), aslpb::STREET_FIGHTING_FROM_BUILDING);
   EXPECT_EQ(unit.bpv(), 10);
   EXPECT_THAT(unit.support_weapons(), ::testing::ElementsAre("LMG", "MMG", "DC"));
 
-  for (const auto& [word, nationality] :
-       {std::pair{"german", aslpb::NATIONALITY_GERMAN}, {"american", aslpb::NATIONALITY_AMERICAN},
-        {"us", aslpb::NATIONALITY_AMERICAN}, {"british", aslpb::NATIONALITY_BRITISH},
-        {"soviet", aslpb::NATIONALITY_RUSSIAN}, {"italian", aslpb::NATIONALITY_ITALIAN},
-        {"finnish", aslpb::NATIONALITY_FINNISH}, {"japanese", aslpb::NATIONALITY_JAPANESE},
-        {"chinese", aslpb::NATIONALITY_CHINESE}, {"other", aslpb::NATIONALITY_OTHER}}) {
+  for (const auto& [word, nationality] : {std::pair{"german", aslpb::NATIONALITY_GERMAN},
+                                          {"american", aslpb::NATIONALITY_AMERICAN},
+                                          {"us", aslpb::NATIONALITY_AMERICAN},
+                                          {"british", aslpb::NATIONALITY_BRITISH},
+                                          {"soviet", aslpb::NATIONALITY_RUSSIAN},
+                                          {"italian", aslpb::NATIONALITY_ITALIAN},
+                                          {"finnish", aslpb::NATIONALITY_FINNISH},
+                                          {"japanese", aslpb::NATIONALITY_JAPANESE},
+                                          {"chinese", aslpb::NATIONALITY_CHINESE},
+                                          {"other", aslpb::NATIONALITY_OTHER}}) {
     EXPECT_EQ(Asl(std::string("4-6-7 ") + word).nationality(), nationality) << word;
   }
   EXPECT_TRUE(Asl("4-4-7 ?").concealed());
@@ -218,9 +226,9 @@ TEST(AslNotation, DummiesAndVehicles) {
   EXPECT_EQ(tank.vehicle().armor(), aslpb::ARMOR_CLOSED_TOP);
   EXPECT_FALSE(tank.has_morale());
 
-  const aslpb::Unit halftrack = Asl(
-      "vehicle \"SdKfz 251/1\" partially-armored ce motion immobile abandoned shocked stunned "
-      "cmg-vca rmg=2 aamg=3 malfunctioned=cmg,sn");
+  const aslpb::Unit halftrack =
+      Asl("vehicle \"SdKfz 251/1\" partially-armored ce motion immobile abandoned shocked stunned "
+          "cmg-vca rmg=2 aamg=3 malfunctioned=cmg,sn");
   EXPECT_EQ(halftrack.name(), "SdKfz 251/1");
   EXPECT_EQ(halftrack.vehicle().armor(), aslpb::ARMOR_PARTIALLY_ARMORED);
   EXPECT_EQ(halftrack.vehicle().movement(), aslpb::MOVEMENT_MOTION);
@@ -276,17 +284,34 @@ TEST(AslNotation, ASquadReducedInPlayReadsAsAHalfSquad) {
 
 TEST(AslNotation, RoundTrips) {
   for (const char* notation :
-       {"4-6-7", "2-4-7 HS broken cx", "2-2-8 crew", "8-1 leader", "9-2 leader", "10-2 leader",
-        "6+1 leader", "8-0 leader", "1-4-9 hero wounded", "1-4-8 smc", "HS of 4-6-7",
-        "HS of 7-4-7 hs-fp=4", "5-4-8 hs-fp=3", "6-2-8 german assault-engineer", "4-?-7",
-        "8-1 leader german wounded concealed on G1", "4-4-7 russian inexperienced lax bpv=7",
+       {"4-6-7",
+        "2-4-7 HS broken cx",
+        "2-2-8 crew",
+        "8-1 leader",
+        "9-2 leader",
+        "10-2 leader",
+        "6+1 leader",
+        "8-0 leader",
+        "1-4-9 hero wounded",
+        "1-4-8 smc",
+        "HS of 4-6-7",
+        "HS of 7-4-7 hs-fp=4",
+        "5-4-8 hs-fp=3",
+        "6-2-8 german assault-engineer",
+        "4-?-7",
+        "8-1 leader german wounded concealed on G1",
+        "4-4-7 russian inexperienced lax bpv=7",
         "4-6-7 german stealthy commando gurkha partisan dare-death fanatic atmm",
         "4-6-7 pinned ti guarding berserk disrupted in-wire on-crest in-bank-or-panji advanced",
-        "4-6-7 street-fighting with LMG, DC", "4-6-7 street-fighting=obstacle concealed",
-        "dummy", "vehicle PzIVJ german bmg cmg=5 sn=7",
+        "4-6-7 street-fighting with LMG, DC",
+        "4-6-7 street-fighting=obstacle concealed",
+        "dummy",
+        "vehicle PzIVJ german bmg cmg=5 sn=7",
         "vehicle \"SdKfz 251\" partially-armored non-stopped ce unarmed",
         "vehicle T34 ot motion immobile cmg=4 rmg=2 aamg=3 malfunctioned=cmg",
-        "4-4-7 passenger of T1", "4-4-7 rider of T1", "4-6-7 \"1st Platoon\""}) {
+        "4-4-7 passenger of T1",
+        "4-4-7 rider of T1",
+        "4-6-7 \"1st Platoon\""}) {
     const aslpb::Unit unit = Asl(notation);
     EXPECT_EQ(AslNotationOf(unit), notation);
     auto again = AslUnitFromNotation("A1", v1::SEAT_SIDE_A, AslNotationOf(unit));
@@ -295,10 +320,13 @@ TEST(AslNotation, RoundTrips) {
   }
   // Other spellings read into the same units and write as above.
   for (const auto& [written, canonical] :
-       {std::pair{"  4-6-7   GERMAN ", "4-6-7 german"}, {"HS 2-4-7", "2-4-7 HS"},
-        {"4-6-7/2-4-7", "4-6-7"}, {"+LMG 4-6-7", "4-6-7 with LMG"},
+       {std::pair{"  4-6-7   GERMAN ", "4-6-7 german"},
+        {"HS 2-4-7", "2-4-7 HS"},
+        {"4-6-7/2-4-7", "4-6-7"},
+        {"+LMG 4-6-7", "4-6-7 with LMG"},
         {"4-4-7 wire crest panji", "4-4-7 in-wire on-crest in-bank-or-panji"},
-        {"4-4-7 conscript", "4-4-7 inexperienced"}, {"7-0", "7-0 leader"},
+        {"4-4-7 conscript", "4-4-7 inexperienced"},
+        {"leader 6+0", "6-0 leader"},
         {"6-2-8 assault engineers", "6-2-8 assault-engineer"},
         {"8-1 leader on G1 with LMG", "8-1 leader with LMG on G1"},
         {"vehicle PzIVJ bu stopped ct", "vehicle PzIVJ"}}) {
@@ -312,8 +340,13 @@ TEST(AslNotation, EveryBadInputIsNamed) {
     const char* error;
   };
   for (const Case& c : {
-           Case{"4-6", "'4-6' is not a counter: expected FP-range-ML like 4-6-7, or a leader's "
-                       "ML-leadership like 8-1"},
+           Case{"4-6",
+                "'4-6' is not a counter: expected FP-range-ML like 4-6-7, or a leader's "
+                "ML-leadership like 8-1"},
+           Case{"4-4",
+                "'4-4' is not a counter: expected FP-range-ML like 4-6-7, or a leader's "
+                "ML-leadership like 8-1 leader"},
+           Case{"4-6 leader", "'4-6' is not a counter"},
            Case{"4-6-7-8", "'4-6-7-8' is not a counter"},
            Case{"", "no counter"},
            Case{"squad", "no counter"},
@@ -413,8 +446,9 @@ TEST(VvNotation, VehiclesGunsAndStatus) {
   EXPECT_EQ(gun.kind(), vvpb::UNIT_KIND_GUN);
   EXPECT_TRUE(gun.gun_shield_faces_assault());
   EXPECT_EQ(gun.carrier(), "T1");
-  const vvpb::Unit squad = Vv("4-6-5 squad valorous pinned advanced with BAR 2-4 L mg with "
-                              "MMG 5-8 (H)");
+  const vvpb::Unit squad =
+      Vv("4-6-5 squad valorous pinned advanced with BAR 2-4 L mg with "
+         "MMG 5-8 (H)");
   EXPECT_TRUE(squad.valorous());
   EXPECT_TRUE(squad.pinned());
   EXPECT_TRUE(squad.advanced());
@@ -502,11 +536,11 @@ TEST(CocNotation, ASectionOfTeamsAndLeaders) {
 }
 
 TEST(CocNotation, EveryWordOfAUnit) {
-  const cocpb::Unit unit = Coc(
-      "\"Soviet SMG Section\" attacker elite aggressive stubborn broken hit-in-rear movement=2 "
-      "through-arc=german_lmg through-fire=german_rifles: team soviet_team 7 7 smg shock=2, "
-      "team 2 mmg crewed, team 3 2 lmg hmg; senior leader boss orders=3 smg wounded "
-      "with soviet_team, leader stunned with 2");
+  const cocpb::Unit unit =
+      Coc("\"Soviet SMG Section\" attacker elite aggressive stubborn broken hit-in-rear movement=2 "
+          "through-arc=german_lmg through-fire=german_rifles: team soviet_team 7 7 smg shock=2, "
+          "team 2 mmg crewed, team 3 2 lmg hmg; senior leader boss orders=3 smg wounded "
+          "with soviet_team, leader stunned with 2");
   EXPECT_EQ(unit.name(), "Soviet SMG Section");
   EXPECT_EQ(unit.role(), cocpb::ROLE_ATTACKER);
   EXPECT_EQ(unit.quality(), cocpb::QUALITY_ELITE);
@@ -550,7 +584,8 @@ TEST(CocNotation, EveryWordOfAUnit) {
 
 TEST(CocNotation, RoundTrips) {
   for (const char* notation :
-       {"section: team 5 lmg, team 4 smg; leader", "squad defender: team german_lmg 3 lmg, "
+       {"section: team 5 lmg, team 4 smg; leader",
+        "squad defender: team german_lmg 3 lmg, "
         "team german_rifles 5; leader german_jl wounded with german_lmg",
         "\"1st Section\" attacker elite aggressive movement=1 through-arc=b-t1: team 7 7 smg "
         "shock=3; senior leader orders=3 smg, leader with 1",
@@ -594,8 +629,8 @@ TEST(CocNotation, EveryBadInputIsNamed) {
        }) {
     EXPECT_THAT(CocError(c.notation), HasSubstr(c.error)) << c.notation;
   }
-  auto long_id = CocUnitFromNotation("a-very-long-unit-id-of-31-chars", v1::SEAT_SIDE_A,
-                                     "section: team 5");
+  auto long_id =
+      CocUnitFromNotation("a-very-long-unit-id-of-31-chars", v1::SEAT_SIDE_A, "section: team 5");
   ASSERT_FALSE(long_id.has_value());
   EXPECT_THAT(long_id.error().message, HasSubstr("give the team an id"));
 }
@@ -691,8 +726,9 @@ TEST(Roster, ACocRosterGivesRolesFromTheAttacker) {
   EXPECT_EQ(b->coc().units(0).leaders(0).orders(), 3);
 
   // A Unit marked defender makes the others support.
-  auto marked = Roster("coc", "attacker: side_b\nforce-morale: 7\na1: section: team 5\n"
-                              "a2: section defender: team 6\n");
+  auto marked = Roster("coc",
+                       "attacker: side_b\nforce-morale: 7\na1: section: team 5\n"
+                       "a2: section defender: team 6\n");
   ASSERT_TRUE(marked.has_value()) << marked.error().message;
   EXPECT_EQ(marked->coc().units(0).role(), cocpb::ROLE_SUPPORT);
   EXPECT_EQ(marked->coc().units(1).role(), cocpb::ROLE_DEFENDER);
@@ -737,14 +773,16 @@ TEST(Roster, EveryBadLineIsNamedWithItsFileAndLine) {
            Case{"asl", "A1: 4-6-7\ntarget: C1\n",
                 "roster.txt:2: 'target' is a line of a vv roster; this one is asl"},
            Case{"asl", "my unit: 4-6-7\n", "roster.txt:1: 'my unit' is neither a unit id"},
-           Case{"asl", "ruleset: coc\n", "roster.txt:1: this roster is for 'coc'; the match "
-                                         "plays asl"},
+           Case{"asl", "ruleset: coc\n",
+                "roster.txt:1: this roster is for 'coc'; the match "
+                "plays asl"},
            Case{"asl", "attacker: side_c\n", "roster.txt:1: attacker: side_a or side_b"},
            Case{"asl", "side: north\n", "roster.txt:1: side: side_a or side_b"},
            Case{"asl", "attacker: a\nattacker: a\nA1: 4-6-7\n",
                 "roster.txt:2: attacker is given twice (also on line 1)"},
-           Case{"asl", "location: G3 upstairs\n", "roster.txt:1: 'upstairs' is not a word of a "
-                                                  "Location"},
+           Case{"asl", "location: G3 upstairs\n",
+                "roster.txt:1: 'upstairs' is not a word of a "
+                "Location"},
            Case{"asl", "nationality: martian\n", "roster.txt:1: nationality: german"},
            Case{"asl", "L1: 8-1 leader on G9\nG1: 4-6-7\n",
                 "roster.txt:1: A11.14: 'on G9': no MMC G9 of side_a in this roster"},
@@ -768,14 +806,17 @@ TEST(Roster, EveryBadLineIsNamedWithItsFileAndLine) {
                 "roster.txt:3: 17.2: side_a defends (the attacker is side_b)"},
            Case{"coc", "attacker: side_b\nforce-morale: 9\na1: section: team 5, team a1-t1 4\n",
                 "roster.txt:3: id 'a1-t1' is already used on line 3"},
-           Case{"coc", "position: upstairs\n", "roster.txt:1: position: open, "
-                                               "building-from-outside"},
+           Case{"coc", "position: upstairs\n",
+                "roster.txt:1: position: open, "
+                "building-from-outside"},
            Case{"coc", "location: G3\n", "roster.txt:1: 'location' is a line of a asl roster"},
            Case{"vv", "target: terrain=3\n", "roster.txt:1: 15.1: target: the hex's name first"},
-           Case{"vv", "target: C1 walls=2\n", "roster.txt:1: 'walls=2' is not a word of a "
-                                              "target hex"},
-           Case{"vv", "target: C1 terrain=12\n", "roster.txt:1: 'terrain=12': terrain 12 is "
-                                                 "out of range 0..9"},
+           Case{"vv", "target: C1 walls=2\n",
+                "roster.txt:1: 'walls=2' is not a word of a "
+                "target hex"},
+           Case{"vv", "target: C1 terrain=12\n",
+                "roster.txt:1: 'terrain=12': terrain 12 is "
+                "out of range 0..9"},
            Case{"vv", "uphill: 5\n", "roster.txt:1: uphill: a number 0..4, not '5'"},
            Case{"vv", "source-assaulted: maybe\n", "roster.txt:1: source-assaulted: yes or no"},
            Case{"vv", "G1: 4-6-5 squad on T1\n", "roster.txt:1: 8: 'on T1': no vehicle T1"},
@@ -803,8 +844,8 @@ TEST(Roster, JsonSetUpsStillReadAndAreChecked) {
   ASSERT_FALSE(theirs.has_value());
   EXPECT_THAT(theirs.error().message,
               HasSubstr("a.json: unit 'G1' is side_a's; side_b enters only its own units"));
-  auto misspelt = ReadSideSetup("asl", R"({"units": [{"fire_power": 4}]})", v1::SEAT_SIDE_A,
-                                "a.json");
+  auto misspelt =
+      ReadSideSetup("asl", R"({"units": [{"fire_power": 4}]})", v1::SEAT_SIDE_A, "a.json");
   ASSERT_FALSE(misspelt.has_value());
   EXPECT_THAT(misspelt.error().message, HasSubstr("a.json: not a valid melee.asl.v1.SideSetup"));
   auto bad = ReadSideSetup("asl", R"({"units": [{"id": "G1", "owner": "SEAT_SIDE_A"}]})",
@@ -820,7 +861,8 @@ TEST(Roster, JsonSetUpsStillReadAndAreChecked) {
   EXPECT_EQ(roster->asl().units(0).name(), "4-6-7");
 }
 
-// ---- every example, both seats -------------------------------------------------------------------
+// ---- every example, both seats
+// -------------------------------------------------------------------
 
 // The Situation both seats' set-ups make, merged as the server merges them.
 aslpb::Situation AslMerged(const aslpb::SideSetup& a, const aslpb::SideSetup& b) {
@@ -870,9 +912,8 @@ std::pair<v1::SubmitSetup, v1::SubmitSetup> BothSeats(const std::string& ruleset
                                                       const std::filesystem::path& a_path,
                                                       const std::filesystem::path& b_path) {
   std::pair<v1::SubmitSetup, v1::SubmitSetup> out;
-  for (const auto& [seat, path, setup] :
-       {std::tuple{v1::SEAT_SIDE_A, a_path, &out.first},
-        std::tuple{v1::SEAT_SIDE_B, b_path, &out.second}}) {
+  for (const auto& [seat, path, setup] : {std::tuple{v1::SEAT_SIDE_A, a_path, &out.first},
+                                          std::tuple{v1::SEAT_SIDE_B, b_path, &out.second}}) {
     auto read = ReadSideSetup(ruleset, Read(path), seat, path.filename().string());
     EXPECT_TRUE(read.has_value()) << path << " as " << seat << ": "
                                   << (read ? "" : read.error().message);
@@ -935,6 +976,27 @@ TEST(NotationExamples, TheVvExampleAndRostersAreTheCloseAssaultExample) {
                                   Examples() / "vv" / "roster-side-b.txt");
   const vvpb::Situation merged = VvMerged(ra.vv(), rb.vv());
   EXPECT_TRUE(Same(merged, file->situation())) << ToJson(merged);
+}
+
+// The two-sided roster of docs/counter-notation.md reads for both seats into a Location the
+// engine accepts.
+TEST(NotationExamples, TheDocumentsTwoSidedRosterIsALocation) {
+  const std::string doc =
+      Read(std::filesystem::path(MELEE_SOURCE_DIR) / "docs" / "counter-notation.md");
+  const size_t intro = doc.find("A richer one, both sides in one file:");
+  ASSERT_NE(intro, std::string::npos);
+  const size_t begin = doc.find("```text\n", intro) + 8;
+  const std::string roster = doc.substr(begin, doc.find("```", begin) - begin);
+  auto a = SetupFromRoster("asl", roster, v1::SEAT_SIDE_A, "doc");
+  auto b = SetupFromRoster("asl", roster, v1::SEAT_SIDE_B, "doc");
+  ASSERT_TRUE(a.has_value()) << a.error().message;
+  ASSERT_TRUE(b.has_value()) << b.error().message;
+  EXPECT_EQ(a->asl().units_size(), 4);
+  EXPECT_EQ(b->asl().units_size(), 5);
+  auto situation = SituationFromProto(AslMerged(a->asl(), b->asl()), "situation");
+  ASSERT_TRUE(situation.has_value()) << situation.error().message;
+  auto valid = engine::asl::ValidateSituation(*situation);
+  EXPECT_TRUE(valid.has_value()) << engine::Describe(valid.error());
 }
 
 TEST(NotationExamples, ARosterForOneSideIsRefusedToTheOther) {
