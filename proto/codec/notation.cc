@@ -875,7 +875,10 @@ std::string AslNotation(const aslpb::Unit& unit) {
       break;
     }
   }
-  parts.push_back(std::string(NationalityWord(unit.nationality())));
+  // NATIONALITY_OTHER plays as none (the engine's views give it to every unit without one).
+  if (unit.nationality() != aslpb::NATIONALITY_OTHER) {
+    parts.push_back(std::string(NationalityWord(unit.nationality())));
+  }
   for (const AslFlag& flag : kAslFlags) {
     if ((unit.*flag.get)()) parts.push_back(std::string(flag.word));
   }

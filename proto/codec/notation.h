@@ -42,7 +42,8 @@ engine::Result<melee::asl::v1::Unit> AslUnitFromNotation(std::string_view id, me
 
 // Returns `unit` in notation, e.g. "2-4-7 HS broken CX", "8-1 leader wounded on G1". A squad
 // Reduced to a HS reads "HS of 4-6-7"; a counter whose range is not known reads "4-?-7". Every
-// unit AslUnitFromNotation returns reads back into an equal unit.
+// unit AslUnitFromNotation returns reads back into an equal unit, but for nationality `other`,
+// which is not written (it plays as none, and the engine's views give it to every unit).
 std::string AslNotationOf(const melee::asl::v1::Unit& unit);
 
 // Returns the vv unit `notation` describes, with `id` and `owner`, or a RuleError.

@@ -267,6 +267,13 @@ TEST(AslNotation, FormatsWhatTheCountersPrint) {
   EXPECT_EQ(AslNotationOf(json), "6-?-8 \"Gebirgsjager\"");
 }
 
+TEST(AslNotation, NationalityOtherIsNotWritten) {
+  // The engine's views give NATIONALITY_OTHER to every unit entered without a nationality.
+  aslpb::Unit unit = Asl("4-4-7");
+  unit.set_nationality(aslpb::NATIONALITY_OTHER);
+  EXPECT_EQ(AslNotationOf(unit), "4-4-7");
+}
+
 TEST(AslNotation, ASquadReducedInPlayReadsAsAHalfSquad) {
   // What the engine leaves after Casualty Reduction (A7.302): the same counter, now a HS.
   aslpb::Unit unit = Asl("4-6-7 german");
