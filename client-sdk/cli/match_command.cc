@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cctype>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "client-sdk/match_session.h"
 #include "client-sdk/sync_client.h"
@@ -25,6 +27,7 @@
 #include "proto/codec/asl.h"
 #include "proto/codec/coc.h"
 #include "proto/codec/json.h"
+#include "proto/codec/notation.h"
 
 namespace melee::cli {
 
@@ -95,6 +98,82 @@ bool ReadJsonFile(const std::string& path, google::protobuf::Message& message,
     failure = {kExitUsage, path + ": not a valid " + message.GetTypeName() + ": " + wrong};
     return false;
   }
+  return true;
+}
+
+// The ruleset a seat file plays (files written before it was recorded play asl).
+std::string RulesetOf(const v1::SeatLink& link) {
+  return link.ruleset().empty() ? "asl" : link.ruleset();
+}
+
+// Reads a side's set-up for `seat` from `path`: a roster in counter notation, the ruleset's
+// SideSetup in JSON, or a whole situation file of `melee rules` (docs/counter-notation.md).
+bool ReadSetupFile(const std::string& path, const std::string& ruleset, v1::Seat seat,
+                   v1::SubmitSetup& setup, Failure& failure) {
+  std::string contents;
+  std::string problem;
+  if (!ReadFile(path, contents, problem)) {
+    failure = {kExitUsage, problem};
+    return false;
+  }
+  auto read = proto::ReadSideSetup(ruleset, contents, seat, path);
+  if (!read) {
+    failure = {kExitUsage, read.error().message};
+    return false;
+  }
+  setup = std::move(*read);
+  return true;
+}
+
+// The set-up entered with --unit, --location, --attacker, ... : each option one roster line,
+// read as a roster; an error names the option it comes from.
+bool SetupFromOptions(const MatchArgs& args, const std::string& ruleset, v1::Seat seat,
+                      v1::SubmitSetup& setup, Failure& failure) {
+  struct Line {
+    std::string shown;  // the option as given, e.g. "--unit 'G1: 4-6-7'"
+    std::string line;   // its roster line
+  };
+  std::vector<Line> lines;
+  const std::pair<const char*, const std::string*> named[] = {
+      {"location", &args.location},         {"attacker", &args.attacker},
+      {"force-morale", &args.force_morale}, {"target", &args.target},
+      {"source", &args.source_hex}};
+  for (const auto& [key, value] : named) {
+    if (!value->empty()) {
+      lines.push_back({"--" + std::string(key) + " '" + *value + "'", key + (": " + *value)});
+    }
+  }
+  for (const std::string& fact : args.facts) lines.push_back({"--fact '" + fact + "'", fact});
+  for (const std::string& unit : args.units) lines.push_back({"--unit '" + unit + "'", unit});
+  std::string roster;
+  for (const Line& each : lines) {
+    if (each.line.find('\n') != std::string::npos) {
+      failure = {kExitUsage, each.shown + ": one line only"};
+      return false;
+    }
+    roster += each.line + "\n";
+  }
+  const std::string source = "command line";
+  auto read = proto::SetupFromRoster(ruleset, roster, seat, source);
+  if (!read) {
+    // "command line:3: ..." -> "--unit 'G1: 4-6': ...".
+    std::string message = read.error().message;
+    size_t line = 0;
+    if (message.rfind(source + ":", 0) == 0) {
+      size_t at = source.size() + 1;
+      while (at < message.size() && std::isdigit(static_cast<unsigned char>(message[at]))) {
+        line = line * 10 + static_cast<size_t>(message[at++] - '0');
+      }
+      if (line >= 1 && line <= lines.size() && message.compare(at, 2, ": ") == 0) {
+        message = lines[line - 1].shown + message.substr(at);
+      } else if (message.compare(source.size(), 2, ": ") == 0) {
+        message = "--unit" + message.substr(source.size());
+      }
+    }
+    failure = {kExitUsage, message};
+    return false;
+  }
+  setup = std::move(*read);
   return true;
 }
 
@@ -240,8 +319,29 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
                 "declare, order Locations or flag an event");
   submit_->add_option("--seat", args_.seat_file, "The seat file")->required();
   submit_->add_option("--setup", args_.setup_file,
-                      "Enter your units: a JSON file of melee.asl.v1.SideSetup (vv: "
-                      "melee.vv.v1.SideSetup; coc: melee.coc.v1.SideSetup)");
+                      "Enter your units: a roster in counter notation (docs/counter-notation.md: "
+                      "'G1: 4-6-7' a line), the ruleset's SideSetup in JSON (melee.asl.v1, "
+                      "melee.coc.v1 or melee.vv.v1), or a whole situation file of `melee rules` "
+                      "(your side's units and the shared facts)");
+  submit_->add_option("--unit", args_.units,
+                      "Enter a unit on the command line, in counter notation, repeatable: "
+                      "'G1: 4-6-7 german', 'L1: 8-1 leader on G1' (coc: 's1: section: team 5 "
+                      "lmg, team 4; leader'; vv: 'G1: 4-6-5 squad')");
+  submit_->add_option("--location", args_.location,
+                      "With --unit (asl): the Location, e.g. 'G3 woods-or-building'");
+  submit_->add_option("--attacker", args_.attacker,
+                      "With --unit: the ATTACKER (coc: the active player; vv: the assaulting "
+                      "side), side_a or side_b");
+  submit_->add_option("--force-morale", args_.force_morale,
+                      "With --unit (coc): your side's Force Morale, 1..11");
+  submit_->add_option("--target", args_.target,
+                      "With --unit (vv): the hex assaulted, e.g. 'C1 terrain=3'");
+  submit_->add_option("--source", args_.source_hex,
+                      "With --unit (vv): the hex the assault comes from");
+  submit_->add_option("--fact", args_.facts,
+                      "With --unit: any other roster line 'KEY: VALUE', repeatable (asl "
+                      "nationality; coc obstacle, position, cover, engagement; vv uphill, "
+                      "grenades, satchel-charges, satchel-apfp)");
   submit_->add_flag("--confirm", args_.confirm, "Confirm the set-up as both sides entered it");
   announce_ = submit_->add_option("--announce", args_.announce_file,
                                   "Announce (A11.2, A11.14): a JSON file of melee.asl.v1.Announce; "
@@ -399,21 +499,35 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
   // submit / choose: exactly one action.
   v1::ClientMessage command;
   if (*submit_) {
-    const int actions = (!args_.setup_file.empty() ? 1 : 0) + (args_.confirm ? 1 : 0) +
+    const bool from_options = !args_.units.empty() || !args_.location.empty() ||
+                              !args_.attacker.empty() || !args_.force_morale.empty() ||
+                              !args_.target.empty() || !args_.source_hex.empty() ||
+                              !args_.facts.empty();
+    if (from_options && !args_.setup_file.empty()) {
+      return Report(err, {kExitUsage, "submit: give --setup FILE or --unit lines, not both"});
+    }
+    if (from_options && args_.units.empty()) {
+      return Report(err, {kExitUsage, "submit: --location, --attacker, --force-morale, --target, "
+                                      "--source and --fact go with --unit"});
+    }
+    const int actions = (!args_.setup_file.empty() || from_options ? 1 : 0) +
+                        (args_.confirm ? 1 : 0) +
                         (announce_->count() > 0 ? 1 : 0) +
                         (!args_.declaration_file.empty() ? 1 : 0) + (!args_.order.empty() ? 1 : 0) +
                         (args_.flag_seq != 0 ? 1 : 0);
     if (actions != 1) {
-      return Report(err, {kExitUsage, "submit: give exactly one of --setup, --confirm, "
-                                      "--announce, --declaration, --order, --flag"});
+      return Report(err, {kExitUsage, "submit: give exactly one of --setup (or --unit), "
+                                      "--confirm, --announce, --declaration, --order, --flag"});
     }
     const bool vv = link.ruleset() == "vv";
     const bool coc = link.ruleset() == "coc";
-    if (!args_.setup_file.empty()) {
-      v1::SubmitSetup& setup = *command.mutable_submit_setup();
-      const bool read = vv    ? ReadJsonFile(args_.setup_file, *setup.mutable_vv(), failure)
-                        : coc ? ReadJsonFile(args_.setup_file, *setup.mutable_coc(), failure)
-                              : ReadJsonFile(args_.setup_file, *setup.mutable_asl(), failure);
+    if (!args_.setup_file.empty() || from_options) {
+      const bool read =
+          from_options
+              ? SetupFromOptions(args_, RulesetOf(link), link.seat(),
+                                 *command.mutable_submit_setup(), failure)
+              : ReadSetupFile(args_.setup_file, RulesetOf(link), link.seat(),
+                              *command.mutable_submit_setup(), failure);
       if (!read) return Report(err, failure);
     } else if (args_.confirm) {
       command.mutable_confirm_setup();
@@ -484,8 +598,9 @@ namespace {
 constexpr const char* kPlayHelp =
     "  look                     the Location and the units as your seat sees them\n"
     "  wait [SECONDS]           wait for the other side (default 600 s)\n"
-    "  setup FILE               enter your units (JSON of the ruleset's SideSetup:\n"
-    "                           melee.asl.v1, melee.coc.v1 or melee.vv.v1)\n"
+    "  setup FILE               enter your units: a roster in counter notation\n"
+    "                           (docs/counter-notation.md), the ruleset's SideSetup in\n"
+    "                           JSON, or a situation file of melee rules (your units)\n"
     "  confirm                  confirm the set-up\n"
     "  order G3 H4 ...          A11.12: the ATTACKER's order of this CCPh's Locations\n"
     "  announce [FILE]          announce (A11.2, A11.14); no file: nothing\n"
@@ -675,10 +790,8 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       }
     } else if (verb == "setup" && words.size() == 2) {
       v1::ClientMessage command;
-      v1::SubmitSetup& setup = *command.mutable_submit_setup();
-      const bool read = ruleset == "coc"  ? ReadJsonFile(words[1], *setup.mutable_coc(), failure)
-                        : ruleset == "vv" ? ReadJsonFile(words[1], *setup.mutable_vv(), failure)
-                                          : ReadJsonFile(words[1], *setup.mutable_asl(), failure);
+      const bool read = ReadSetupFile(words[1], ruleset.empty() ? "asl" : ruleset, match.seat(),
+                                      *command.mutable_submit_setup(), failure);
       if (!read) {
         out << failure.message << "\n";
       } else {

@@ -8,10 +8,17 @@
 //   melee match join --match ID --token TOKEN [--spectate] --out FILE
 //   melee match status --seat FILE [--all]
 //   melee match watch --seat FILE [--until-ended] [--idle-timeout S]
-//   melee submit --seat FILE (--setup FILE | --confirm | --announce [FILE] | --declaration FILE
-//                             | --order G3,H4 | --flag SEQ --comment TEXT)
+//   melee submit --seat FILE (--setup FILE | --unit 'ID: NOTATION'... [--location ...]
+//                             [--attacker SIDE] [--force-morale N] [--target ...] [--source HEX]
+//                             [--fact 'KEY: VALUE']... | --confirm | --announce [FILE]
+//                             | --declaration FILE | --order G3,H4 | --flag SEQ --comment TEXT)
 //   melee choose --seat FILE --choice ID [--select G1,G2]
 //   melee play --seat FILE          (an interactive session for one seat; `help` lists its words)
+//
+// A set-up (--setup, and `setup FILE` in `melee play`) is a roster in counter notation
+// (docs/counter-notation.md), the ruleset's SideSetup in its protobuf JSON mapping, or a whole
+// situation file of `melee rules`, of which the seat's units are taken; --unit and the options
+// beside it enter the same roster lines on the command line.
 //
 // A seat file (melee.v1.SeatLink in the JSON mapping) holds the server, the match, the seat's
 // secret token and the last event its holder was shown; every command prints the events since
@@ -51,6 +58,13 @@ struct MatchArgs {
   uint32_t idle_timeout_seconds = 0;
   // submit
   std::string setup_file;
+  std::vector<std::string> units;  // --unit 'G1: 4-6-7': roster lines
+  std::string location;            // the roster directives, each a line of its own
+  std::string attacker;
+  std::string force_morale;
+  std::string target;
+  std::string source_hex;
+  std::vector<std::string> facts;  // --fact 'KEY: VALUE': any other directive
   bool confirm = false;
   std::vector<std::string> announce_file;  // given with no value: announce nothing
   std::string declaration_file;

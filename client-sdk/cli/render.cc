@@ -7,6 +7,7 @@
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/coc/v1/coc.pb.h"
 #include "melee/vv/v1/vv.pb.h"
+#include "proto/codec/notation.h"
 
 namespace melee::cli {
 
@@ -51,13 +52,11 @@ std::string Join(const google::protobuf::RepeatedPtrField<std::string>& values,
   return out;
 }
 
-// "G1 4-6-7"; a concealed unit this seat may not identify is "R2 ?".
+// "G1 4-6-7 german", "G2 HS of 4-6-7 broken" (docs/counter-notation.md); a concealed unit this
+// seat may not identify is "R2 ?".
 std::string UnitLabel(const aslpb::Unit& unit, bool hidden) {
-  if (hidden || (unit.concealed() && unit.name().empty())) return unit.id() + " ?";
-  std::string label = unit.id();
-  if (!unit.name().empty()) label += " " + unit.name();
-  if (unit.concealed()) label += " (concealed)";
-  return label;
+  if (hidden || unit.kind() == aslpb::UNIT_KIND_UNSPECIFIED) return unit.id() + " ?";
+  return unit.id() + " " + proto::AslNotationOf(unit);
 }
 
 std::string Units(const aslpb::SideSetup& part) {
@@ -89,11 +88,11 @@ std::string Indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
-// "G1 4-6-5 Rifle, Schmidt 1-3-1 (-1)": a vv set-up part's units.
+// "G1 4-6-5 squad \"Rifle\", Schmidt 1-3-1 (-1) leader": a vv set-up part's units.
 std::string VvUnits(const vvpb::SideSetup& part) {
   std::string out;
   for (const vvpb::Unit& unit : part.units()) {
-    out += (out.empty() ? "" : ", ") + unit.id() + (unit.name().empty() ? "" : " " + unit.name());
+    out += (out.empty() ? "" : ", ") + unit.id() + " " + proto::VvNotationOf(unit);
   }
   return out.empty() ? "no units" : out;
 }
@@ -235,9 +234,8 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
     out << "  " << SeatName(vv.attacker()) << " assaults " << vv.target().name() << " from "
         << vv.source_hex() << " (" << vv.variant() << ")\n";
     for (const vvpb::ViewedUnit& unit : vv.units()) {
-      out << "    " << unit.unit().id() << " " << unit.unit().name() << " ("
+      out << "    " << unit.unit().id() << " " << proto::VvNotationOf(unit.unit()) << " ("
           << SeatName(unit.unit().owner()) << ")" << (unit.eliminated() ? " eliminated" : "")
-          << (unit.unit().pinned() && !unit.eliminated() ? " pinned" : "")
           << (unit.in_target() && !unit.eliminated() ? " in " + vv.target().name() : "") << "\n";
     }
     if (vv.has_report() && !vv.report().called_off()) {

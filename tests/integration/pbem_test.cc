@@ -234,6 +234,91 @@ TEST(MeleeCli, ExitCodesNameTheProblem) {
   EXPECT_TRUE(Contains(help.output, "--declaration")) << help.output;
 }
 
+// A PBEM match set up from counter notation (docs/counter-notation.md): side A's units from the
+// roster file examples/asl/roster-side-a.txt, side B's with --unit on the command line; together
+// the 11.141 EX, played with the rulebook's dice. The views name every unit by its counter, the
+// squad Reduced in play as a HS. The coc and vv example rosters set up their contacts too.
+TEST(MeleeCli, APbemMatchIsSetUpFromRostersInCounterNotation) {
+  testing::ScriptedFaces scripted(4);
+  scripted.Push({2, 2, 3, 3, 5, 2});
+  server::ServerHooks hooks;
+  hooks.dice = scripted.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  const std::filesystem::path examples = std::filesystem::path(MELEE_SOURCE_DIR) / "examples";
+  std::filesystem::copy_file(examples / "asl" / "roster-side-a.txt", dir.path() / "alice.txt");
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+
+  const CliRun alice = Melee(dir.path(), "submit --seat m/side_a.seat --setup alice.txt");
+  ASSERT_EQ(alice.code, 0) << alice.output;
+  EXPECT_TRUE(Contains(alice.output, "side_a entered its units: G1 4-6-7 german, L1 8-1 leader "
+                                     "german on G1 in 11.141 EX (Open Ground)"))
+      << alice.output;
+  // A mistake is named with its option, and nothing is sent.
+  const CliRun typo = Melee(dir.path(), "submit --seat m/side_b.seat --unit 'R1: 4-4'");
+  EXPECT_EQ(typo.code, 2) << typo.output;
+  EXPECT_TRUE(Contains(typo.output, "--unit 'R1: 4-4': '4-4' is not a counter")) << typo.output;
+  // Side A's roster is not side B's set-up.
+  const CliRun wrong = Melee(dir.path(), "submit --seat m/side_b.seat --setup alice.txt");
+  EXPECT_EQ(wrong.code, 2) << wrong.output;
+  EXPECT_TRUE(Contains(wrong.output, "alice.txt: no unit of side_b in this roster"))
+      << wrong.output;
+  const CliRun bob = Melee(dir.path(), "submit --seat m/side_b.seat --fact 'nationality: russian' "
+                                       "--unit 'R1: 4-4-7' --unit 'R2: 4-4-7'");
+  ASSERT_EQ(bob.code, 0) << bob.output;
+  EXPECT_TRUE(Contains(bob.output, "side_b entered its units: R1 4-4-7 russian, R2 4-4-7 russian"))
+      << bob.output;
+
+  Write(dir.path() / "a-attacks.json", R"({"attacks": [{"attackers": ["G1", "L1"],)"
+                                       R"( "targets": ["R1", "R2"], "director": "L1"}]})");
+  Write(dir.path() / "b-attacks.json",
+        R"({"attacks": [{"attackers": ["R1", "R2"], "targets": ["G1", "L1"]}]})");
+  for (const char* step : {"submit --seat m/side_a.seat --confirm",
+                           "submit --seat m/side_b.seat --confirm",
+                           "submit --seat m/side_a.seat --announce",
+                           "submit --seat m/side_b.seat --announce",
+                           "submit --seat m/side_b.seat --declaration b-attacks.json",
+                           "submit --seat m/side_a.seat --declaration a-attacks.json"}) {
+    const CliRun run = Melee(dir.path(), step);
+    ASSERT_EQ(run.code, 0) << step << "\n" << run.output;
+  }
+  // German DR 4: 1-2, Kill # 4, -1 leadership: both Russians eliminated. Russian DR 6 = Kill #:
+  // Random Selection 5 (G1) and 2 (L1) Reduces G1 to a HS.
+  const CliRun status = Melee(dir.path(), "match status --seat m/side_b.seat");
+  ASSERT_EQ(status.code, 0) << status.output;
+  for (const char* expected : {"side_a: G1 HS of 4-6-7 german, L1 8-1 leader german on G1",
+                               "side_b: R1 4-4-7 russian (eliminated), R2 4-4-7 russian "
+                               "(eliminated)",
+                               "the close combat is over"}) {
+    EXPECT_TRUE(Contains(status.output, expected)) << expected << "\n" << status.output;
+  }
+
+  // The other rulesets' example rosters, one side each, start their contacts.
+  for (const char* ruleset : {"coc", "vv"}) {
+    const std::string out = std::string(ruleset) + "-m";
+    ASSERT_EQ(Melee(dir.path(), "match create --ruleset " + std::string(ruleset) + " --out " + out)
+                  .code,
+              0);
+    for (const char* side : {"a", "b"}) {
+      const std::string roster =
+          (examples / ruleset / ("roster-side-" + std::string(side) + ".txt")).string();
+      const CliRun run = Melee(dir.path(), "submit --seat " + out + "/side_" + side +
+                                               ".seat --setup '" + roster + "'");
+      ASSERT_EQ(run.code, 0) << roster << "\n" << run.output;
+    }
+    ASSERT_EQ(Melee(dir.path(), "submit --seat " + out + "/side_a.seat --confirm").code, 0);
+    const CliRun started = Melee(dir.path(), "submit --seat " + out + "/side_b.seat --confirm");
+    ASSERT_EQ(started.code, 0) << started.output;
+    EXPECT_TRUE(Contains(started.output, std::string(ruleset) == "coc"
+                                             ? "close_combat set up: side_a attacks with "
+                                               "soviet_smg; side_b: german_squad"
+                                             : "US-HS 2-6-2 hs \"Rifle\" with LMG 3-6 (L) "
+                                               "\"M1919A6\" (side_b) in C1"))
+        << started.output;
+  }
+}
+
 // `melee export`, `melee verify` and `melee import`: a played match's file verifies offline; a
 // changed die does not (exit 1, naming the event); the file loads into another server.
 TEST(MeleeCli, ExportsVerifiesAndImportsAMatchFile) {
