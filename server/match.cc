@@ -322,11 +322,12 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
                                      ")",
                                  command_id)});
     }
-    // A side's own units never depend on what the other side entered (conflicts are checked),
-    // nor does a flag for the director, so only commands that answer the match as it stands
+    // A side's own units never depend on what the other side entered or updated (conflicts are
+    // checked), nor does a flag for the director, so only commands that answer the match as it stands
     // can be stale.
     const uint8_t bit = viewer == Viewer::kSideA ? 1 : 2;
-    const bool never_stale = message.has_submit_setup() || message.has_flag_for_director();
+    const bool never_stale = message.has_submit_setup() || message.has_flag_for_director() ||
+                             message.has_update_units();
     const uint64_t from = expected_seq == 0 || never_stale ? seq_ : expected_seq;
     for (uint64_t s = from; s < seq_; ++s) {
       if (material_[s] & bit) {

@@ -1,0 +1,382 @@
+// Forces that persist (docs/forces.md), over a real server on loopback with its SQLite file and
+// the C++ SDK: a Melee played through three CCPhs without a unit entered twice, a restart in the
+// middle, the carry-over rules (A7.302 a HS stays a HS, A11.19 a unit that lost "?" does not get
+// it back, an eliminated unit never returns, A17.2 a wounded leader keeps its ML), unit updates
+// between close combats with their checks, and what the opponent and a spectator may see of them.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/testing/asl_commands.h"
+#include "tests/testing/match_client.h"
+#include "tests/testing/match_frames.h"
+#include "tests/testing/scripted_faces.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace v1 = melee::v1;
+namespace aslpb = melee::asl::v1;
+using ::testing::HasSubstr;
+using testing::AllBytes;
+using testing::AnnounceNothing;
+using testing::Confirm;
+using testing::EnterUnits;
+using testing::MatchClient;
+using testing::ScriptedFaces;
+using testing::Seal;
+using testing::Squad;
+
+// The unit `id` of a view's forces (either side), or null.
+const v1::ForceUnit* InForce(const v1::MatchView& view, const std::string& id) {
+  for (const auto* force : {&view.side_a_force(), &view.side_b_force()}) {
+    for (const v1::ForceUnit& unit : *force) {
+      if (unit.id() == id) return &unit;
+    }
+  }
+  return nullptr;
+}
+
+// The unit `id` of the close combat a view shows, or null.
+const aslpb::ViewedUnit* InCombat(const v1::MatchView& view, const std::string& id) {
+  for (const aslpb::ViewedUnit& unit : view.asl().units()) {
+    if (unit.unit().id() == id) return &unit;
+  }
+  return nullptr;
+}
+
+v1::UnitUpdate Update(const std::string& unit, v1::UpdateKind kind,
+                      const std::string& location = "", const std::string& rule = "") {
+  v1::UnitUpdate update;
+  update.set_unit(unit);
+  update.set_kind(kind);
+  update.set_location(location);
+  update.set_rule(rule);
+  return update;
+}
+
+v1::ClientMessage Updates(std::vector<v1::UnitUpdate> updates) {
+  v1::ClientMessage message;
+  for (v1::UnitUpdate& update : updates) {
+    *message.mutable_update_units()->add_updates() = std::move(update);
+  }
+  return message;
+}
+
+class ForcesTest : public ::testing::Test {
+ protected:
+  ForcesTest() { hooks_.dice = faces_.Source(); }
+
+  void Start() { server_ = std::make_unique<testing::TestServer>(
+                     server::ServerConfig{}, hooks_, dir_.path() / "data"); }
+
+  // Joins (or rejoins) both seats and a spectator.
+  void JoinAll() {
+    a_ = MatchClient::Connect(server_->ws_url());
+    b_ = MatchClient::Connect(server_->ws_url());
+    spectator_ = MatchClient::Connect(server_->ws_url());
+    ASSERT_TRUE(a_ && b_ && spectator_);
+    ASSERT_TRUE(a_->Join(created_.match_id(), created_.side_a_token()).has_joined());
+    ASSERT_TRUE(b_->Join(created_.match_id(), created_.side_b_token()).has_joined());
+    ASSERT_TRUE(
+        spectator_->Join(created_.match_id(), created_.spectator_key(), 0, true).has_joined());
+  }
+
+  void Sync() {
+    const uint64_t seq = std::max(a_->last_seq(), b_->last_seq());
+    for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+      ASSERT_TRUE(client->WaitForSeq(seq));
+    }
+  }
+
+  // Both announce nothing, ATTACKER first.
+  void Announce(MatchClient& attacker, MatchClient& defender) {
+    Sync();
+    ASSERT_TRUE(attacker.Act(AnnounceNothing()).has_ack());
+    Sync();
+    ASSERT_TRUE(defender.Act(AnnounceNothing()).has_ack());
+    Sync();
+  }
+
+  // Waits until every client sees CCPh `ccph` under way.
+  void WaitForCcph(uint32_t ccph) {
+    for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+      ASSERT_TRUE(client->WaitForView(
+          [ccph](const v1::MatchView& view) { return view.ccph() == ccph; }));
+    }
+    Sync();
+  }
+
+  testing::TempDir dir_;
+  ScriptedFaces faces_;
+  server::ServerHooks hooks_;
+  std::unique_ptr<testing::TestServer> server_;
+  std::unique_ptr<MatchClient> a_;
+  std::unique_ptr<MatchClient> b_;
+  std::unique_ptr<MatchClient> spectator_;
+  v1::MatchCreated created_;
+};
+
+// A Melee in G3 through three CCPhs: entered once, carried on by the server with the other side
+// attacking each time, a restart between the second and third, each unit's state carried.
+TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
+  Start();
+  {
+    auto creator = MatchClient::Connect(server_->ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created_ = creator->Create(settings);
+  }
+  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  // CCPh 1: G1 (a 4-6-7) and L1 (an 8-1 leader on it) of side A attack into G3; side B holds it
+  // with R1 (a 4-4-7) and R2, a concealed 4-4-7 only B (and the director) may know.
+  aslpb::Unit leader;
+  leader.set_id("L1");
+  leader.set_owner(v1::SEAT_SIDE_A);
+  leader.set_kind(aslpb::UNIT_KIND_LEADER);
+  leader.set_morale(8);
+  leader.set_leadership(-1);
+  leader.set_name("8-1");
+  leader.set_stacked_on("G1");
+  ASSERT_TRUE(
+      a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7"), leader}, true)).has_ack());
+  aslpb::Unit hidden = Squad("R2", v1::SEAT_SIDE_B, 4, "SECRET-447");
+  hidden.set_concealed(true);
+  ASSERT_TRUE(
+      b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7"), hidden}, false)).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  EXPECT_EQ(a_->view().ccph(), 1u);
+  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  // A's G1 and L1 attack R1 at 1-1, Kill # 5, the leader's -1 DRM: DR 6, Final DR 5 reduces it
+  // (A7.302); B's R1 misses G1 (DR 11).
+  faces_.Push({2, 4, 5, 6});
+  const v1::ServerMessage b_seal = b_->Act(Seal({{{"R1"}, {"G1", "L1"}}}));
+  ASSERT_TRUE(b_seal.has_ack()) << b_seal.ShortDebugString();
+  Sync();
+  const v1::ServerMessage ack = a_->Act(Seal({{{"G1", "L1"}, {"R1"}}}));
+  ASSERT_TRUE(ack.has_ack()) << ack.ShortDebugString();
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+
+  // CCPh 2 began by itself: B attacks, nothing was entered again, R1 is the HS it became.
+  const v1::MatchView& view2 = b_->view();
+  EXPECT_EQ(view2.stage(), v1::STAGE_PLAYING);
+  EXPECT_EQ(view2.asl().attacker(), v1::SEAT_SIDE_B);
+  EXPECT_TRUE(view2.asl().location().melee());
+  ASSERT_NE(InCombat(view2, "R1"), nullptr);
+  const aslpb::Unit& r1 = InCombat(view2, "R1")->unit();
+  EXPECT_EQ(r1.kind(), aslpb::UNIT_KIND_HALF_SQUAD) << "A7.302: a HS stays a HS";
+  EXPECT_EQ(r1.firepower(), 2);
+  EXPECT_EQ(InForce(view2, "R1")->asl().kind(), aslpb::UNIT_KIND_HALF_SQUAD);
+  EXPECT_THAT(InForce(view2, "R1")->last_change(), HasSubstr("in CC in G3"));
+  // R2 kept its "?": A and the spectator see a "?" in the force and in the close combat.
+  for (MatchClient* other : {a_.get(), spectator_.get()}) {
+    ASSERT_NE(InForce(other->view(), "R2"), nullptr);
+    EXPECT_TRUE(InForce(other->view(), "R2")->hidden());
+    EXPECT_FALSE(InForce(other->view(), "R2")->has_asl());
+    EXPECT_TRUE(InCombat(other->view(), "R2")->hidden());
+  }
+  EXPECT_EQ(AllBytes(*a_).find("SECRET-447"), std::string::npos);
+  EXPECT_EQ(AllBytes(*spectator_).find("SECRET-447"), std::string::npos);
+
+  ASSERT_NO_FATAL_FAILURE(Announce(*b_, *a_));
+  // CCPh 2: B's R2 attacks out of concealment and loses its "?" (A11.19); A's attack misses.
+  faces_.Push({5, 6, 5, 6});  // the ATTACKER (B) first: DR 11, then A's DR 11
+  ASSERT_TRUE(b_->Act(Seal({{{"R2"}, {"G1", "L1"}}})).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R2"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(3));
+  EXPECT_FALSE(InForce(a_->view(), "R2")->hidden()) << "R2 attacked: it is Known now";
+  EXPECT_FALSE(InCombat(a_->view(), "R2")->hidden());
+  EXPECT_FALSE(InCombat(b_->view(), "R2")->unit().concealed())
+      << "A11.19: a unit that lost its \"?\" does not get it back in the next CCPh";
+  EXPECT_EQ(a_->view().asl().attacker(), v1::SEAT_SIDE_A);
+
+  // A restart in the middle: the forces, the CCPh and the close combat under way come back.
+  const uint64_t seen = a_->last_seq();
+  a_.reset();
+  b_.reset();
+  spectator_.reset();
+  server_.reset();
+  Start();
+  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  EXPECT_EQ(a_->last_seq(), seen);
+  EXPECT_EQ(a_->view().ccph(), 3u);
+  EXPECT_EQ(InForce(a_->view(), "R1")->asl().kind(), aslpb::UNIT_KIND_HALF_SQUAD);
+  EXPECT_TRUE(InForce(spectator_->view(), "R2") != nullptr &&
+              !InForce(spectator_->view(), "R2")->hidden());
+
+  // CCPh 3: A's G1 and L1 kill both (DR 3); B's attack misses. The Melee is over.
+  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  faces_.Push({1, 2, 5, 6});
+  ASSERT_TRUE(b_->Act(Seal({{{"R1", "R2"}, {"G1", "L1"}}})).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1", "L1"}, {"R1", "R2"}}})).has_ack());
+  Sync();
+  EXPECT_EQ(a_->view().stage(), v1::STAGE_ENDED);
+  EXPECT_EQ(a_->view().ccph(), 3u);
+  for (const char* id : {"R1", "R2"}) {
+    EXPECT_EQ(InForce(a_->view(), id)->fate(), v1::FORCE_FATE_ELIMINATED) << id;
+  }
+  EXPECT_EQ(InForce(a_->view(), "G1")->fate(), v1::FORCE_FATE_PRESENT);
+  EXPECT_EQ(InForce(a_->view(), "G1")->location(), "G3");
+
+  // An eliminated unit never returns, by set-up or by update.
+  const v1::ServerMessage back = b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4)}, false));
+  EXPECT_THAT(back.error().message(), HasSubstr("never returns"));
+  const v1::ServerMessage moved = b_->Act(Updates({Update("R2", v1::UPDATE_KIND_MOVE, "H4")}));
+  EXPECT_THAT(moved.error().message(), HasSubstr("never returns"));
+}
+
+// Unit updates between close combats: each is checked, logged, shown to the opponent as the
+// rules allow ("?" for a concealed unit), carried into the next close combat and through a
+// restart.
+TEST_F(ForcesTest, UnitUpdatesAreCheckedShownAsTheRulesAllowAndCarried) {
+  Start();
+  {
+    auto creator = MatchClient::Connect(server_->ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created_ = creator->Create(settings);
+  }
+  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  auto director = MatchClient::Connect(server_->ws_url());
+  ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+
+  // Before any close combat: A enters a 6-4-7 and an 8-1 leader in H4; B a concealed squad.
+  v1::UnitUpdate g1 = Update("G1", v1::UPDATE_KIND_ENTER, "H4");
+  *g1.mutable_asl() = Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7");
+  v1::UnitUpdate l1 = Update("L1", v1::UPDATE_KIND_ENTER, "H4");
+  l1.mutable_asl()->set_kind(aslpb::UNIT_KIND_LEADER);
+  l1.mutable_asl()->set_morale(8);
+  l1.mutable_asl()->set_leadership(-1);
+  l1.mutable_asl()->set_name("8-1");
+  ASSERT_TRUE(a_->Act(Updates({g1, l1})).has_ack());
+  v1::UnitUpdate r3 = Update("R3", v1::UPDATE_KIND_ENTER, "J5");
+  *r3.mutable_asl() = Squad("R3", v1::SEAT_SIDE_B, 4, "SECRET-R3");
+  r3.mutable_asl()->set_concealed(true);
+  r3.set_note("moved up through the orchard");
+  const v1::ServerMessage entered = b_->Act(Updates({r3}));
+  ASSERT_TRUE(entered.has_ack()) << entered.ShortDebugString();
+  Sync();
+  ASSERT_TRUE(director->WaitForSeq(b_->last_seq()));
+
+  // What the others see of B's update: a "?" entered J5, nothing more.
+  for (MatchClient* other : {a_.get(), spectator_.get()}) {
+    const v1::MatchEvent event = other->events().back();
+    ASSERT_TRUE(event.has_units_updated()) << event.ShortDebugString();
+    const v1::UnitUpdate& shown = event.units_updated().updates(0);
+    EXPECT_TRUE(shown.hidden());
+    EXPECT_EQ(shown.kind(), v1::UPDATE_KIND_ENTER);
+    EXPECT_EQ(shown.location(), "J5");
+    EXPECT_FALSE(shown.has_asl());
+    EXPECT_TRUE(shown.note().empty());
+    EXPECT_EQ(AllBytes(*other).find("SECRET-R3"), std::string::npos);
+    EXPECT_EQ(AllBytes(*other).find("orchard"), std::string::npos);
+  }
+  EXPECT_NE(AllBytes(*director).find("SECRET-R3"), std::string::npos) << "the director sees it";
+  EXPECT_EQ(b_->events().back().units_updated().updates(0).asl().name(), "SECRET-R3");
+
+  // Every check, with the rule where there is one.
+  struct Refused {
+    MatchClient* by;
+    v1::UnitUpdate update;
+    std::string rule;
+    std::string words;
+  };
+  v1::UnitUpdate recombine = Update("G1", v1::UPDATE_KIND_RECOMBINE);
+  recombine.set_with("L1");
+  const std::vector<Refused> refused = {
+      {a_.get(), Update("R3", v1::UPDATE_KIND_BREAK), "", "a side reports only its own units"},
+      {a_.get(), Update("G9", v1::UPDATE_KIND_BREAK), "", "no unit 'G9'"},
+      {a_.get(), Update("G1", v1::UPDATE_KIND_CONCEAL), "A12.1", "name it"},
+      {a_.get(), Update("G1", v1::UPDATE_KIND_RALLY), "A10.6", "is not broken"},
+      {a_.get(), recombine, "A1.32", "only as a rule allows"},
+      {b_.get(), Update("R3", v1::UPDATE_KIND_CONCEAL, "", "A12.122"), "A12.1", "concealed already"},
+      {a_.get(), Update("G1", v1::UPDATE_KIND_SHOCK), "", "coc's"},
+      {a_.get(), Update("G1", v1::UPDATE_KIND_UNSPECIFIED), "", "kind: required"},
+      {b_.get(), Update("R3", v1::UPDATE_KIND_ENTER, "J5"), "", "already in the match"},
+  };
+  for (const Refused& case_ : refused) {
+    const v1::ServerMessage answer = case_.by->Act(Updates({case_.update}));
+    ASSERT_TRUE(answer.has_error()) << case_.update.ShortDebugString();
+    EXPECT_EQ(answer.error().rule_ref(), case_.rule) << answer.error().message();
+    EXPECT_THAT(answer.error().message(), HasSubstr(case_.words));
+  }
+  // All or none: a good update before a bad one is not applied either.
+  const uint64_t before = a_->last_seq();
+  EXPECT_TRUE(a_->Act(Updates({Update("G1", v1::UPDATE_KIND_PIN),
+                               Update("G1", v1::UPDATE_KIND_RALLY)}))
+                  .has_error());
+  EXPECT_EQ(a_->last_seq(), before);
+  EXPECT_FALSE(InForce(a_->view(), "G1")->asl().pinned());
+
+  // Fire results on A's board: G1 is Reduced to a HS (A7.302), L1 wounded (A17.2: ML 7, and its
+  // modifier worsens to 0), then G1 regains "?" by the rule A names.
+  ASSERT_TRUE(a_->Act(Updates({Update("G1", v1::UPDATE_KIND_REDUCE),
+                               Update("L1", v1::UPDATE_KIND_REDUCE),
+                               Update("G1", v1::UPDATE_KIND_CONCEAL, "", "A12.122")}))
+                  .has_ack());
+  Sync();
+  const v1::ForceUnit reduced = *InForce(a_->view(), "G1");
+  EXPECT_EQ(reduced.asl().kind(), aslpb::UNIT_KIND_HALF_SQUAD);
+  EXPECT_EQ(reduced.asl().firepower(), 3);
+  EXPECT_TRUE(reduced.asl().concealed());
+  EXPECT_EQ(InForce(a_->view(), "L1")->asl().morale(), 7);
+  EXPECT_EQ(InForce(a_->view(), "L1")->asl().leadership(), 0);
+  // B sees G1's Casualty Reduction only as a "?" changing (G1 is concealed after the updates);
+  // L1's wound it sees.
+  const v1::UnitsUpdated seen_by_b = b_->events().back().units_updated();
+  ASSERT_EQ(seen_by_b.updates_size(), 3);
+  EXPECT_TRUE(seen_by_b.updates(0).hidden());
+  EXPECT_EQ(seen_by_b.updates(0).kind(), v1::UPDATE_KIND_UNSPECIFIED);
+  EXPECT_EQ(seen_by_b.updates(1).kind(), v1::UPDATE_KIND_REDUCE);
+  EXPECT_FALSE(seen_by_b.updates(1).hidden());
+  EXPECT_TRUE(InForce(b_->view(), "G1")->hidden());
+
+  // Both move into J5 and the close combat there takes every carried unit with its state.
+  ASSERT_TRUE(a_->Act(Updates({Update("G1", v1::UPDATE_KIND_MOVE, "J5"),
+                               Update("L1", v1::UPDATE_KIND_MOVE, "J5")}))
+                  .has_ack());
+  Sync();
+  // A restart between the updates and the set-up: the forces are rebuilt from the log.
+  a_.reset();
+  b_.reset();
+  spectator_.reset();
+  director.reset();
+  server_.reset();
+  Start();
+  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  EXPECT_EQ(InForce(a_->view(), "G1")->location(), "J5");
+  EXPECT_TRUE(InForce(b_->view(), "G1")->hidden());
+  v1::ClientMessage part;
+  part.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("J5");
+  part.mutable_submit_setup()->mutable_asl()->set_attacker(v1::SEAT_SIDE_A);
+  ASSERT_TRUE(a_->Act(part).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack()) << "B's units all come from its force";
+  Sync();
+  ASSERT_EQ(a_->view().stage(), v1::STAGE_PLAYING);
+  EXPECT_EQ(a_->view().asl().units_size(), 3);
+  EXPECT_EQ(InCombat(b_->view(), "L1")->unit().morale(), 7) << "A17.2: the wounded ML carries";
+  EXPECT_TRUE(InCombat(b_->view(), "G1")->hidden()) << "G1's regained \"?\"";
+  EXPECT_TRUE(InCombat(a_->view(), "R3")->hidden());
+  EXPECT_EQ(AllBytes(*a_).find("SECRET-R3"), std::string::npos);
+  // While it is played, its units change only through CC.
+  const v1::ServerMessage busy = b_->Act(Updates({Update("R3", v1::UPDATE_KIND_MOVE, "K6")}));
+  EXPECT_EQ(busy.error().rule_ref(), "A11.15");
+}
+
+}  // namespace
+}  // namespace melee
