@@ -82,6 +82,8 @@ RedactedKind RedactedKindOf(const storage::StoredEvent& stored) {
       return {"setup_submitted", stored.setup_submitted().seat()};
     case storage::StoredEvent::kDirectorFlag:
       return {"director_flag", stored.director_flag().seat()};
+    case storage::StoredEvent::kUnitsUpdated:
+      return {"units_updated", stored.units_updated().seat()};
     case storage::StoredEvent::kRulesetEvent: {
       const storage::RulesetEvent& event = stored.ruleset_event();
       if (!event.has_cause()) return {"ruleset_event", storage::SEAT_UNSPECIFIED};

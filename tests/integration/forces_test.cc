@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "server/fair_play/verify.h"
+#include "server/hosts.h"
 #include "tests/testing/asl_commands.h"
+#include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
@@ -23,6 +26,7 @@ namespace melee {
 namespace {
 
 namespace v1 = melee::v1;
+namespace storage = melee::storage::v1;
 namespace aslpb = melee::asl::v1;
 using ::testing::HasSubstr;
 using testing::AllBytes;
@@ -376,6 +380,56 @@ TEST_F(ForcesTest, UnitUpdatesAreCheckedShownAsTheRulesAllowAndCarried) {
   // While it is played, its units change only through CC.
   const v1::ServerMessage busy = b_->Act(Updates({Update("R3", v1::UPDATE_KIND_MOVE, "K6")}));
   EXPECT_EQ(busy.error().rule_ref(), "A11.15");
+}
+
+}  // namespace
+}  // namespace melee
+
+namespace melee {
+namespace {
+
+// The unit updates in match files (docs/fair-play.md): the director's file verifies by replay
+// (the forces are folded again and every update checked again); a seat's file carries the other
+// side's update of a concealed unit only as its hash, and still verifies.
+TEST(ForcesFileTest, UnitUpdatesVerifyInTheDirectorsFileAndAreRedactedForTheOpponent) {
+  testing::TestServer server;  // the server's own committed dice
+  auto a = MatchClient::Connect(server.ws_url());
+  auto b = MatchClient::Connect(server.ws_url());
+  v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  const v1::MatchCreated created = a->Create(settings);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  v1::UnitUpdate g1 = Update("G1", v1::UPDATE_KIND_ENTER, "H4");
+  *g1.mutable_asl() = Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7");
+  g1.mutable_asl()->set_concealed(true);
+  ASSERT_TRUE(a->Act(Updates({g1})).has_ack());
+  ASSERT_TRUE(a->Act(Updates({Update("G1", v1::UPDATE_KIND_PIN)})).has_ack());
+  v1::UnitUpdate r1 = Update("R1", v1::UPDATE_KIND_ENTER, "J5");
+  *r1.mutable_asl() = Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7");
+  ASSERT_TRUE(b->Act(Updates({r1})).has_ack());
+  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+
+  const storage::MatchFile director =
+      testing::ExportOver(server.port(), created.match_id(), created.director_token());
+  const server::VerifyReport all =
+      server::VerifyMatchFile(director, server::BuiltinHosts(), director.server_public_key());
+  EXPECT_TRUE(all.ok) << all.Describe();
+  EXPECT_TRUE(all.replayed) << all.Describe();
+  const storage::MatchFile for_b =
+      testing::ExportOver(server.port(), created.match_id(), created.side_b_token());
+  size_t redacted = 0;
+  for (const storage::FileEvent& event : for_b.events()) {
+    if (!event.redacted()) continue;
+    ++redacted;
+    EXPECT_EQ(event.redacted_kind(), "units_updated");
+    EXPECT_EQ(event.redacted_seat(), storage::SEAT_SIDE_A);
+  }
+  EXPECT_EQ(redacted, 2u) << "both of A's updates of its concealed G1";
+  const server::VerifyReport mine =
+      server::VerifyMatchFile(for_b, server::BuiltinHosts(), for_b.server_public_key());
+  EXPECT_TRUE(mine.ok) << mine.Describe();
+  EXPECT_EQ(mine.redacted, 2u);
 }
 
 }  // namespace
