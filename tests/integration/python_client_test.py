@@ -139,11 +139,14 @@ async def play_close_combat(url: str, order: str, check) -> None:
                   f"{order}: {player.name} seals and gets a SHA-256 receipt")
             check(opens(sealed.get("ack", {})),
                   f"{order}: {player.name}'s receipt is SHA-256('melee/v2/seal|' + nonce + sealed)")
-        # Answer whatever choices the server's dice bring, until the combat is over.
+        # Answer whatever choices the server's dice bring, until the combat is over (ended, or
+        # both squads locked in a Melee that the server carries on into CCPh 2).
+        def over(view: dict) -> bool:
+            return view.get("stage") == "STAGE_ENDED" or view.get("ccph", 1) > 1
         for _ in range(20):
             await a.wait_seq(max(a.seq, b.seq))
             await b.wait_seq(max(a.seq, b.seq))
-            if a.view.get("stage") == "STAGE_ENDED":
+            if over(a.view):
                 break
             for player in (a, b):
                 pending = player.view.get("asl", {}).get("pending")
@@ -151,8 +154,7 @@ async def play_close_combat(url: str, order: str, check) -> None:
                     selected = pending["options"][:1] if pending.get("min_selected") else []
                     await player.act("make_choice", {"choice_id": str(pending["id"]),
                                                      "selected": selected})
-        check(a.view.get("stage") == "STAGE_ENDED" and b.view.get("stage") == "STAGE_ENDED",
-              f"{order}: the close combat ends for both seats")
+        check(over(a.view) and over(b.view), f"{order}: the close combat ends for both seats")
         kinds = [event.get("asl", {}).get("kind") for event in a.events]
         check(kinds.count("EVENT_KIND_ATTACK_RESOLVED") == 2,
               f"{order}: both attacks are resolved with the server's dice")
@@ -319,26 +321,159 @@ async def play_coc_close_combat(url: str, check) -> None:
               "coc: both seats saw every seq once, in order")
 
 
+def start_server(binary: str, data: str):
+    """melee-server on a free port with its SQLite store in `data`: (process, ws URL)."""
+    server = subprocess.Popen([binary, "--port", "0", "--data-dir", data],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in server.stdout:
+        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        if found:
+            return server, f"ws://127.0.0.1:{found.group(1)}/ws"
+    server.terminate()
+    raise RuntimeError("the server did not start")
+
+
+def stop_server(server) -> None:
+    server.terminate()
+    server.wait(timeout=10)
+
+
+async def seat(url: str, name: str, match: str, token: str, after_seq: int = 0):
+    ws = await websockets.connect(url)
+    player = Player(ws, name)
+    # A new connection numbers its commands afresh: command ids must not repeat the old ones
+    # (a repeated id is a retry, answered with the first answer).
+    player.count = 1000 * (after_seq != 0)
+    player.match, player.seq = match, after_seq
+    await player.call({"join_seat": {"match_id": match, "seat_token": token,
+                                     "after_seq": str(after_seq)}})
+    return player
+
+
+async def all_say_nothing(a: Player, b: Player, attacker: Player, check, what: str) -> None:
+    """Both announce nothing (ATTACKER first) and seal no attack: nobody is hurt, the Melee holds."""
+    defender = b if attacker is a else a
+    for player in (attacker, defender):
+        await player.wait_seq(max(a.seq, b.seq))
+        check("ack" in await player.act("announce", {"asl": {}}), f"{what}: {player.name} announces")
+    for player in (attacker, defender):
+        await player.wait_seq(max(a.seq, b.seq))
+        check("ack" in await player.act("seal_declaration", {"declaration": {"asl": {}}}),
+              f"{what}: {player.name} seals")
+
+
+async def wait_ccph(player: Player, ccph: int) -> None:
+    for _ in range(50):
+        if int(player.view.get("ccph", 1)) == ccph and int(player.view.get("seq", 0)) >= player.seq:
+            return
+        player.record(json.loads(await asyncio.wait_for(player.ws.recv(), 5)))
+
+
+def force_unit(view: dict, unit_id: str) -> dict:
+    for side in ("side_a_force", "side_b_force"):
+        for unit in view.get(side, []):
+            if unit.get("id") == unit_id:
+                return unit
+    return {}
+
+
+async def play_melee_through_three_ccphs(binary: str, data: str, check) -> None:
+    """Forces that persist (docs/forces.md), as JSON clients see them: a Melee held through three
+    CCPhs with units entered once, unit updates between the phases, and a server restart."""
+    server, url = start_server(binary, data)
+    try:
+        async with websockets.connect(url) as ws:
+            creator = Player(ws, "creator")
+            created = (await creator.call({"create_match": {"settings": {"ruleset": "asl"}}}))
+        tokens = created["match_created"]
+        match = tokens["match_id"]
+        a = await seat(url, "a", match, tokens["side_a_token"])
+        b = await seat(url, "b", match, tokens["side_b_token"])
+
+        def squad(unit_id: str, owner: str, **more) -> dict:
+            return {"id": unit_id, "owner": owner, "kind": "UNIT_KIND_SQUAD", "firepower": 4,
+                    **more}
+
+        await a.act("submit_setup", {"asl": {"location": {"name": "H4"}, "attacker": "SEAT_SIDE_A",
+                                             "units": [squad("G1", "SEAT_SIDE_A")]}})
+        await b.act("submit_setup", {"asl": {"units": [squad("R1", "SEAT_SIDE_B")]}})
+        for player in (a, b):
+            await player.wait_seq(max(a.seq, b.seq))
+            await player.act("confirm_setup", {})
+        await all_say_nothing(a, b, a, check, "forces, CCPh 1")
+        await wait_ccph(a, 2)
+        check(a.view.get("asl", {}).get("attacker") == "SEAT_SIDE_B"
+              and a.view.get("asl", {}).get("location", {}).get("melee") is True,
+              "forces: the Melee goes on into CCPh 2 by itself, side B attacking")
+
+        # Between the phases: B brings a concealed squad into J5; A sees only a "?".
+        ack = await b.act("update_units", {"updates": [{
+            "unit": "R2", "kind": "UPDATE_KIND_ENTER", "location": "J5", "note": "secret path",
+            "asl": squad("R2", "SEAT_SIDE_B", name="SECRET-R2", concealed=True)}]})
+        check("ack" in ack, "forces: side B reports a unit update")
+        refused = await a.act("update_units", {"updates": [{"unit": "R1",
+                                                            "kind": "UPDATE_KIND_BREAK"}]})
+        check("only its own units" in refused.get("error", {}).get("message", ""),
+              "forces: an update of the other side's unit is refused")
+        await a.wait_seq(b.seq)
+        shown = a.events[-1].get("units_updated", {}).get("updates", [{}])[0]
+        check(shown.get("hidden") is True and shown.get("location") == "J5"
+              and "asl" not in shown and "note" not in shown,
+              "forces: the opponent sees the concealed unit's update only as a '?'")
+        check(force_unit(a.view, "R2").get("hidden") is True,
+              "forces: the opponent's view of the force shows a '?'")
+
+        # A restart in the middle of CCPh 2; both seats resume from their last seq.
+        for player in (a, b):
+            await player.ws.close()
+        stop_server(server)
+        server, url = start_server(binary, data)
+        a = await seat(url, "a", match, tokens["side_a_token"], a.seq)
+        b = await seat(url, "b", match, tokens["side_b_token"], b.seq)
+        check(int(a.view.get("ccph", 0)) == 2 and not a.events,
+              "forces: after a restart the CCPh and the forces come back, nothing missed")
+
+        await all_say_nothing(a, b, b, check, "forces, CCPh 2")
+        await wait_ccph(a, 3)
+        await b.wait_seq(a.seq)
+        check(a.view.get("asl", {}).get("attacker") == "SEAT_SIDE_A",
+              "forces: CCPh 3 starts, side A attacking")
+        units = {u["unit"]["id"] for u in a.view.get("asl", {}).get("units", [])}
+        check(units == {"G1", "R1"}, "forces: CCPh 3 holds the carried G1 and R1, entered once")
+        everything = json.dumps(a.events) + json.dumps(a.view)
+        check("SECRET-R2" not in everything and "secret path" not in everything,
+              "forces: nothing of B's concealed unit reached A")
+        for player in (a, b):
+            await player.ws.close()
+    finally:
+        stop_server(server)
+
+
 def main() -> int:
     binary = sys.argv[1]
+    failures: list[str] = []
+    passed = 0
+
+    def check(condition: bool, what: str) -> None:
+        nonlocal passed
+        print(("ok   " if condition else "FAIL ") + what)
+        if condition:
+            passed += 1
+        else:
+            failures.append(what)
+
     with tempfile.TemporaryDirectory() as data:
-        server = subprocess.Popen([binary, "--port", "0", "--data-dir", data],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        server, url = start_server(binary, data)
         try:
-            port = None
-            for line in server.stdout:
-                found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-                if found:
-                    port = int(found.group(1))
-                    break
-            if port is None:
-                print("server did not start; 0 passed, 1 failed")
-                return 1
-            failures = asyncio.run(run_checks(f"ws://127.0.0.1:{port}/ws"))
+            for failure in asyncio.run(run_checks(url)):
+                if failure not in failures:
+                    failures.append(failure)
         finally:
-            server.terminate()
-            server.wait(timeout=10)
-    total = 5 + 2 * 13 + 10
+            stop_server(server)
+    with tempfile.TemporaryDirectory() as data:
+        asyncio.run(play_melee_through_three_ccphs(binary, data, check))
+    total = 5 + 2 * 13 + 10 + passed + len(failures) - len([f for f in failures if
+                                                            not f.startswith("forces")])
     print(f"{total - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
