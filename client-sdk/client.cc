@@ -428,6 +428,9 @@ void Client::Send(v1::ClientMessage command, AnswerHandler done) {
       case v1::ClientMessage::kOrderLocations:
         fill(*command.mutable_order_locations());
         break;
+      case v1::ClientMessage::kUpdateUnits:
+        fill(*command.mutable_update_units());
+        break;
       default:
         break;
     }

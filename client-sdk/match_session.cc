@@ -48,6 +48,9 @@ bool FillTarget(v1::ClientMessage& command, Fill&& fill) {
     case v1::ClientMessage::kOrderLocations:
       fill(*command.mutable_order_locations());
       return true;
+    case v1::ClientMessage::kUpdateUnits:
+      fill(*command.mutable_update_units());
+      return true;
     default:
       return false;
   }

@@ -268,6 +268,15 @@ std::vector<std::string> SplitList(const std::vector<std::string>& values) {
   return out;
 }
 
+// The words of a line, split at spaces.
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream stream(line);
+  std::string word;
+  while (stream >> word) words.push_back(word);
+  return words;
+}
+
 }  // namespace
 
 MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
@@ -343,10 +352,18 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
                       "nationality; coc obstacle, position, cover, engagement; vv uphill, "
                       "grenades, satchel-charges, satchel-apfp)");
   submit_->add_flag("--confirm", args_.confirm, "Confirm the set-up as both sides entered it");
+  submit_->add_option("--update", args_.updates,
+                      "Report what happened to your units outside CC, one update each "
+                      "(repeatable, all or none): 'G1 move H4', 'G1 break', 'G1 rally', "
+                      "'G1 reduce', 'G1 conceal A12.122', 'G5 enter H4 4-6-7'; a note after "
+                      "';' (docs/forces.md)");
   announce_ = submit_->add_option("--announce", args_.announce_file,
                                   "Announce (A11.2, A11.14): a JSON file of melee.asl.v1.Announce; "
                                   "with no file, announce nothing");
   announce_->expected(0, 1);
+  submit_->add_option("--attack", args_.attacks,
+                      "asl: seal your declaration in words, one attack each (repeatable): "
+                      "'G1 L1 > R1 R2' (attackers > targets); 'none' declares no attack");
   submit_->add_option("--declaration", args_.declaration_file,
                       "Seal your declaration: a JSON file of melee.asl.v1.Seal (vv: "
                       "melee.vv.v1.Declaration, a declare or your Casualty Point allocation; "
@@ -513,11 +530,13 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     const int actions = (!args_.setup_file.empty() || from_options ? 1 : 0) +
                         (args_.confirm ? 1 : 0) +
                         (announce_->count() > 0 ? 1 : 0) +
-                        (!args_.declaration_file.empty() ? 1 : 0) + (!args_.order.empty() ? 1 : 0) +
-                        (args_.flag_seq != 0 ? 1 : 0);
+                        (!args_.declaration_file.empty() || !args_.attacks.empty() ? 1 : 0) +
+                        (!args_.order.empty() ? 1 : 0) +
+                        (args_.flag_seq != 0 ? 1 : 0) + (!args_.updates.empty() ? 1 : 0);
     if (actions != 1) {
       return Report(err, {kExitUsage, "submit: give exactly one of --setup (or --unit), "
-                                      "--confirm, --announce, --declaration, --order, --flag"});
+                                      "--confirm, --announce, --declaration (or --attack), "
+                                      "--order, --flag, --update"});
     }
     const bool vv = link.ruleset() == "vv";
     const bool coc = link.ruleset() == "coc";
@@ -531,11 +550,44 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       if (!read) return Report(err, failure);
     } else if (args_.confirm) {
       command.mutable_confirm_setup();
+    } else if (!args_.updates.empty()) {
+      for (const std::string& text : args_.updates) {
+        auto update = proto::UnitUpdateFromText(RulesetOf(link), link.seat(), text);
+        if (!update) {
+          return Report(err, {kExitUsage, "--update '" + text + "': " +
+                                              engine::Describe(update.error())});
+        }
+        *command.mutable_update_units()->add_updates() = std::move(*update);
+      }
     } else if (announce_->count() > 0) {
       aslpb::Announce& announce = *command.mutable_announce()->mutable_asl();
       if (!args_.announce_file.empty() && !args_.announce_file.front().empty() &&
           !ReadJsonFile(args_.announce_file.front(), announce, failure)) {
         return Report(err, failure);
+      }
+    } else if (!args_.attacks.empty()) {
+      if (vv || coc) {
+        return Report(err, {kExitUsage, "--attack: asl declarations; in a " + link.ruleset() +
+                                            " match seal with --declaration FILE"});
+      }
+      aslpb::Seal& seal =
+          *command.mutable_seal_declaration()->mutable_declaration()->mutable_asl();
+      for (const std::string& text : args_.attacks) {
+        if (text == "none" && args_.attacks.size() == 1) break;
+        aslpb::AttackOrder& order = *seal.add_attacks();
+        bool targets = false;
+        for (const std::string& word : Words(text)) {
+          if (word == ">") {
+            targets = true;
+          } else {
+            *(targets ? order.add_targets() : order.add_attackers()) = word;
+          }
+        }
+        if (!targets || order.attackers().empty() || order.targets().empty()) {
+          return Report(err, {kExitUsage, "--attack '" + text +
+                                              "': expected 'ATTACKERS > TARGETS', e.g. "
+                                              "'G1 L1 > R1', or 'none'"});
+        }
       }
     } else if (!args_.declaration_file.empty()) {
       v1::Declaration& declaration = *command.mutable_seal_declaration()->mutable_declaration();
@@ -602,6 +654,9 @@ constexpr const char* kPlayHelp =
     "                           (docs/counter-notation.md), the ruleset's SideSetup in\n"
     "                           JSON, or a situation file of melee rules (your units)\n"
     "  confirm                  confirm the set-up\n"
+    "  update G1 move H4, G2 break   report what happened to your units outside CC (all or\n"
+    "                           none): move, break, rally, pin, unpin, conceal RULE, reveal,\n"
+    "                           reduce, eliminate, cx, uncx, enter LOC COUNTER; '; note'\n"
     "  order G3 H4 ...          A11.12: the ATTACKER's order of this CCPh's Locations\n"
     "  announce [FILE]          announce (A11.2, A11.14); no file: nothing\n"
     "  attack G1 [L1] > R1 [R2] add an attack to your declaration and show its odds\n"
@@ -616,14 +671,6 @@ constexpr const char* kPlayHelp =
     "  odds                     coc: your first round's Combat Dice and the exact hits margin\n"
     "  choose ID [G1 ...]       answer a choice (no unit: decline)\n"
     "  quit                     leave (the match goes on; play again to come back)\n";
-
-std::vector<std::string> Words(const std::string& line) {
-  std::vector<std::string> words;
-  std::istringstream stream(line);
-  std::string word;
-  while (stream >> word) words.push_back(word);
-  return words;
-}
 
 // The Location at designation as this seat can see it, for the preview: its own units and the
 // visible enemy exactly, a concealed enemy unit as a squad of the strength factor A11.19
@@ -801,6 +848,27 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       v1::ClientMessage command;
       command.mutable_confirm_setup();
       connected = act(std::move(command));
+    } else if (verb == "update" && words.size() > 2) {
+      // update G1 move H4; update G1 break, G2 pin   (one line, all or none)
+      v1::ClientMessage command;
+      const std::string text = line.substr(line.find("update") + 6);
+      bool read = true;
+      std::size_t from = 0;
+      while (read && from <= text.size()) {
+        const std::size_t comma = text.find(',', from);
+        const std::string one = text.substr(from, comma == std::string::npos ? std::string::npos
+                                                                              : comma - from);
+        from = comma == std::string::npos ? text.size() + 1 : comma + 1;
+        auto update = proto::UnitUpdateFromText(ruleset.empty() ? "asl" : ruleset, match.seat(),
+                                                one);
+        if (!update) {
+          out << "update '" << one << "': " << engine::Describe(update.error()) << "\n";
+          read = false;
+        } else {
+          *command.mutable_update_units()->add_updates() = std::move(*update);
+        }
+      }
+      if (read) connected = act(std::move(command));
     } else if (verb == "order" && words.size() > 1) {
       v1::ClientMessage command;
       for (std::size_t i = 1; i < words.size(); ++i) {

@@ -59,6 +59,7 @@ struct MatchArgs {
   // submit
   std::string setup_file;
   std::vector<std::string> units;  // --unit 'G1: 4-6-7': roster lines
+  std::vector<std::string> updates;  // --update 'G1 move H4': unit updates (docs/forces.md)
   std::string location;            // the roster directives, each a line of its own
   std::string attacker;
   std::string force_morale;
@@ -68,6 +69,7 @@ struct MatchArgs {
   bool confirm = false;
   std::vector<std::string> announce_file;  // given with no value: announce nothing
   std::string declaration_file;
+  std::vector<std::string> attacks;  // --attack 'G1 L1 > R1' (asl), or none
   std::vector<std::string> order;
   uint64_t flag_seq = 0;
   std::string comment;

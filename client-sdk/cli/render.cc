@@ -131,6 +131,12 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
     }
   } else if (event.has_setup_confirmed()) {
     out << SeatName(event.setup_confirmed().seat()) << " confirmed the set-up";
+  } else if (event.has_units_updated()) {
+    std::string updates;
+    for (const v1::UnitUpdate& update : event.units_updated().updates()) {
+      updates += (updates.empty() ? "" : ", ") + proto::UnitUpdateText(update);
+    }
+    out << SeatName(event.units_updated().seat()) << " reported: " << updates;
   } else if (event.has_locations_ordered()) {
     out << SeatName(event.locations_ordered().seat())
         << " (the ATTACKER) ordered this CCPh's Locations: "
@@ -269,6 +275,45 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
       out << "  Combat " << coc.report().combat() << ", round " << coc.report().round()
           << ": side_a " << coc.report().side_a().pool().dice() << " Combat Dice, side_b "
           << coc.report().side_b().pool().dice() << "\n";
+    }
+  }
+  // The forces (docs/forces.md): every unit the match holds, where it is and as it is now.
+  if (view.side_a_force_size() + view.side_b_force_size() > 0) {
+    out << "  Forces (CCPh " << view.ccph() << "):\n";
+    for (const auto* force : {&view.side_a_force(), &view.side_b_force()}) {
+      if (force->empty()) continue;
+      out << "    " << SeatName(force->Get(0).owner()) << ":";
+      bool first = true;
+      for (const v1::ForceUnit& unit : *force) {
+        out << (first ? " " : ", ") << unit.id() << " ";
+        first = false;
+        if (unit.hidden()) {
+          out << "?";
+        } else if (unit.has_asl()) {
+          out << proto::AslNotationOf(unit.asl());
+        } else if (unit.has_vv()) {
+          out << proto::VvNotationOf(unit.vv());
+        } else if (unit.has_coc()) {
+          out << unit.coc().name();
+        }
+        switch (unit.fate()) {
+          case v1::FORCE_FATE_ELIMINATED:
+            out << " (eliminated)";
+            break;
+          case v1::FORCE_FATE_CAPTURED:
+            out << " (captured)";
+            break;
+          case v1::FORCE_FATE_WITHDRAWN:
+            out << " (withdrawn)";
+            break;
+          case v1::FORCE_FATE_RECOMBINED:
+            out << " (recombined)";
+            break;
+          default:
+            out << " in " << (unit.location().empty() ? "no Location" : unit.location());
+        }
+      }
+      out << "\n";
     }
   }
   if (view.has_location_order()) {

@@ -2747,3 +2747,190 @@ std::string RosterOf(const v1::SubmitSetup& setup) {
 }
 
 }  // namespace melee::proto
+
+// ---- unit updates ---------------------------------------------------------------------------------
+
+namespace melee::proto {
+namespace {
+
+struct UpdateWord {
+  std::string_view word;
+  melee::v1::UpdateKind kind;
+};
+
+constexpr UpdateWord kUpdateWords[] = {
+    {"enter", melee::v1::UPDATE_KIND_ENTER},         {"move", melee::v1::UPDATE_KIND_MOVE},
+    {"break", melee::v1::UPDATE_KIND_BREAK},         {"rally", melee::v1::UPDATE_KIND_RALLY},
+    {"pin", melee::v1::UPDATE_KIND_PIN},             {"unpin", melee::v1::UPDATE_KIND_UNPIN},
+    {"conceal", melee::v1::UPDATE_KIND_CONCEAL},     {"reveal", melee::v1::UPDATE_KIND_REVEAL},
+    {"reduce", melee::v1::UPDATE_KIND_REDUCE},       {"eliminate", melee::v1::UPDATE_KIND_ELIMINATE},
+    {"recombine", melee::v1::UPDATE_KIND_RECOMBINE}, {"cx", melee::v1::UPDATE_KIND_SET_CX},
+    {"uncx", melee::v1::UPDATE_KIND_CLEAR_CX},       {"shock", melee::v1::UPDATE_KIND_SHOCK},
+    {"kill", melee::v1::UPDATE_KIND_KILL},
+};
+
+std::vector<std::string> SplitWords(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+std::string Rest(const std::vector<std::string>& words, size_t from) {
+  std::string rest;
+  for (size_t i = from; i < words.size(); ++i) rest += (rest.empty() ? "" : " ") + words[i];
+  return rest;
+}
+
+engine::Result<int> Number(const std::string& word, std::string_view what) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (word.empty() || error != std::errc() || end != word.data() + word.size()) {
+    return engine::Reject("", "'" + word + "' is not a number (" + std::string(what) + ")");
+  }
+  return value;
+}
+
+}  // namespace
+
+engine::Result<melee::v1::UnitUpdate> UnitUpdateFromText(std::string_view ruleset,
+                                                         melee::v1::Seat seat,
+                                                         std::string_view text) {
+  melee::v1::UnitUpdate update;
+  std::string_view body = text;
+  if (const size_t semicolon = text.find(';'); semicolon != std::string_view::npos) {
+    std::string_view note = text.substr(semicolon + 1);
+    while (!note.empty() && note.front() == ' ') note.remove_prefix(1);
+    update.set_note(std::string(note));
+    body = text.substr(0, semicolon);
+  }
+  const std::vector<std::string> words = SplitWords(body);
+  const std::string usage =
+      "expected '<unit> <what> ...', e.g. 'G1 move H4', 'G1 break', 'G1 conceal A12.122'";
+  if (words.size() == 2 && words[0] == "force-morale") {
+    auto value = Number(words[1], "the side's Force Morale");
+    if (!value) return tl::unexpected(value.error());
+    update.set_kind(melee::v1::UPDATE_KIND_FORCE_MORALE);
+    update.set_value(*value);
+    return update;
+  }
+  if (words.size() < 2) return engine::Reject("", "'" + std::string(text) + "': " + usage);
+  update.set_unit(words[0]);
+  const std::string& verb = words[1];
+  const auto known = std::find_if(std::begin(kUpdateWords), std::end(kUpdateWords),
+                                  [&](const UpdateWord& w) { return w.word == verb; });
+  if (known == std::end(kUpdateWords)) {
+    std::string all;
+    for (const UpdateWord& w : kUpdateWords) all += (all.empty() ? "" : ", ") + std::string(w.word);
+    return engine::Reject("", "'" + verb + "' is not an update: one of " + all +
+                                  ", force-morale");
+  }
+  update.set_kind(known->kind);
+  const auto need = [&](size_t count, std::string_view what) -> engine::Result<void> {
+    if (words.size() < count) {
+      return engine::Reject("", "'" + std::string(body) + "': " + verb + " needs " +
+                                    std::string(what));
+    }
+    return {};
+  };
+  switch (known->kind) {
+    case melee::v1::UPDATE_KIND_MOVE: {
+      if (auto ok = need(3, "a Location (or off)"); !ok) return tl::unexpected(ok.error());
+      update.set_location(words[2] == "off" ? "" : words[2]);
+      break;
+    }
+    case melee::v1::UPDATE_KIND_CONCEAL:
+      if (words.size() > 2) update.set_rule(words[2]);
+      break;
+    case melee::v1::UPDATE_KIND_SHOCK:
+    case melee::v1::UPDATE_KIND_KILL: {
+      if (auto ok = need(3, "a number"); !ok) return tl::unexpected(ok.error());
+      auto value = Number(words[2], verb == "shock" ? "Shock" : "figures killed");
+      if (!value) return tl::unexpected(value.error());
+      update.set_value(*value);
+      break;
+    }
+    case melee::v1::UPDATE_KIND_ENTER: {
+      if (auto ok = need(4, "a Location and the counter, e.g. 'G5 enter H4 4-6-7'"); !ok) {
+        return tl::unexpected(ok.error());
+      }
+      update.set_location(words[2]);
+      if (ruleset != "asl") {
+        return engine::Reject("", "enter: counter notation for new units is asl's; in a " +
+                                      std::string(ruleset) + " match enter units with a set-up");
+      }
+      auto unit = AslUnitFromNotation(words[0], seat, Rest(words, 3));
+      if (!unit) return tl::unexpected(unit.error());
+      *update.mutable_asl() = std::move(*unit);
+      break;
+    }
+    case melee::v1::UPDATE_KIND_RECOMBINE: {
+      if (auto ok = need(5, "the other HS, the rule and the squad, e.g. "
+                            "'H1 recombine H2 A1.32 4-6-7'");
+          !ok) {
+        return tl::unexpected(ok.error());
+      }
+      update.set_with(words[2]);
+      update.set_rule(words[3]);
+      auto unit = AslUnitFromNotation(words[0], seat, Rest(words, 4));
+      if (!unit) return tl::unexpected(unit.error());
+      *update.mutable_asl() = std::move(*unit);
+      break;
+    }
+    default:
+      if (words.size() > 2) {
+        return engine::Reject("", "'" + std::string(body) + "': " + verb +
+                                      " takes no more words (a note follows a ';')");
+      }
+      break;
+  }
+  return update;
+}
+
+std::string UnitUpdateText(const melee::v1::UnitUpdate& update) {
+  const std::string unit = update.hidden() ? "? " + update.unit() : update.unit();
+  std::string text;
+  switch (update.kind()) {
+    case melee::v1::UPDATE_KIND_FORCE_MORALE:
+      return "Force Morale " + std::to_string(update.value());
+    case melee::v1::UPDATE_KIND_ENTER:
+      text = unit + " entered " + update.location();
+      if (update.has_asl()) text += " (" + AslNotationOf(update.asl()) + ")";
+      break;
+    case melee::v1::UPDATE_KIND_MOVE:
+      text = unit + (update.location().empty() ? " left the board" : " moved to " + update.location());
+      break;
+    case melee::v1::UPDATE_KIND_UNSPECIFIED:
+      text = unit + " changed";  // a "?" whose change this viewer may not know
+      break;
+    case melee::v1::UPDATE_KIND_RECOMBINE:
+      text = unit + " recombined with " + update.with();
+      break;
+    case melee::v1::UPDATE_KIND_SHOCK:
+    case melee::v1::UPDATE_KIND_KILL:
+      text = unit + " " + (update.kind() == melee::v1::UPDATE_KIND_SHOCK ? "shock " : "kill ") +
+             std::to_string(update.value());
+      break;
+    default: {
+      std::string_view word = "updated";
+      for (const UpdateWord& w : kUpdateWords) {
+        if (w.kind == update.kind()) word = w.word;
+      }
+      text = unit + " " + std::string(word);
+      break;
+    }
+  }
+  if (!update.rule().empty()) text += " (" + update.rule() + ")";
+  if (!update.note().empty()) text += "; " + update.note();
+  return text;
+}
+
+}  // namespace melee::proto

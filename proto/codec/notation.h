@@ -62,6 +62,23 @@ engine::Result<melee::coc::v1::Unit> CocUnitFromNotation(std::string_view id, me
 // Returns `unit` in notation, e.g. "squad defender: team 3 lmg, team 5; leader wounded with 1".
 std::string CocNotationOf(const melee::coc::v1::Unit& unit);
 
+// ---- unit updates (docs/forces.md) -------------------------------------------------------------
+
+// Reads one unit update as a player writes it, for `ruleset` and the updating `seat`:
+//
+//   G1 move H4            G1 move off           G1 break        G1 rally       G1 pin    G1 unpin
+//   G1 conceal A12.122    G1 reveal             G1 reduce       G1 eliminate   G1 cx     G1 uncx
+//   G5 enter H4 4-6-7 concealed        H1 recombine H2 A1.32 4-6-7         (asl counters)
+//   S1 shock 2            S1 kill 1             force-morale 8                  (coc)
+//
+// and, after any of them, `; what happened` as its note. Errors name the word at fault.
+engine::Result<melee::v1::UnitUpdate> UnitUpdateFromText(std::string_view ruleset,
+                                                         melee::v1::Seat seat,
+                                                         std::string_view text);
+
+// Returns `update` as one line in those words ("G1 move H4", "? entered J5").
+std::string UnitUpdateText(const melee::v1::UnitUpdate& update);
+
 // ---- set-ups ----------------------------------------------------------------------------------
 
 // Reads roster `text` (`source` names it in errors, e.g. "roster.txt") for `ruleset` ("asl",

@@ -498,3 +498,77 @@ TEST(FollowMatchExample, PrintsEveryEventUntilTheCloseCombatIsOver) {
 
 }  // namespace
 }  // namespace melee
+
+namespace melee {
+namespace {
+
+// Forces that persist, by email, in words only (docs/forces.md): set up once from the example
+// roster, a Melee held through three CCPhs with declarations given as `--attack`, unit updates
+// given as `--update` between them, and what each side's status shows.
+TEST(MeleeCli, AMeleeByEmailGoesOnThroughThreeCcphsInWords) {
+  testing::ScriptedFaces scripted(4);
+  scripted.Push({5, 6});  // CCPh 1: side B's DR 11 misses
+  server::ServerHooks hooks;
+  hooks.dice = scripted.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  const std::filesystem::path examples = std::filesystem::path(MELEE_SOURCE_DIR) / "examples";
+  std::filesystem::copy_file(examples / "asl" / "roster-side-a.txt", dir.path() / "alice.txt");
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+  const auto run = [&](const std::string& step) {
+    const CliRun result = Melee(dir.path(), step);
+    EXPECT_EQ(result.code, 0) << step << "\n" << result.output;
+    return result;
+  };
+  run("submit --seat m/side_a.seat --setup alice.txt");
+  run("submit --seat m/side_b.seat --unit 'R1: 4-4-7' --unit 'R2: 4-4-7'");
+  run("submit --seat m/side_a.seat --confirm");
+  run("submit --seat m/side_b.seat --confirm");
+  // CCPh 1: the Germans hold their fire; the Russians' attack misses: a Melee.
+  run("submit --seat m/side_a.seat --announce");
+  run("submit --seat m/side_b.seat --announce");
+  run("submit --seat m/side_b.seat --attack 'R1 R2 > G1 L1'");
+  run("submit --seat m/side_a.seat --attack none");
+  CliRun status = run("match status --seat m/side_a.seat");
+  for (const char* expected : {"in Melee", "Forces (CCPh 2):", "G1 4-6-7 german in 11.141 EX",
+                               "R2 4-4-7 in 11.141 EX", "Waiting for: side_b: announce"}) {
+    EXPECT_TRUE(Contains(status.output, expected)) << expected << "\n" << status.output;
+  }
+  // Between the phases the Russians bring a concealed squad elsewhere, in words; the Germans
+  // see a "?" and nothing of the note.
+  const CliRun update =
+      run("submit --seat m/side_b.seat --update 'R3 enter J5 4-4-7 concealed; up the orchard path'");
+  EXPECT_TRUE(Contains(update.output, "R3 entered J5 (4-4-7 concealed); up the orchard path"))
+      << update.output;
+  status = run("match status --seat m/side_a.seat");
+  EXPECT_TRUE(Contains(status.output, "side_b reported: ? R3 entered J5")) << status.output;
+  EXPECT_TRUE(Contains(status.output, "R3 ? in J5")) << status.output;
+  EXPECT_FALSE(Contains(status.output, "orchard")) << status.output;
+  // Refused updates name the rule: R3 has its "?" already; G1 is in the Melee being played.
+  const CliRun twice = Melee(dir.path(), "submit --seat m/side_b.seat --update 'R3 conceal A12.122'");
+  EXPECT_NE(twice.code, 0);
+  EXPECT_TRUE(Contains(twice.output, "A12.1")) << twice.output;
+  const CliRun busy = Melee(dir.path(), "submit --seat m/side_a.seat --update 'G1 break'");
+  EXPECT_NE(busy.code, 0);
+  EXPECT_TRUE(Contains(busy.output, "A11.15")) << busy.output;
+  const CliRun typo = Melee(dir.path(), "submit --seat m/side_a.seat --update 'G1 hide'");
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_TRUE(Contains(typo.output, "--update 'G1 hide': 'hide' is not an update")) << typo.output;
+  // CCPh 2 (the Russians attack) and CCPh 3: nobody attacks, the Melee holds.
+  for (const char* step : {"submit --seat m/side_b.seat --announce",
+                           "submit --seat m/side_a.seat --announce",
+                           "submit --seat m/side_b.seat --attack none",
+                           "submit --seat m/side_a.seat --attack none"}) {
+    run(step);
+  }
+  status = run("match status --seat m/side_b.seat");
+  EXPECT_TRUE(Contains(status.output, "Forces (CCPh 3):")) << status.output;
+  EXPECT_TRUE(Contains(status.output, "ATTACKER side_a, in Melee")) << status.output;
+  const CliRun again = Melee(dir.path(), "submit --seat m/side_b.seat --unit 'R1: 4-4-7'");
+  EXPECT_NE(again.code, 0);
+  EXPECT_TRUE(Contains(again.output, "the close combat has started")) << again.output;
+}
+
+}  // namespace
+}  // namespace melee
