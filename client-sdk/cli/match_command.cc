@@ -489,7 +489,12 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     if (*watch_) {
       out.flush();
       std::size_t shown = match.events().size();
-      while (!(args_.until_ended && match.view().stage() == v1::STAGE_ENDED)) {
+      // A close combat is over when it ends, or when its Melee goes on into the next CCPh.
+      const uint32_t ccph = match.view().ccph();
+      const auto over = [&] {
+        return match.view().stage() == v1::STAGE_ENDED || match.view().ccph() != ccph;
+      };
+      while (!(args_.until_ended && over())) {
         const auto wait = args_.idle_timeout_seconds != 0
                               ? std::chrono::milliseconds(args_.idle_timeout_seconds * 1000LL)
                               : std::chrono::milliseconds(3'600'000);
@@ -504,7 +509,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
         }
         PrintEvents(out, match, shown);
         shown = match.events().size();
-        if (match.view().stage() == v1::STAGE_ENDED || !match.view().waiting_for().empty()) {
+        if (over() || !match.view().waiting_for().empty()) {
           PrintView(out, match.view());
         }
         out.flush();

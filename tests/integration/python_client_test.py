@@ -227,7 +227,7 @@ async def play_vehicle_close_combat(url: str, check) -> None:
         for _ in range(30):
             await a.wait_seq(max(a.seq, b.seq))
             await b.wait_seq(max(a.seq, b.seq))
-            if a.view.get("stage") == "STAGE_ENDED":
+            if a.view.get("stage") == "STAGE_ENDED" or a.view.get("ccph", 1) > 1:
                 break
             for player in (a, b):
                 view = player.view.get("asl", {})
@@ -248,7 +248,7 @@ async def play_vehicle_close_combat(url: str, check) -> None:
                 await player.act("seal_declaration", {"client_entropy": "dmVoaWNsZQ==",
                                                       "declaration": {"asl": {"attacks": attacks}}})
                 break
-        check(a.view.get("stage") == "STAGE_ENDED" and b.view.get("stage") == "STAGE_ENDED",
+        check(all(p.view.get("stage") == "STAGE_ENDED" or p.view.get("ccph", 1) > 1 for p in (a, b)),
               "vehicle: the close combat ends for both seats")
         vehicle_attacks = [event["asl"]["attack"] for event in a.events
                            if event.get("asl", {}).get("kind") == "EVENT_KIND_ATTACK_RESOLVED"]
