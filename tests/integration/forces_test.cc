@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
 #include "server/hosts.h"
 #include "tests/testing/asl_commands.h"
@@ -430,6 +431,20 @@ TEST(ForcesFileTest, UnitUpdatesVerifyInTheDirectorsFileAndAreRedactedForTheOppo
       server::VerifyMatchFile(for_b, server::BuiltinHosts(), for_b.server_public_key());
   EXPECT_TRUE(mine.ok) << mine.Describe();
   EXPECT_EQ(mine.redacted, 2u);
+
+  // The director's audit lists every update in full, with who reported it.
+  auto audit = server::AuditMatch(director, server::BuiltinHosts());
+  ASSERT_TRUE(audit.has_value());
+  std::vector<std::string> updates;
+  for (const server::TimelineEntry& entry : audit->timeline) {
+    if (entry.what.find("reported unit updates") != std::string::npos) {
+      updates.push_back(entry.who + ": " + entry.what);
+    }
+  }
+  EXPECT_THAT(updates, ::testing::ElementsAre(
+                           "side_a: side_a reported unit updates: G1 entered H4",
+                           "side_a: side_a reported unit updates: G1 pinned",
+                           "side_b: side_b reported unit updates: R1 entered J5"));
 }
 
 }  // namespace

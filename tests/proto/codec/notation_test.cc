@@ -1016,3 +1016,68 @@ TEST(NotationExamples, ARosterForOneSideIsRefusedToTheOther) {
 
 }  // namespace
 }  // namespace melee::proto
+
+namespace melee::proto {
+namespace {
+
+// docs/forces.md: unit updates as a player writes them.
+TEST(UpdateNotation, EveryKindReadsAndWritesBack) {
+  struct Case {
+    const char* text;
+    melee::v1::UpdateKind kind;
+    const char* back;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"G1 move H4", melee::v1::UPDATE_KIND_MOVE, "G1 moved to H4"},
+           {"G1 move off", melee::v1::UPDATE_KIND_MOVE, "G1 left the board"},
+           {"G1 break", melee::v1::UPDATE_KIND_BREAK, "G1 break"},
+           {"G1 rally; the 9-2 got them up", melee::v1::UPDATE_KIND_RALLY,
+            "G1 rally; the 9-2 got them up"},
+           {"G1 conceal A12.122", melee::v1::UPDATE_KIND_CONCEAL, "G1 conceal (A12.122)"},
+           {"G1 reduce", melee::v1::UPDATE_KIND_REDUCE, "G1 reduce"},
+           {"G1 cx", melee::v1::UPDATE_KIND_SET_CX, "G1 cx"},
+           {"S1 shock 2", melee::v1::UPDATE_KIND_SHOCK, "S1 shock 2"},
+           {"force-morale 8", melee::v1::UPDATE_KIND_FORCE_MORALE, "Force Morale 8"},
+       }) {
+    auto update = UnitUpdateFromText("asl", melee::v1::SEAT_SIDE_A, c.text);
+    ASSERT_TRUE(update.has_value()) << c.text << ": " << engine::Describe(update.error());
+    EXPECT_EQ(update->kind(), c.kind) << c.text;
+    EXPECT_EQ(UnitUpdateText(*update), c.back);
+  }
+  auto entered = UnitUpdateFromText("asl", melee::v1::SEAT_SIDE_B, "R5 enter J5 2-3-8 HS concealed");
+  ASSERT_TRUE(entered.has_value());
+  EXPECT_EQ(entered->location(), "J5");
+  EXPECT_EQ(entered->asl().kind(), melee::asl::v1::UNIT_KIND_HALF_SQUAD);
+  EXPECT_EQ(entered->asl().firepower(), 2);
+  EXPECT_EQ(entered->asl().morale(), 8);
+  EXPECT_TRUE(entered->asl().concealed());
+  EXPECT_EQ(entered->asl().owner(), melee::v1::SEAT_SIDE_B);
+  auto recombined = UnitUpdateFromText("asl", melee::v1::SEAT_SIDE_A, "H1 recombine H2 A1.32 4-6-7");
+  ASSERT_TRUE(recombined.has_value());
+  EXPECT_EQ(recombined->with(), "H2");
+  EXPECT_EQ(recombined->rule(), "A1.32");
+  EXPECT_EQ(recombined->asl().kind(), melee::asl::v1::UNIT_KIND_SQUAD);
+  melee::v1::UnitUpdate hidden;
+  hidden.set_unit("R3");
+  hidden.set_hidden(true);
+  EXPECT_EQ(UnitUpdateText(hidden), "? R3 changed");
+}
+
+TEST(UpdateNotation, MistakesAreNamed) {
+  const auto error = [](const char* text) {
+    auto update = UnitUpdateFromText("asl", melee::v1::SEAT_SIDE_A, text);
+    return update ? std::string("accepted") : engine::Describe(update.error());
+  };
+  EXPECT_THAT(error("G1 hide"), ::testing::HasSubstr("'hide' is not an update"));
+  EXPECT_THAT(error("G1"), ::testing::HasSubstr("expected '<unit> <what> ...'"));
+  EXPECT_THAT(error("G1 move"), ::testing::HasSubstr("move needs a Location"));
+  EXPECT_THAT(error("S1 shock two"), ::testing::HasSubstr("'two' is not a number"));
+  EXPECT_THAT(error("G1 break now"), ::testing::HasSubstr("takes no more words"));
+  EXPECT_THAT(error("G5 enter H4 4-6"), ::testing::HasSubstr("'4-6' is not a counter"));
+  auto coc = UnitUpdateFromText("coc", melee::v1::SEAT_SIDE_A, "S9 enter H4 4-6-7");
+  ASSERT_FALSE(coc.has_value());
+  EXPECT_THAT(engine::Describe(coc.error()), ::testing::HasSubstr("counter notation for new units is asl's"));
+}
+
+}  // namespace
+}  // namespace melee::proto
