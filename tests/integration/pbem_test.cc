@@ -106,6 +106,29 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "hill621" / "side_b.seat"));
 }
 
+// The README's forces guide: a Melee over three CCPhs by email, in words only. Its commands do
+// not depend on the dice: CCPhs 1 and 2 roll none, and CCPh 3 ends with a status whatever it
+// rolled (here both sides' DR 11: nobody is hurt, and the Melee goes on into CCPh 4).
+TEST(PbemGuide, TheReadmeMeleeRunsVerbatim) {
+  testing::TempDir dir;
+  const GuideRun run = RunGuide("forces-guide", {5, 6, 5, 6}, dir);
+  const std::string& output = run.output;
+  ASSERT_EQ(run.code, 0) << output;
+  for (const char* expected : {
+           "side_a entered its units: G1 4-6-7 german, L1 8-1 leader german on G1 in G3",
+           "side_b entered its units: R1 4-4-7 russian, R2 4-4-7 russian",
+           "Infantry of both sides remain: Melee [A11.15]",
+           "Forces (CCPh 2):",
+           "R3 entered H4 (4-4-7 concealed); up the back stairs",  // Bob's own view
+           "side_b reported: ? R3 entered H4",                             // Alice's
+           "Forces (CCPh 4):",
+           "R3 ? in H4",
+       }) {
+    EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
+  }
+  EXPECT_FALSE(Contains(output, "back stairs\n  #")) << output;
+}
+
 // The README's V&V guide: rule 15's Close Assault Example by email, DR 7 as in the rulebook.
 TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
   testing::TempDir dir;
