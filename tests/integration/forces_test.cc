@@ -82,6 +82,16 @@ class ForcesTest : public ::testing::Test {
   void Start() { server_ = std::make_unique<testing::TestServer>(
                      server::ServerConfig{}, hooks_, dir_.path() / "data"); }
 
+  // Starts the server, creates an asl match and seats both sides and a spectator.
+  void StartAslMatch() {
+    Start();
+    auto creator = MatchClient::Connect(server_->ws_url());
+    v1::MatchSettings settings;
+    settings.set_ruleset("asl");
+    created_ = creator->Create(settings);
+    ASSERT_NO_FATAL_FAILURE(JoinAll());
+  }
+
   // Joins (or rejoins) both seats and a spectator.
   void JoinAll() {
     a_ = MatchClient::Connect(server_->ws_url());
@@ -132,14 +142,7 @@ class ForcesTest : public ::testing::Test {
 // A Melee in G3 through three CCPhs: entered once, carried on by the server with the other side
 // attacking each time, a restart between the second and third, each unit's state carried.
 TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
-  Start();
-  {
-    auto creator = MatchClient::Connect(server_->ws_url());
-    v1::MatchSettings settings;
-    settings.set_ruleset("asl");
-    created_ = creator->Create(settings);
-  }
-  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch());
   // CCPh 1: G1 (a 4-6-7) and L1 (an 8-1 leader on it) of side A attack into G3; side B holds it
   // with R1 (a 4-4-7) and R2, a concealed 4-4-7 only B (and the director) may know.
   aslpb::Unit leader;
@@ -246,14 +249,7 @@ TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
 // rules allow ("?" for a concealed unit), carried into the next close combat and through a
 // restart.
 TEST_F(ForcesTest, UnitUpdatesAreCheckedShownAsTheRulesAllowAndCarried) {
-  Start();
-  {
-    auto creator = MatchClient::Connect(server_->ws_url());
-    v1::MatchSettings settings;
-    settings.set_ruleset("asl");
-    created_ = creator->Create(settings);
-  }
-  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch());
   auto director = MatchClient::Connect(server_->ws_url());
   ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
 
