@@ -1,6 +1,7 @@
 // The asl ruleset on the server: wire commands <-> engine::asl commands, the log form of its
 // events, and what each seat sees of them (masked with the engine's own View).
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <string>
@@ -420,8 +421,21 @@ class AslHost final : public RulesetHost {
       if (parts[i]) out[i] = *parts[i];
       out[i].mutable_asl();
     }
+    // A carried SMC stays stacked on (a Rider or Passenger with) only a unit of this close
+    // combat: its MMC may have moved elsewhere or be gone (A11.14).
+    std::set<std::string> here;
+    for (const v1::SubmitSetup& part : out) {
+      for (const aslpb::Unit& unit : part.asl().units()) here.insert(unit.id());
+    }
+    for (const v1::ForceUnit& unit : carried) here.insert(unit.id());
     for (const v1::ForceUnit& unit : carried) {
-      *out[unit.owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units() = unit.asl();
+      aslpb::Unit& added = *out[unit.owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units();
+      added = unit.asl();
+      if (!added.stacked_on().empty() && !here.contains(added.stacked_on())) added.clear_stacked_on();
+      if (!added.rider_of().empty() && !here.contains(added.rider_of())) added.clear_rider_of();
+      if (!added.passenger_of().empty() && !here.contains(added.passenger_of())) {
+        added.clear_passenger_of();
+      }
     }
     if (!facts.empty()) {
       aslpb::Location location;
@@ -432,8 +446,9 @@ class AslHost final : public RulesetHost {
       for (v1::SubmitSetup& part : out) {
         if (!part.asl().has_location()) continue;
         given = true;
-        part.mutable_asl()->mutable_location()->set_melee(location.melee());
-        part.mutable_asl()->mutable_location()->set_hth(location.hth());
+        aslpb::Location& described = *part.mutable_asl()->mutable_location();
+        described.set_melee(described.melee() || location.melee());
+        described.set_hth(described.hth() || location.hth());
       }
       if (!given) *out[0].mutable_asl()->mutable_location() = location;
     }
@@ -461,13 +476,30 @@ class AslHost final : public RulesetHost {
     facts.set_excess_squads_side_a(0);
     facts.set_excess_squads_side_b(0);
     outcome.facts = Serialize(facts);
+    // Who is still in the Location with whom: a SMC stays stacked on, and a Rider or Passenger
+    // stays with, only a unit that is still there.
+    const auto stays = [&](const std::string& id) {
+      return std::any_of(s.units.begin(), s.units.end(), [&](const asl::Unit& other) {
+        return other.id == id && other.presence == asl::Presence::kPresent;
+      });
+    };
     for (const asl::Unit& unit : s.units) {
       v1::ForceUnit& carried = outcome.units.emplace_back();
       carried.set_id(unit.id);
       carried.set_owner(proto::SideToProto(unit.owner));
       carried.set_location(s.location.name);
       aslpb::Unit shown = proto::UnitToProto(unit);
-      if (ended) shown.set_advanced(false);  // A11.4: it advanced in an earlier APh now
+      if (ended) {
+        shown.set_advanced(false);  // A11.4: it advanced in an earlier APh now
+        if (!shown.stacked_on().empty() && !stays(shown.stacked_on())) shown.clear_stacked_on();
+        if (!shown.rider_of().empty() && !stays(shown.rider_of())) shown.clear_rider_of();
+        if (!shown.passenger_of().empty() && !stays(shown.passenger_of())) {
+          shown.clear_passenger_of();
+        }
+        // A17.11: a wounded SMC's Wound Severity is +1 once wounded, however often; a set-up
+        // holds 0 or 1.
+        if (shown.wounds() > 1) shown.set_wounds(1);
+      }
       switch (unit.presence) {
         case asl::Presence::kPresent:
           carried.set_fate(v1::FORCE_FATE_PRESENT);

@@ -120,5 +120,54 @@ TEST_F(AslHostTest, WireCommandsAreReadWithFieldNamesInErrors) {
   EXPECT_FALSE(host_->FromLogged("\xff\xff not a command").has_value());
 }
 
+// Forces that persist (docs/forces.md): what a close combat leaves to the next one. A leader
+// whose squad is gone stands alone (A11.14), and a SMC wounded twice carries the one wound A17.11
+// counts; a carried SMC whose MMC is elsewhere is not stacked on it in the next close combat.
+TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
+  engine::asl::State state;
+  state.phase = engine::asl::Phase::kEnded;
+  state.location.name = "G3";
+  engine::asl::Unit squad;
+  squad.id = "G1";
+  squad.kind = engine::asl::UnitKind::kSquad;
+  squad.firepower = 4;
+  squad.presence = engine::asl::Presence::kEliminated;
+  engine::asl::Unit leader;
+  leader.id = "L1";
+  leader.kind = engine::asl::UnitKind::kLeader;
+  leader.morale = 7;
+  leader.stacked_on = "G1";
+  leader.wounds = 2;
+  state.units = {squad, leader};
+  const CombatOutcome outcome = host_->OutcomeOf(engine::AnyState(state));
+  ASSERT_EQ(outcome.units.size(), 2u);
+  EXPECT_EQ(outcome.units[0].fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(outcome.units[1].fate(), v1::FORCE_FATE_PRESENT);
+  EXPECT_EQ(outcome.units[1].asl().stacked_on(), "") << "A11.14: its MMC is gone";
+  EXPECT_EQ(outcome.units[1].asl().wounds(), 1);
+
+  // In the next close combat in H4, a carried leader stacked on a squad left in G3 stands alone;
+  // one stacked on a squad that came along stays on it.
+  v1::ForceUnit alone;
+  alone.set_id("L2");
+  alone.set_owner(v1::SEAT_SIDE_A);
+  *alone.mutable_asl() = Unit("L2", v1::SEAT_SIDE_A);
+  alone.mutable_asl()->set_kind(aslpb::UNIT_KIND_LEADER);
+  alone.mutable_asl()->set_stacked_on("G9");
+  v1::ForceUnit with = alone;
+  with.set_id("L3");
+  with.mutable_asl()->set_id("L3");
+  with.mutable_asl()->set_stacked_on("G2");
+  SetupParts parts;
+  parts[0] = std::make_shared<const v1::SubmitSetup>(Part({Unit("G2", v1::SEAT_SIDE_A)}, "H4"));
+  auto carried = host_->WithCarried(parts, {alone, with}, "", std::nullopt);
+  ASSERT_TRUE(carried.has_value());
+  const auto& units = (*carried)[0]->asl().units();
+  ASSERT_EQ(units.size(), 3);
+  EXPECT_EQ(units[1].stacked_on(), "");
+  EXPECT_EQ(units[2].stacked_on(), "G2");
+}
+
 }  // namespace
 }  // namespace melee::server
+
