@@ -1,28 +1,64 @@
-// match_bench: the reference load workload ("the round" of ../shared/bench-workload.md) on the
-// real melee-server binary.
+// match_bench: the reference load workload ("the round" of ../shared/bench-workload.md, as it
+// stands once forces persist across close combats) on the real melee-server binary.
 //
 // Starts melee-server on a free loopback port with its durable SQLite store (synchronous=FULL)
-// and, for each N, has N asl matches play R close combats at once, closed loop, on one client
-// thread. Each match holds two WebSocket connections, one per seat. Set-up is not timed: side A
-// creates the match and both seats join with their tokens. Then every round both sides enter
-// their units (a Melee continuing in B1, so no Ambush dr: side A 4-6-7, 4-6-7, 5-4-8 against side
-// B 4-4-7, 4-4-7, 6-2-8; from round 2 on only the units still present, and all three again when
-// a side has none left), confirm, announce (ATTACKER first), and seal their declarations in the
-// same instant (who goes first alternates); each side's i-th living unit attacks enemy
-// foes[(i + round) % len(foes)]. The server reveals, rolls and resolves; a choice its dice bring
-// is answered by the entitled seat (the rules default). The round ends when both connections hold
-// the resolved view (stage ENDED).
+// and, for each N, has N asl matches play R rounds at once, closed loop, on one client thread.
+// Each match holds two WebSocket connections, one per seat.
 //
-// Reports, per N: rounds/s and commands/s over the timed phase, command→ack latency (p50/p99)
-// and round latency (second seal sent → both seats hold the result, p50/p95/p99), the server's
-// RSS before the set-up and after the last round, and its CPU seconds over the timed phase (from
-// /proc). Then it opens --idle-connections connections that each say Hello and stay open, and
-// reports the server's RSS growth per idle connection: on the server the runs used, and again on
-// a fresh server (the first reuses memory that the runs' closed connections freed).
+// Set-up, once per match and not timed: side A creates the match, both seats join with their
+// tokens; side A enters 4-6-7 A1, 4-6-7 A2, 5-4-8 A3 in Location B1 (`melee: true`, a Melee
+// continuing, so no Ambush dr; ATTACKER side A), side B enters 4-4-7 B1, 4-4-7 B2, 6-2-8 B3; both
+// confirm. The timed rounds start once every match's close combat is under way.
+//
+// A round (timed) is:
+//  - the announcements the rules ask for: in a Melee both sides announce, ATTACKER first; a seat
+//    sends an empty asl Announce when its view is in phase ANNOUNCE with to_act = its seat;
+//  - both seals in the same instant: back to back, who goes first alternating by round; each
+//    side's i-th present squad attacks enemy foes[(i + round) % len(foes)] (foes: the enemy's
+//    present squads, or any present enemy unit when it has no squad left), squads on the same
+//    target form one attack, which names too a leader the dice created stacked on the target
+//    (A11.14: it defends with its MMC; such a leader does not attack);
+//  - the server's reveal, dice and resolution, and any choice its dice bring (answered by the
+//    entitled seat with the rules default: its first option when one must be picked).
+// The round ends when both seats hold the resolved state, either
+//  - the Melee goes on (A11.15): the server itself starts the next CCPh's close combat in B1 with
+//    the carried units and the other side as ATTACKER; both views show a higher ccph, stage
+//    PLAYING, phase ANNOUNCE, and the next round starts from there with no command; or
+//  - the close combat ended without a Melee (stage ENDED, the view's `melee` false; or a side's
+//    only units left are SMCs the server cannot carry, see below).
+// After a round of the second kind the next round first brings the units back (timed, as in a
+// real game): each side with no unit left in B1 re-enters its three squads as reinforcements
+// through update_units (UPDATE_KIND_ENTER in B1, new ids A1r<round>.. / B1r<round>..: eliminated
+// ids never return; side A's update before side B's), then the ATTACKER of the next CCPh (the
+// other side than the last close combat's) submits a set-up part naming B1 (`melee: true`,
+// `attacker` itself) with no units, and both seats confirm: the units come from the forces. (The
+// server keeps the Location's carried facts: that close combat is not a Melee whatever the part
+// says; no Ambush dr either way, as no unit advanced and B1 is open ground.) When the close
+// combat had ended in Melee (only with such SMCs moved off), the server itself starts the next
+// CCPh's once the units have re-entered, so no set-up part is sent.
+//
+// Workaround for two server defects (UnplayableSmcs): a SMC the dice create in CC is carried into
+// the next close combat still stacked on its MMC after that MMC was eliminated, or with 2 wounds;
+// the server then cannot start it ("the Melee cannot go on: ..." in its log, the match stays
+// ENDED; confirm_setup refused). Its owner moves it off the board (update_units MOVE to "") once
+// the close combat is over. The bench counts these and prints the server's error log lines.
+//
+// Reports, per N: rounds/s, commands/s and commands per round over the timed phase, command→ack
+// latency (p50/p99) and round latency (second seal sent → both seats hold the resolved state,
+// p50/p95/p99), the server's RSS before the set-up and after the last round, and its CPU seconds
+// over the timed phase (from /proc); then how many rounds went on as a Melee, how many close
+// combats were set up again, how many units re-entered, the SMCs moved off and the first error
+// and warning lines of the server's log during the run. Then it opens --idle-connections
+// connections that each say Hello and stay open, and reports the server's RSS growth per idle
+// connection: on the server the runs used, and again on a fresh server (the first reuses memory
+// that the runs' closed connections freed).
 //
 // Every run checks that no connection saw the opponent's declaration before its own seat had
-// sealed in that round, and that both seats end every round with the same public state (unit ids
-// and presence); violations, errors and stalls are printed and make the exit status 1.
+// sealed in that round, and that both seats end every round with the same public state (both
+// forces: id, fate, Location and status of every unit; the close combat's units and presence;
+// stage and ccph). A refused command other than STALE (a STALE one is sent again once the seat has
+// seen what made it stale), a violation or a stall (nothing received for 60 s) is printed and
+// makes the exit status 1.
 //
 //   build/bench/match_bench                                # N = 1, 10, 100, 1000; R = 20
 //   build/bench/match_bench --matches 100 --rounds 20
@@ -83,6 +119,11 @@ bool IsMmc(aslpb::UnitKind kind) {
          kind == aslpb::UNIT_KIND_CREW;
 }
 
+bool IsSmc(aslpb::UnitKind kind) {
+  return kind == aslpb::UNIT_KIND_LEADER || kind == aslpb::UNIT_KIND_HERO ||
+         kind == aslpb::UNIT_KIND_OTHER_SMC;
+}
+
 aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, int morale,
                   const std::string& name) {
   aslpb::Unit unit;
@@ -95,45 +136,39 @@ aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, int mora
   return unit;
 }
 
-// The fixed 3-vs-3 of the workload.
-std::vector<aslpb::Unit> OriginalUnits(v1::Seat seat) {
+constexpr const char* kLocation = "B1";
+
+// The fixed 3-vs-3 of the workload; `suffix` makes the ids of units that re-enter new ("r5").
+std::vector<aslpb::Unit> WorkloadUnits(v1::Seat seat, const std::string& suffix = "") {
   if (seat == v1::SEAT_SIDE_A) {
-    return {Squad("A1", seat, 4, 7, "4-6-7"), Squad("A2", seat, 4, 7, "4-6-7"),
-            Squad("A3", seat, 5, 8, "5-4-8")};
+    return {Squad("A1" + suffix, seat, 4, 7, "4-6-7"), Squad("A2" + suffix, seat, 4, 7, "4-6-7"),
+            Squad("A3" + suffix, seat, 5, 8, "5-4-8")};
   }
-  return {Squad("B1", seat, 4, 7, "4-4-7"), Squad("B2", seat, 4, 7, "4-4-7"),
-          Squad("B3", seat, 6, 8, "6-2-8")};
+  return {Squad("B1" + suffix, seat, 4, 7, "4-4-7"), Squad("B2" + suffix, seat, 4, 7, "4-4-7"),
+          Squad("B3" + suffix, seat, 6, 8, "6-2-8")};
 }
 
-// A unit as the view shows it at the end of a close combat, ready to be entered again: a reduced
-// squad stays the half-squad it became; what only held in the last close combat is cleared.
-aslpb::Unit Reentered(const aslpb::Unit& shown) {
-  aslpb::Unit unit = shown;
-  unit.clear_stacked_on();
-  unit.clear_advanced();
-  unit.clear_concealed();
-  unit.clear_pinned();
-  return unit;
-}
-
-// The present units of `owner` in a view, MMC only (a leader the dice create is left out: it
-// would need its own stacking and solo rules, and the workload is squads against squads).
-std::vector<const aslpb::Unit*> PresentUnits(const aslpb::AslView& view, v1::Seat owner) {
+// The present units of `owner` in a view: MMC only, unless `any_kind` (a leader the dice create
+// does not attack: it would need its own stacking and solo rules, and the workload is squads
+// against squads; it can still be attacked when its side has no squad left).
+std::vector<const aslpb::Unit*> PresentUnits(const aslpb::AslView& view, v1::Seat owner,
+                                             bool any_kind = false) {
   std::vector<const aslpb::Unit*> units;
   for (const aslpb::ViewedUnit& seen : view.units()) {
     if (seen.presence() == aslpb::PRESENCE_PRESENT && seen.unit().owner() == owner &&
-        IsMmc(seen.unit().kind())) {
+        (any_kind || IsMmc(seen.unit().kind()))) {
       units.push_back(&seen.unit());
     }
   }
   return units;
 }
 
-// The workload's declaration: the i-th living unit attacks foes[(i + round) % len(foes)], and
-// units on the same target form one attack.
+// The workload's declaration: the i-th present squad attacks foes[(i + round) % len(foes)], and
+// squads on the same target form one attack (with the SMC stacked on it, A11.14).
 aslpb::Seal Declare(const aslpb::AslView& view, v1::Seat seat, int round) {
   const std::vector<const aslpb::Unit*> mine = PresentUnits(view, seat);
-  const std::vector<const aslpb::Unit*> foes = PresentUnits(view, Opponent(seat));
+  std::vector<const aslpb::Unit*> foes = PresentUnits(view, Opponent(seat));
+  if (foes.empty()) foes = PresentUnits(view, Opponent(seat), true);
   aslpb::Seal seal;
   if (foes.empty()) return seal;
   for (size_t i = 0; i < mine.size(); ++i) {
@@ -148,7 +183,92 @@ aslpb::Seal Declare(const aslpb::AslView& view, v1::Seat seat, int round) {
     }
     attack->add_attackers(mine[i]->id());
   }
+  // A11.14: a SMC stacked on an attacked MMC defends with it, so the attack names it too.
+  for (aslpb::AttackOrder& order : *seal.mutable_attacks()) {
+    const std::string target = order.targets(0);
+    for (const aslpb::Unit* smc : PresentUnits(view, Opponent(seat), true)) {
+      if (!IsMmc(smc->kind()) && smc->stacked_on() == target) order.add_targets(smc->id());
+    }
+  }
   return seal;
+}
+
+const google::protobuf::RepeatedPtrField<v1::ForceUnit>& ForceOf(const v1::MatchView& view,
+                                                                 v1::Seat seat) {
+  return seat == v1::SEAT_SIDE_A ? view.side_a_force() : view.side_b_force();
+}
+
+// A workaround for two server defects, both about a SMC the dice created in CC (A18.1), which
+// the match carries in its force like any unit:
+//  - kStranded: it stays stacked on its MMC (`stacked_on`); when that MMC is eliminated and the
+//    SMC survives, the force carries it still stacked on the gone MMC;
+//  - kWoundedTwice: a wounded SMC wounded again without a mortal wound is carried with
+//    `wounds: 2`, which a set-up refuses (A17.11: at most one wound).
+// Either way the next close combat in the Location cannot start: the server logs "the Melee
+// cannot go on: ..." and leaves the match at STAGE_ENDED, and a new set-up's confirm_setup is
+// refused with the same error. The bench has the owner move such SMCs off the board
+// (update_units MOVE to "") once the close combat is over, so the match goes on. Once the server
+// carries these SMCs correctly none is found and nothing is sent.
+enum class Unplayable { kStranded, kWoundedTwice };
+
+// `seat`'s SMCs in the Location that the next close combat cannot take, by its force in a view.
+std::vector<std::pair<std::string, Unplayable>> UnplayableSmcs(const v1::MatchView& view,
+                                                               v1::Seat seat) {
+  std::vector<std::pair<std::string, Unplayable>> found;
+  const auto& force = ForceOf(view, seat);
+  for (const v1::ForceUnit& unit : force) {
+    if (unit.fate() != v1::FORCE_FATE_PRESENT || unit.location() != kLocation ||
+        !IsSmc(unit.asl().kind())) {
+      continue;
+    }
+    const std::string& mmc_id = unit.asl().stacked_on();
+    const bool stranded =
+        !mmc_id.empty() &&
+        std::none_of(force.begin(), force.end(), [&](const v1::ForceUnit& mmc) {
+          return mmc.id() == mmc_id && mmc.fate() == v1::FORCE_FATE_PRESENT &&
+                 mmc.location() == unit.location();
+        });
+    if (stranded) {
+      found.emplace_back(unit.id(), Unplayable::kStranded);
+    } else if (unit.asl().wounds() > 1) {
+      found.emplace_back(unit.id(), Unplayable::kWoundedTwice);
+    }
+  }
+  return found;
+}
+
+// Whether `seat` still has a unit present in the workload's Location (an unplayable SMC, which
+// is moved off, does not count), by its force in a view.
+bool HoldsLocation(const v1::MatchView& view, v1::Seat seat) {
+  const auto unplayable = UnplayableSmcs(view, seat);
+  const auto& force = ForceOf(view, seat);
+  return std::any_of(force.begin(), force.end(), [&](const v1::ForceUnit& unit) {
+    return unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == kLocation &&
+           std::none_of(unplayable.begin(), unplayable.end(),
+                        [&](const auto& smc) { return smc.first == unit.id(); });
+  });
+}
+
+// The public state a seat holds at the end of a round, one line per fact: stage and CCPh, both
+// forces (id, fate, Location and status of every unit), the close combat's units and presence.
+std::vector<std::string> PublicState(const v1::MatchView& view) {
+  std::vector<std::string> state;
+  state.push_back(std::string(v1::Stage_Name(view.stage())) + " ccph " +
+                  std::to_string(view.ccph()) + " ATTACKER " +
+                  v1::Seat_Name(view.asl().attacker()));
+  for (const v1::Seat seat : {v1::SEAT_SIDE_A, v1::SEAT_SIDE_B}) {
+    for (const v1::ForceUnit& unit : ForceOf(view, seat)) {
+      state.push_back("force " + unit.id() + " " + v1::Seat_Name(unit.owner()) + " " +
+                      v1::ForceFate_Name(unit.fate()) + " in '" + unit.location() + "' " +
+                      aslpb::UnitKind_Name(unit.asl().kind()) + " " +
+                      std::to_string(unit.asl().firepower()) + "-" +
+                      std::to_string(unit.asl().morale()) + " " + unit.asl().name());
+    }
+  }
+  for (const aslpb::ViewedUnit& seen : view.asl().units()) {
+    state.push_back("cc " + seen.unit().id() + " " + aslpb::Presence_Name(seen.presence()));
+  }
+  return state;
 }
 
 bool SealedIn(const aslpb::AslView& view, v1::Seat seat) {
@@ -186,6 +306,8 @@ void Address(v1::ClientMessage& message, const std::string& match_id, uint64_t s
       return fill(message.mutable_seal_declaration());
     case v1::ClientMessage::kMakeChoice:
       return fill(message.mutable_make_choice());
+    case v1::ClientMessage::kUpdateUnits:
+      return fill(message.mutable_update_units());
     default:
       return;
   }
@@ -196,11 +318,17 @@ void Address(v1::ClientMessage& message, const std::string& match_id, uint64_t s
 // What one run (one N) measures and checks; filled on the client's one thread.
 struct RunStats {
   std::vector<double> ack_ms;    // match command → its ack or error, timed phase
-  std::vector<double> round_ms;  // second seal sent → both seats hold the ENDED view
+  std::vector<double> round_ms;  // second seal sent → both seats hold the resolved state
   std::size_t commands = 0;      // match commands answered in the timed phase
   std::size_t rounds = 0;
   std::size_t received = 0;      // server messages, for the stall watchdog
   std::size_t choices = 0;       // mid-resolution choices answered
+  std::size_t melees = 0;        // rounds whose close combat went on as a Melee into the next CCPh
+  std::size_t setups = 0;        // close combats set up again in the timed phase
+  std::size_t reentered = 0;     // units that re-entered as reinforcements
+  // SMCs moved off the board, the server defects' workaround (see UnplayableSmcs).
+  std::size_t moved_off_stranded = 0;
+  std::size_t moved_off_wounded = 0;
   std::size_t stale = 0;         // STALE answers (the command is sent again)
   std::size_t errors = 0;        // other errors, transport failures, stalls
   std::size_t leaks = 0;         // the opponent's declaration seen before this seat sealed
@@ -376,26 +504,33 @@ class Player : public std::enable_shared_from_this<Player> {
 
 // ---- one match ----------------------------------------------------------------------------------
 
-// Where one seat stands in the current round.
+// Where one seat stands in the current round (and in the set-up that may open it).
 struct SeatRound {
-  std::vector<aslpb::Unit> units;  // what this seat enters
-  bool submitted = false;
+  // A set-up (the match's first, or after a close combat that ended without a Melee):
+  bool reenter = false;          // this side has no unit left in B1: it re-enters three squads
+  bool reentry_sent = false;     // its update_units was sent
+  bool reentry_done = false;     // ... and acknowledged
+  bool submitted = false;        // its set-up part was sent
   bool confirmed = false;
+  // The round:
   bool announced = false;
   bool ready_to_seal = false;
   bool sealed = false;         // its seal was sent
   bool saw_own_seal = false;   // its DeclarationSealed event arrived
+  uint32_t sealed_ccph = 0;    // the CCPh its view was in when it sealed
   int64_t answered_choice = -1;
   uint64_t stale_at = 0;  // after a STALE answer: act again only after an event past this seq
-  // At the end of the round (the first view with stage ENDED):
+  // At the end of the round (the first view with the resolved state):
   bool ended = false;
-  std::vector<std::pair<std::string, int>> public_state;  // (unit id, presence), in view order
-  std::vector<aslpb::Unit> survivors;                     // own units present, to enter again
-  bool a_side_is_gone = false;                            // either side has no unit left
+  bool melee_goes_on = false;  // the server started the next CCPh's close combat
+  bool ended_in_melee = false;  // the close combat ended in Melee (yet did not go on)
+  std::vector<std::string> public_state;
+  bool holds_location = true;  // this side still has a unit in B1
+  v1::Seat attacker = v1::SEAT_UNSPECIFIED;  // the ATTACKER of the close combat just resolved
 };
 
-// One match between two Players: set-up (not timed), then R rounds driven by what each seat's
-// view shows; reports to its run when it is seated and when it is done.
+// One match between two Players: the set-up (not timed), then R rounds driven by what each
+// seat's view shows; reports to its run when its close combat is under way and when it is done.
 class Game final : public PlayerEvents {
  public:
   Game(asio::io_context& ioc, const Settings& settings, RunStats& stats, int run, int index,
@@ -412,7 +547,8 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // Connects both seats, creates the match (side A) and joins both seats.
+  // Connects both seats, creates the match (side A) and joins both seats; then both enter their
+  // units and confirm.
   void SetUp() {
     for (auto& player : players_) {
       player->Open(settings_.endpoint, [this] {
@@ -424,7 +560,7 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // Starts round 1 (the run calls this when every match is seated).
+  // Starts round 1 (the run calls this when every match's close combat is under way).
   void Play() {
     if (stage_ != Stage::kSeated) return;
     stage_ = Stage::kPlaying;
@@ -438,8 +574,15 @@ class Game final : public PlayerEvents {
   bool done() const { return stage_ == Stage::kDone; }
 
   std::string Describe() const {
+    std::string setup;
+    if (setting_up_) {
+      setup = first_setup_     ? " (first set-up)"
+              : server_starts_ ? " (units re-enter a Melee)"
+                               : " (set-up again, ATTACKER " +
+                                     std::string(v1::Seat_Name(setup_attacker_)) + ")";
+    }
     return "match " + std::to_string(index_) + " (" + created_.match_id() + ") round " +
-           std::to_string(round_ + 1) + ": A " + players_[0]->Describe() + "; B " +
+           std::to_string(round_ + 1) + setup + ": A " + players_[0]->Describe() + "; B " +
            players_[1]->Describe();
   }
 
@@ -465,26 +608,37 @@ class Game final : public PlayerEvents {
     SeatRound& mine = seats_[i];
     const v1::Seat seat = SeatOf(i);
     const v1::MatchView& view = players_[i]->view();
-    if (view.has_asl() && !mine.saw_own_seal && ShowsDeclarationOf(view.asl(), Opponent(seat))) {
+    // Only a view of the close combat being played counts: an ended one (while the next is set
+    // up) still shows the declarations revealed in it.
+    if (view.stage() == v1::STAGE_PLAYING && !mine.saw_own_seal &&
+        ShowsDeclarationOf(view.asl(), Opponent(seat))) {
       ++stats_.leaks;
       stats_.Note("match " + std::to_string(index_) + ": seat " + v1::Seat_Name(seat) +
                   " received a view (seq " + std::to_string(view.seq()) +
                   ") with the opponent's declaration before sealing its own");
     }
-    if (stage_ == Stage::kPlaying && mine.sealed && !mine.ended &&
-        view.stage() == v1::STAGE_ENDED) {
-      mine.ended = true;
-      int opponents_left = 0;
-      for (const aslpb::ViewedUnit& seen : view.asl().units()) {
-        mine.public_state.emplace_back(seen.unit().id(), seen.presence());
-        if (seen.presence() != aslpb::PRESENCE_PRESENT || !IsMmc(seen.unit().kind())) continue;
-        if (seen.unit().owner() == seat) {
-          mine.survivors.push_back(Reentered(seen.unit()));
-        } else {
-          ++opponents_left;
+    if (stage_ == Stage::kPlaying && mine.sealed && !mine.ended) {
+      // The resolved state: the server started the next CCPh's close combat (the Melee goes on),
+      // or the close combat ended without a Melee (or a side's last unit is an unplayable SMC,
+      // see UnplayableSmcs). An ENDED view of a Melee is not it: the server starts the next close
+      // combat at once.
+      const bool goes_on = view.stage() == v1::STAGE_PLAYING && view.ccph() > mine.sealed_ccph;
+      const bool over = view.stage() == v1::STAGE_ENDED &&
+                        (!view.asl().melee() || !HoldsLocation(view, v1::SEAT_SIDE_A) ||
+                         !HoldsLocation(view, v1::SEAT_SIDE_B));
+      if (goes_on || over) {
+        mine.ended = true;
+        mine.melee_goes_on = goes_on;
+        mine.ended_in_melee = view.asl().melee();
+        mine.public_state = PublicState(view);
+        mine.holds_location = HoldsLocation(view, seat);
+        mine.attacker = view.asl().attacker();
+        if (goes_on && view.asl().phase() != aslpb::PHASE_ANNOUNCE) {
+          return Fail(std::string("seat ") + v1::Seat_Name(seat) + ": the Melee went on into " +
+                      "CCPh " + std::to_string(view.ccph()) + " in phase " +
+                      aslpb::Phase_Name(view.asl().phase()) + ", not ANNOUNCE");
         }
       }
-      mine.a_side_is_gone = mine.survivors.empty() || opponents_left == 0;
     }
     Advance();
   }
@@ -495,23 +649,38 @@ class Game final : public PlayerEvents {
       stats_.ack_ms.push_back(Millis(Clock::now() - sent.at));
     }
     if (answer.has_error()) {
-      if (answer.error().code() != v1::ERROR_CODE_STALE || stage_ != Stage::kPlaying) {
+      if (answer.error().code() != v1::ERROR_CODE_STALE ||
+          (stage_ != Stage::kPlaying && stage_ != Stage::kFirstSetUp)) {
+        const auto* field =
+            v1::ClientMessage::descriptor()->FindFieldByNumber(static_cast<int>(sent.kind));
         return Fail(std::string("seat ") + v1::Seat_Name(SeatOf(i)) + ": " +
-                    v1::ErrorCode_Name(answer.error().code()) + " " + answer.error().message());
+                    (field != nullptr ? field->name() : std::string("a command")) +
+                    " refused: " + v1::ErrorCode_Name(answer.error().code()) + " " +
+                    answer.error().message());
       }
       ++stats_.stale;
-      Retry(seats_[i], sent);
+      Retry(i, sent);
     } else if (answer.has_match_created()) {
       created_ = answer.match_created();
       Join(0, created_.side_a_token());
       Join(1, created_.side_b_token());
     } else if (answer.has_joined()) {
       if (++joined_ == 2) {
-        stage_ = Stage::kSeated;
-        on_seated_();
+        stage_ = Stage::kFirstSetUp;
+        setting_up_ = true;
+        first_setup_ = true;
       }
     } else if (!answer.has_ack()) {
       return Fail("unexpected answer: " + answer.ShortDebugString());
+    } else if (sent.kind == v1::ClientMessage::kUpdateUnits && !moving_off_[i].empty()) {
+      for (const auto& [id, why] : moving_off_[i]) {
+        ++(why == Unplayable::kStranded ? stats_.moved_off_stranded : stats_.moved_off_wounded);
+        moved_off_.push_back(id);
+      }
+      moving_off_[i].clear();
+    } else if (sent.kind == v1::ClientMessage::kUpdateUnits) {
+      seats_[i].reentry_done = true;
+      stats_.reentered += 3;
     }
     Advance();
   }
@@ -521,7 +690,9 @@ class Game final : public PlayerEvents {
   }
 
  private:
-  enum class Stage { kSettingUp, kSeated, kPlaying, kFinishing, kDone };
+  // kSettingUp: connecting, creating, joining; kFirstSetUp: entering and confirming the units;
+  // kSeated: the close combat is under way, waiting for the other matches.
+  enum class Stage { kSettingUp, kFirstSetUp, kSeated, kPlaying, kFinishing, kDone };
 
   void Join(size_t i, const std::string& token) {
     v1::ClientMessage join;
@@ -537,16 +708,31 @@ class Game final : public PlayerEvents {
     players_[i]->Send(std::move(message), seq);
   }
 
-  // Starts a round: every seat enters its survivors, or all three when a side is gone.
+  // Starts a round. After a close combat that ended without a Melee, the round opens with the
+  // set-up of the next one: the sides with no unit left re-enter theirs, and the ATTACKER of the
+  // next CCPh (the other side) sets it up in B1.
   void NewRound() {
-    const bool fresh = round_ == 0 || seats_[0].a_side_is_gone || seats_[1].a_side_is_gone;
-    for (size_t i = 0; i < 2; ++i) {
-      std::vector<aslpb::Unit> units =
-          fresh ? OriginalUnits(SeatOf(i)) : std::move(seats_[i].survivors);
-      seats_[i] = SeatRound{};
-      seats_[i].units = std::move(units);
-    }
+    const bool set_up_again = round_ > 0 && !seats_[0].melee_goes_on;
+    const bool still_melee = seats_[0].ended_in_melee;
+    std::array<bool, 2> reenter = {!seats_[0].holds_location, !seats_[1].holds_location};
+    const v1::Seat last_attacker = seats_[0].attacker;
+    for (size_t i = 0; i < 2; ++i) seats_[i] = SeatRound{};
     seals_sent_ = false;
+    if (!set_up_again) return;
+    setting_up_ = true;
+    first_setup_ = false;
+    // A close combat that ended in Melee yet did not go on (a side's last unit was an unplayable
+    // SMC, moved off): the server itself starts the next CCPh's once the units re-enter.
+    server_starts_ = still_melee;
+    setup_attacker_ = Opponent(last_attacker == v1::SEAT_UNSPECIFIED ? v1::SEAT_SIDE_B
+                                                                     : last_attacker);
+    if (!server_starts_) ++stats_.setups;
+    for (size_t i = 0; i < 2; ++i) seats_[i].reenter = reenter[i];
+  }
+
+  // Whether seat i enters a set-up part: both in the first set-up, then only the ATTACKER.
+  bool EntersPart(size_t i) const {
+    return first_setup_ || (!server_starts_ && SeatOf(i) == setup_attacker_);
   }
 
   // Does whatever the match waits for; called after everything a seat receives.
@@ -556,7 +742,15 @@ class Game final : public PlayerEvents {
       if (!players_[0]->busy() && !players_[1]->busy()) Finish();
       return;
     }
-    if (stage_ != Stage::kPlaying) return;
+    if (stage_ != Stage::kFirstSetUp && stage_ != Stage::kPlaying) return;
+    if (setting_up_ && SetUpDone()) {
+      setting_up_ = false;
+      if (stage_ == Stage::kFirstSetUp) {
+        stage_ = Stage::kSeated;
+        on_seated_();
+        return;
+      }
+    }
     Act(0);
     Act(1);
     if (!seals_sent_ && seats_[0].ready_to_seal && seats_[1].ready_to_seal &&
@@ -570,35 +764,30 @@ class Game final : public PlayerEvents {
     }
   }
 
+  // The set-up is over when both seats hold a view of the close combat being played and nothing
+  // is in flight.
+  bool SetUpDone() const {
+    for (size_t i = 0; i < 2; ++i) {
+      const Player& player = *players_[i];
+      if (player.busy() || !player.view_current() ||
+          player.view().stage() != v1::STAGE_PLAYING ||
+          (server_starts_ ? seats_[i].reenter && !seats_[i].reentry_done
+                          : !seats_[i].confirmed)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // The next command of seat i, if its view calls for one and nothing is in flight.
   void Act(size_t i) {
     Player& player = *players_[i];
     SeatRound& mine = seats_[i];
-    const v1::Seat seat = SeatOf(i);
     if (player.busy() || !player.view_current() || player.last_seq() <= mine.stale_at) return;
-    if (!mine.submitted) {
-      v1::ClientMessage message;
-      aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
-      if (seat == v1::SEAT_SIDE_A) {
-        part.mutable_location()->set_name("B1");
-        part.mutable_location()->set_melee(true);  // a Melee continuing: no Ambush dr
-        part.set_attacker(v1::SEAT_SIDE_A);
-      }
-      for (const aslpb::Unit& unit : mine.units) *part.add_units() = unit;
-      mine.submitted = true;
-      return Command(i, std::move(message));
-    }
+    if (MoveUnplayableOff(i) || mine.ended) return;
+    if (setting_up_) return ActInSetUp(i);
+    const v1::Seat seat = SeatOf(i);
     const v1::MatchView& view = player.view();
-    if (view.stage() == v1::STAGE_SETUP) {
-      if (!mine.confirmed && view.side_a().submitted() && view.side_b().submitted() &&
-          !StatusOf(view, seat).confirmed()) {
-        v1::ClientMessage message;
-        message.mutable_confirm_setup();
-        mine.confirmed = true;
-        Command(i, std::move(message));
-      }
-      return;
-    }
     if (view.stage() != v1::STAGE_PLAYING) return;
     const aslpb::AslView& asl = view.asl();
     switch (asl.phase()) {
@@ -635,6 +824,81 @@ class Game final : public PlayerEvents {
     }
   }
 
+  // The server defects' workaround (see UnplayableSmcs): seat i moves its unplayable SMCs off
+  // the board once the close combat is over. True when it sent that.
+  bool MoveUnplayableOff(size_t i) {
+    const v1::MatchView& view = players_[i]->view();
+    if (view.stage() != v1::STAGE_ENDED || !moving_off_[i].empty()) return false;
+    for (const auto& smc : UnplayableSmcs(view, SeatOf(i))) {
+      if (std::find(moved_off_.begin(), moved_off_.end(), smc.first) == moved_off_.end()) {
+        moving_off_[i].push_back(smc);
+      }
+    }
+    if (moving_off_[i].empty()) return false;
+    v1::ClientMessage message;
+    for (const auto& [id, why] : moving_off_[i]) {
+      v1::UnitUpdate& move = *message.mutable_update_units()->add_updates();
+      move.set_unit(id);
+      move.set_kind(v1::UPDATE_KIND_MOVE);
+      move.set_note(why == Unplayable::kStranded
+                        ? "match_bench: carried stacked on an eliminated MMC"
+                        : "match_bench: carried with 2 wounds");
+    }
+    Command(i, std::move(message));
+    return true;
+  }
+
+  // Seat i's next step of a set-up: its units re-enter (side A's before side B's), then the set-up
+  // parts, then its confirmation once its view shows every part.
+  void ActInSetUp(size_t i) {
+    SeatRound& mine = seats_[i];
+    const v1::Seat seat = SeatOf(i);
+    const v1::MatchView& view = players_[i]->view();
+    if (mine.reenter && !mine.reentry_sent) {
+      if (i == 1 && seats_[0].reenter && !seats_[0].reentry_done) return;
+      v1::ClientMessage message;
+      v1::UpdateUnits& update = *message.mutable_update_units();
+      for (aslpb::Unit& unit : WorkloadUnits(seat, "r" + std::to_string(round_ + 1))) {
+        v1::UnitUpdate& enter = *update.add_updates();
+        enter.set_unit(unit.id());
+        enter.set_kind(v1::UPDATE_KIND_ENTER);
+        enter.set_location(kLocation);
+        enter.set_note("reinforcement");
+        *enter.mutable_asl() = std::move(unit);
+      }
+      mine.reentry_sent = true;
+      return Command(i, std::move(message));
+    }
+    for (const SeatRound& seat_round : seats_) {
+      if (seat_round.reenter && !seat_round.reentry_done) return;
+    }
+    if (server_starts_) return;
+    if (EntersPart(i) && !mine.submitted) {
+      v1::ClientMessage message;
+      aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
+      if (seat == setup_attacker_) {
+        part.mutable_location()->set_name(kLocation);
+        part.mutable_location()->set_melee(true);  // a Melee continuing: no Ambush dr
+        part.set_attacker(setup_attacker_);
+      }
+      if (first_setup_) {
+        for (const aslpb::Unit& unit : WorkloadUnits(seat)) *part.add_units() = unit;
+      }
+      mine.submitted = true;
+      return Command(i, std::move(message));
+    }
+    if (view.stage() != v1::STAGE_SETUP || mine.confirmed || StatusOf(view, seat).confirmed()) {
+      return;
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      if (EntersPart(k) && !StatusOf(view, SeatOf(k)).submitted()) return;
+    }
+    v1::ClientMessage message;
+    message.mutable_confirm_setup();
+    mine.confirmed = true;
+    Command(i, std::move(message));
+  }
+
   void Seal(size_t i) {
     v1::ClientMessage message;
     v1::SealDeclaration& seal = *message.mutable_seal_declaration();
@@ -642,13 +906,22 @@ class Game final : public PlayerEvents {
         Declare(players_[i]->view().asl(), SeatOf(i), round_);
     seal.set_client_entropy(std::string(32, static_cast<char>('a' + (index_ + round_) % 26)));
     seats_[i].sealed = true;
+    seats_[i].sealed_ccph = players_[i]->view().ccph();
     Command(i, std::move(message));
   }
 
   // A STALE answer: the command is sent again once the seat has seen what made it stale.
-  void Retry(SeatRound& mine, const Sent& sent) {
+  void Retry(size_t i, const Sent& sent) {
+    SeatRound& mine = seats_[i];
     mine.stale_at = sent.expected_seq;
     switch (sent.kind) {
+      case v1::ClientMessage::kUpdateUnits:
+        if (!moving_off_[i].empty()) {
+          moving_off_[i].clear();
+        } else {
+          mine.reentry_sent = false;
+        }
+        break;
       case v1::ClientMessage::kSubmitSetup:
         mine.submitted = false;
         break;
@@ -669,14 +942,26 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // Both seats hold the resolved view: the round is over.
+  // Both seats hold the resolved state: the round is over.
   void EndRound() {
     stats_.round_ms.push_back(Millis(Clock::now() - second_seal_at_));
     ++stats_.rounds;
+    if (seats_[0].melee_goes_on) ++stats_.melees;
     if (seats_[0].public_state != seats_[1].public_state) {
       ++stats_.disagreements;
+      std::string first_difference;
+      const auto& a = seats_[0].public_state;
+      const auto& b = seats_[1].public_state;
+      for (size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
+        const std::string in_a = k < a.size() ? a[k] : "(nothing)";
+        const std::string in_b = k < b.size() ? b[k] : "(nothing)";
+        if (in_a != in_b) {
+          first_difference = "A holds '" + in_a + "', B holds '" + in_b + "'";
+          break;
+        }
+      }
       stats_.Note("match " + std::to_string(index_) + " round " + std::to_string(round_ + 1) +
-                  ": the seats end with different units or presence");
+                  ": the seats end with different public state: " + first_difference);
     }
     if (++round_ == settings_.rounds) {
       stage_ = Stage::kFinishing;
@@ -694,10 +979,11 @@ class Game final : public PlayerEvents {
   void Fail(const std::string& why) {
     if (stage_ == Stage::kDone) return;
     ++stats_.errors;
-    stats_.Note("match " + std::to_string(index_) + ": " + why);
+    stats_.Note("match " + std::to_string(index_) + " round " + std::to_string(round_ + 1) + ": " +
+                why);
     const Stage was = stage_;
     Finish();
-    if (was == Stage::kSettingUp) on_seated_();
+    if (was == Stage::kSettingUp || was == Stage::kFirstSetUp) on_seated_();
     if (was != Stage::kFinishing) on_done_();
   }
 
@@ -713,6 +999,15 @@ class Game final : public PlayerEvents {
   int opened_ = 0;
   int joined_ = 0;
   int round_ = 0;
+  // A set-up under way: the first (both sides enter their units) or one after a close combat
+  // that ended without a Melee (units re-enter, the ATTACKER sets up B1 with none).
+  bool setting_up_ = false;
+  bool first_setup_ = false;
+  bool server_starts_ = false;  // ... in which the server starts the close combat itself
+  v1::Seat setup_attacker_ = v1::SEAT_SIDE_A;
+  // Unplayable SMCs (see UnplayableSmcs): being moved off by each seat, and moved off.
+  std::array<std::vector<std::pair<std::string, Unplayable>>, 2> moving_off_;
+  std::vector<std::string> moved_off_;
   bool seals_sent_ = false;
   Clock::time_point second_seal_at_;
 };
@@ -927,31 +1222,56 @@ int main(int argc, char** argv) {
   if (!server) return 1;
 
   std::printf(
-      "match_bench: melee-server (%d I/O threads, SQLite synchronous=FULL), the round: asl 3-vs-3 "
-      "Melee, sealed declarations, %s frames, %d rounds per match, closed loop, 1 client thread\n",
+      "match_bench: melee-server (%d I/O threads, SQLite synchronous=FULL), the round once forces "
+      "persist: asl 3-vs-3 Melee in B1 set up once, sealed declarations, units re-enter when a "
+      "side is gone, %s frames, %d rounds per match, closed loop, 1 client thread\n",
       server_threads, text ? "JSON text" : "binary protobuf", rounds);
-  std::printf("%7s %9s %10s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "matches", "rounds/s",
-              "commands/s", "ack p50", "ack p99", "round p50", "round p95", "round p99",
-              "RSS before", "RSS after", "CPU s", "viol");
-  std::printf("%7s %9s %10s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "", "", "", "ms", "ms", "ms",
-              "ms", "ms", "KiB", "KiB", "", "");
+  std::printf("%7s %9s %10s %8s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "matches", "rounds/s",
+              "commands/s", "cmd/rnd", "ack p50", "ack p99", "round p50", "round p95",
+              "round p99", "RSS before", "RSS after", "CPU s", "viol");
+  std::printf("%7s %9s %10s %8s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "", "", "", "", "ms",
+              "ms", "ms", "ms", "ms", "KiB", "KiB", "", "");
   bool failed = false;
+  std::size_t log_seen = server->output().size();  // the server's log printed (or skipped) so far
   for (size_t r = 0; r < match_counts.size(); ++r) {
     const int matches = match_counts[r];
     RunResult run = RunMatches(settings, static_cast<int>(r), matches, server->pid());
     RunStats& stats = run.stats;
     const double seconds = run.seconds > 0 ? run.seconds : 1e-9;
-    std::printf("%7d %9.1f %10.0f %8.2f %8.2f %9.2f %9.2f %9.2f %12ld %12ld %7.2f %5zu\n",
+    const double per_round = stats.rounds > 0 ? static_cast<double>(stats.commands) /
+                                                    static_cast<double>(stats.rounds)
+                                              : 0.0;
+    std::printf("%7d %9.1f %10.0f %8.2f %8.2f %8.2f %9.2f %9.2f %9.2f %12ld %12ld %7.2f %5zu\n",
                 matches, static_cast<double>(stats.rounds) / seconds,
-                static_cast<double>(stats.commands) / seconds, Percentile(stats.ack_ms, 0.50),
-                Percentile(stats.ack_ms, 0.99), Percentile(stats.round_ms, 0.50),
-                Percentile(stats.round_ms, 0.95), Percentile(stats.round_ms, 0.99),
-                run.rss_before, run.rss_after, run.cpu_seconds, stats.violations());
-    std::printf("        %zu rounds, %zu commands, %zu choices, %zu stale (resent), %zu errors, "
+                static_cast<double>(stats.commands) / seconds, per_round,
+                Percentile(stats.ack_ms, 0.50), Percentile(stats.ack_ms, 0.99),
+                Percentile(stats.round_ms, 0.50), Percentile(stats.round_ms, 0.95),
+                Percentile(stats.round_ms, 0.99), run.rss_before, run.rss_after, run.cpu_seconds,
+                stats.violations());
+    std::printf("        %zu rounds (%zu went on as a Melee, %zu close combats set up again, %zu "
+                "units re-entered), %zu commands, %zu choices, %zu stale (resent), %zu errors, "
                 "%zu leaks, %zu disagreements in %.2f s%s\n",
-                stats.rounds, stats.commands, stats.choices, stats.stale, stats.errors,
-                stats.leaks, stats.disagreements, run.seconds, run.stalled ? " (STALLED)" : "");
+                stats.rounds, stats.melees, stats.setups, stats.reentered, stats.commands,
+                stats.choices, stats.stale, stats.errors, stats.leaks, stats.disagreements,
+                run.seconds, run.stalled ? " (STALLED)" : "");
+    if (stats.moved_off_stranded + stats.moved_off_wounded > 0) {
+      std::printf("        workaround for server defects: SMCs moved off the board: %zu carried "
+                  "stacked on an eliminated MMC, %zu carried with 2 wounds\n",
+                  stats.moved_off_stranded, stats.moved_off_wounded);
+    }
     for (const std::string& note : stats.notes) std::printf("        ! %s\n", note.c_str());
+    // What the server logged as an error or warning during the run (the first few lines).
+    server->WaitForOutput("\x01", std::chrono::milliseconds(50));
+    int shown = 0;
+    std::istringstream log(server->output().substr(log_seen));
+    log_seen = server->output().size();
+    for (std::string line; std::getline(log, line);) {
+      if (line.find("[error]") == std::string::npos &&
+          line.find("[warning]") == std::string::npos) {
+        continue;
+      }
+      if (shown++ < 5) std::printf("        server: %s\n", line.c_str());
+    }
     std::fflush(stdout);
     const auto expected = static_cast<std::size_t>(matches) * static_cast<std::size_t>(rounds);
     if (stats.violations() > 0 || stats.errors > 0 || run.stalled || stats.rounds != expected) {
