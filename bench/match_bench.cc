@@ -24,8 +24,7 @@
 //  - the Melee goes on (A11.15): the server itself starts the next CCPh's close combat in B1 with
 //    the carried units and the other side as ATTACKER; both views show a higher ccph, stage
 //    PLAYING, phase ANNOUNCE, and the next round starts from there with no command; or
-//  - the close combat ended without a Melee (stage ENDED, the view's `melee` false; or a side's
-//    only units left are SMCs the server cannot carry, see below).
+//  - the close combat ended without a Melee (stage ENDED, the view's `melee` false).
 // After a round of the second kind the next round first brings the units back (timed, as in a
 // real game): each side with no unit left in B1 re-enters its three squads as reinforcements
 // through update_units (UPDATE_KIND_ENTER in B1, new ids A1r<round>.. / B1r<round>..: eliminated
@@ -33,25 +32,17 @@
 // other side than the last close combat's) submits a set-up part naming B1 (`melee: true`,
 // `attacker` itself) with no units, and both seats confirm: the units come from the forces. (The
 // server keeps the Location's carried facts: that close combat is not a Melee whatever the part
-// says; no Ambush dr either way, as no unit advanced and B1 is open ground.) When the close
-// combat had ended in Melee (only with such SMCs moved off), the server itself starts the next
-// CCPh's once the units have re-entered, so no set-up part is sent.
-//
-// Workaround for two server defects (UnplayableSmcs): a SMC the dice create in CC is carried into
-// the next close combat still stacked on its MMC after that MMC was eliminated, or with 2 wounds;
-// the server then cannot start it ("the Melee cannot go on: ..." in its log, the match stays
-// ENDED; confirm_setup refused). Its owner moves it off the board (update_units MOVE to "") once
-// the close combat is over. The bench counts these and prints the server's error log lines.
+// says; no Ambush dr either way, as no unit advanced and B1 is open ground.)
 //
 // Reports, per N: rounds/s, commands/s and commands per round over the timed phase, command→ack
 // latency (p50/p99) and round latency (second seal sent → both seats hold the resolved state,
 // p50/p95/p99), the server's RSS before the set-up and after the last round, and its CPU seconds
 // over the timed phase (from /proc); then how many rounds went on as a Melee, how many close
-// combats were set up again, how many units re-entered, the SMCs moved off and the first error
-// and warning lines of the server's log during the run. Then it opens --idle-connections
-// connections that each say Hello and stay open, and reports the server's RSS growth per idle
-// connection: on the server the runs used, and again on a fresh server (the first reuses memory
-// that the runs' closed connections freed).
+// combats were set up again, how many units re-entered and the first error and warning lines of
+// the server's log during the run. Then it opens --idle-connections connections that each say
+// Hello and stay open, and reports the server's RSS growth per idle connection: on the server the
+// runs used, and again on a fresh server (the first reuses memory that the runs' closed
+// connections freed).
 //
 // Every run checks that no connection saw the opponent's declaration before its own seat had
 // sealed in that round, and that both seats end every round with the same public state (both
@@ -117,11 +108,6 @@ v1::Seat Opponent(v1::Seat seat) {
 bool IsMmc(aslpb::UnitKind kind) {
   return kind == aslpb::UNIT_KIND_SQUAD || kind == aslpb::UNIT_KIND_HALF_SQUAD ||
          kind == aslpb::UNIT_KIND_CREW;
-}
-
-bool IsSmc(aslpb::UnitKind kind) {
-  return kind == aslpb::UNIT_KIND_LEADER || kind == aslpb::UNIT_KIND_HERO ||
-         kind == aslpb::UNIT_KIND_OTHER_SMC;
 }
 
 aslpb::Unit Squad(const std::string& id, v1::Seat owner, int firepower, int morale,
@@ -198,54 +184,11 @@ const google::protobuf::RepeatedPtrField<v1::ForceUnit>& ForceOf(const v1::Match
   return seat == v1::SEAT_SIDE_A ? view.side_a_force() : view.side_b_force();
 }
 
-// A workaround for two server defects, both about a SMC the dice created in CC (A18.1), which
-// the match carries in its force like any unit:
-//  - kStranded: it stays stacked on its MMC (`stacked_on`); when that MMC is eliminated and the
-//    SMC survives, the force carries it still stacked on the gone MMC;
-//  - kWoundedTwice: a wounded SMC wounded again without a mortal wound is carried with
-//    `wounds: 2`, which a set-up refuses (A17.11: at most one wound).
-// Either way the next close combat in the Location cannot start: the server logs "the Melee
-// cannot go on: ..." and leaves the match at STAGE_ENDED, and a new set-up's confirm_setup is
-// refused with the same error. The bench has the owner move such SMCs off the board
-// (update_units MOVE to "") once the close combat is over, so the match goes on. Once the server
-// carries these SMCs correctly none is found and nothing is sent.
-enum class Unplayable { kStranded, kWoundedTwice };
-
-// `seat`'s SMCs in the Location that the next close combat cannot take, by its force in a view.
-std::vector<std::pair<std::string, Unplayable>> UnplayableSmcs(const v1::MatchView& view,
-                                                               v1::Seat seat) {
-  std::vector<std::pair<std::string, Unplayable>> found;
-  const auto& force = ForceOf(view, seat);
-  for (const v1::ForceUnit& unit : force) {
-    if (unit.fate() != v1::FORCE_FATE_PRESENT || unit.location() != kLocation ||
-        !IsSmc(unit.asl().kind())) {
-      continue;
-    }
-    const std::string& mmc_id = unit.asl().stacked_on();
-    const bool stranded =
-        !mmc_id.empty() &&
-        std::none_of(force.begin(), force.end(), [&](const v1::ForceUnit& mmc) {
-          return mmc.id() == mmc_id && mmc.fate() == v1::FORCE_FATE_PRESENT &&
-                 mmc.location() == unit.location();
-        });
-    if (stranded) {
-      found.emplace_back(unit.id(), Unplayable::kStranded);
-    } else if (unit.asl().wounds() > 1) {
-      found.emplace_back(unit.id(), Unplayable::kWoundedTwice);
-    }
-  }
-  return found;
-}
-
-// Whether `seat` still has a unit present in the workload's Location (an unplayable SMC, which
-// is moved off, does not count), by its force in a view.
+// Whether `seat` still has a unit present in the workload's Location, by its force in a view.
 bool HoldsLocation(const v1::MatchView& view, v1::Seat seat) {
-  const auto unplayable = UnplayableSmcs(view, seat);
   const auto& force = ForceOf(view, seat);
   return std::any_of(force.begin(), force.end(), [&](const v1::ForceUnit& unit) {
-    return unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == kLocation &&
-           std::none_of(unplayable.begin(), unplayable.end(),
-                        [&](const auto& smc) { return smc.first == unit.id(); });
+    return unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == kLocation;
   });
 }
 
@@ -326,9 +269,6 @@ struct RunStats {
   std::size_t melees = 0;        // rounds whose close combat went on as a Melee into the next CCPh
   std::size_t setups = 0;        // close combats set up again in the timed phase
   std::size_t reentered = 0;     // units that re-entered as reinforcements
-  // SMCs moved off the board, the server defects' workaround (see UnplayableSmcs).
-  std::size_t moved_off_stranded = 0;
-  std::size_t moved_off_wounded = 0;
   std::size_t stale = 0;         // STALE answers (the command is sent again)
   std::size_t errors = 0;        // other errors, transport failures, stalls
   std::size_t leaks = 0;         // the opponent's declaration seen before this seat sealed
@@ -523,7 +463,6 @@ struct SeatRound {
   // At the end of the round (the first view with the resolved state):
   bool ended = false;
   bool melee_goes_on = false;  // the server started the next CCPh's close combat
-  bool ended_in_melee = false;  // the close combat ended in Melee (yet did not go on)
   std::vector<std::string> public_state;
   bool holds_location = true;  // this side still has a unit in B1
   v1::Seat attacker = v1::SEAT_UNSPECIFIED;  // the ATTACKER of the close combat just resolved
@@ -576,10 +515,9 @@ class Game final : public PlayerEvents {
   std::string Describe() const {
     std::string setup;
     if (setting_up_) {
-      setup = first_setup_     ? " (first set-up)"
-              : server_starts_ ? " (units re-enter a Melee)"
-                               : " (set-up again, ATTACKER " +
-                                     std::string(v1::Seat_Name(setup_attacker_)) + ")";
+      setup = first_setup_ ? " (first set-up)"
+                           : " (set-up again, ATTACKER " +
+                                 std::string(v1::Seat_Name(setup_attacker_)) + ")";
     }
     return "match " + std::to_string(index_) + " (" + created_.match_id() + ") round " +
            std::to_string(round_ + 1) + setup + ": A " + players_[0]->Describe() + "; B " +
@@ -619,17 +557,13 @@ class Game final : public PlayerEvents {
     }
     if (stage_ == Stage::kPlaying && mine.sealed && !mine.ended) {
       // The resolved state: the server started the next CCPh's close combat (the Melee goes on),
-      // or the close combat ended without a Melee (or a side's last unit is an unplayable SMC,
-      // see UnplayableSmcs). An ENDED view of a Melee is not it: the server starts the next close
-      // combat at once.
+      // or the close combat ended without a Melee. An ENDED view of a Melee is not it: the server
+      // starts the next close combat at once.
       const bool goes_on = view.stage() == v1::STAGE_PLAYING && view.ccph() > mine.sealed_ccph;
-      const bool over = view.stage() == v1::STAGE_ENDED &&
-                        (!view.asl().melee() || !HoldsLocation(view, v1::SEAT_SIDE_A) ||
-                         !HoldsLocation(view, v1::SEAT_SIDE_B));
+      const bool over = view.stage() == v1::STAGE_ENDED && !view.asl().melee();
       if (goes_on || over) {
         mine.ended = true;
         mine.melee_goes_on = goes_on;
-        mine.ended_in_melee = view.asl().melee();
         mine.public_state = PublicState(view);
         mine.holds_location = HoldsLocation(view, seat);
         mine.attacker = view.asl().attacker();
@@ -672,12 +606,6 @@ class Game final : public PlayerEvents {
       }
     } else if (!answer.has_ack()) {
       return Fail("unexpected answer: " + answer.ShortDebugString());
-    } else if (sent.kind == v1::ClientMessage::kUpdateUnits && !moving_off_[i].empty()) {
-      for (const auto& [id, why] : moving_off_[i]) {
-        ++(why == Unplayable::kStranded ? stats_.moved_off_stranded : stats_.moved_off_wounded);
-        moved_off_.push_back(id);
-      }
-      moving_off_[i].clear();
     } else if (sent.kind == v1::ClientMessage::kUpdateUnits) {
       seats_[i].reentry_done = true;
       stats_.reentered += 3;
@@ -713,7 +641,6 @@ class Game final : public PlayerEvents {
   // next CCPh (the other side) sets it up in B1.
   void NewRound() {
     const bool set_up_again = round_ > 0 && !seats_[0].melee_goes_on;
-    const bool still_melee = seats_[0].ended_in_melee;
     std::array<bool, 2> reenter = {!seats_[0].holds_location, !seats_[1].holds_location};
     const v1::Seat last_attacker = seats_[0].attacker;
     for (size_t i = 0; i < 2; ++i) seats_[i] = SeatRound{};
@@ -721,18 +648,15 @@ class Game final : public PlayerEvents {
     if (!set_up_again) return;
     setting_up_ = true;
     first_setup_ = false;
-    // A close combat that ended in Melee yet did not go on (a side's last unit was an unplayable
-    // SMC, moved off): the server itself starts the next CCPh's once the units re-enter.
-    server_starts_ = still_melee;
     setup_attacker_ = Opponent(last_attacker == v1::SEAT_UNSPECIFIED ? v1::SEAT_SIDE_B
                                                                      : last_attacker);
-    if (!server_starts_) ++stats_.setups;
+    ++stats_.setups;
     for (size_t i = 0; i < 2; ++i) seats_[i].reenter = reenter[i];
   }
 
   // Whether seat i enters a set-up part: both in the first set-up, then only the ATTACKER.
   bool EntersPart(size_t i) const {
-    return first_setup_ || (!server_starts_ && SeatOf(i) == setup_attacker_);
+    return first_setup_ || SeatOf(i) == setup_attacker_;
   }
 
   // Does whatever the match waits for; called after everything a seat receives.
@@ -770,9 +694,7 @@ class Game final : public PlayerEvents {
     for (size_t i = 0; i < 2; ++i) {
       const Player& player = *players_[i];
       if (player.busy() || !player.view_current() ||
-          player.view().stage() != v1::STAGE_PLAYING ||
-          (server_starts_ ? seats_[i].reenter && !seats_[i].reentry_done
-                          : !seats_[i].confirmed)) {
+          player.view().stage() != v1::STAGE_PLAYING || !seats_[i].confirmed) {
         return false;
       }
     }
@@ -784,7 +706,7 @@ class Game final : public PlayerEvents {
     Player& player = *players_[i];
     SeatRound& mine = seats_[i];
     if (player.busy() || !player.view_current() || player.last_seq() <= mine.stale_at) return;
-    if (MoveUnplayableOff(i) || mine.ended) return;
+    if (mine.ended) return;
     if (setting_up_) return ActInSetUp(i);
     const v1::Seat seat = SeatOf(i);
     const v1::MatchView& view = player.view();
@@ -824,30 +746,6 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // The server defects' workaround (see UnplayableSmcs): seat i moves its unplayable SMCs off
-  // the board once the close combat is over. True when it sent that.
-  bool MoveUnplayableOff(size_t i) {
-    const v1::MatchView& view = players_[i]->view();
-    if (view.stage() != v1::STAGE_ENDED || !moving_off_[i].empty()) return false;
-    for (const auto& smc : UnplayableSmcs(view, SeatOf(i))) {
-      if (std::find(moved_off_.begin(), moved_off_.end(), smc.first) == moved_off_.end()) {
-        moving_off_[i].push_back(smc);
-      }
-    }
-    if (moving_off_[i].empty()) return false;
-    v1::ClientMessage message;
-    for (const auto& [id, why] : moving_off_[i]) {
-      v1::UnitUpdate& move = *message.mutable_update_units()->add_updates();
-      move.set_unit(id);
-      move.set_kind(v1::UPDATE_KIND_MOVE);
-      move.set_note(why == Unplayable::kStranded
-                        ? "match_bench: carried stacked on an eliminated MMC"
-                        : "match_bench: carried with 2 wounds");
-    }
-    Command(i, std::move(message));
-    return true;
-  }
-
   // Seat i's next step of a set-up: its units re-enter (side A's before side B's), then the set-up
   // parts, then its confirmation once its view shows every part.
   void ActInSetUp(size_t i) {
@@ -872,7 +770,6 @@ class Game final : public PlayerEvents {
     for (const SeatRound& seat_round : seats_) {
       if (seat_round.reenter && !seat_round.reentry_done) return;
     }
-    if (server_starts_) return;
     if (EntersPart(i) && !mine.submitted) {
       v1::ClientMessage message;
       aslpb::SideSetup& part = *message.mutable_submit_setup()->mutable_asl();
@@ -916,11 +813,7 @@ class Game final : public PlayerEvents {
     mine.stale_at = sent.expected_seq;
     switch (sent.kind) {
       case v1::ClientMessage::kUpdateUnits:
-        if (!moving_off_[i].empty()) {
-          moving_off_[i].clear();
-        } else {
-          mine.reentry_sent = false;
-        }
+        mine.reentry_sent = false;
         break;
       case v1::ClientMessage::kSubmitSetup:
         mine.submitted = false;
@@ -1003,11 +896,7 @@ class Game final : public PlayerEvents {
   // that ended without a Melee (units re-enter, the ATTACKER sets up B1 with none).
   bool setting_up_ = false;
   bool first_setup_ = false;
-  bool server_starts_ = false;  // ... in which the server starts the close combat itself
   v1::Seat setup_attacker_ = v1::SEAT_SIDE_A;
-  // Unplayable SMCs (see UnplayableSmcs): being moved off by each seat, and moved off.
-  std::array<std::vector<std::pair<std::string, Unplayable>>, 2> moving_off_;
-  std::vector<std::string> moved_off_;
   bool seals_sent_ = false;
   Clock::time_point second_seal_at_;
 };
@@ -1254,11 +1143,6 @@ int main(int argc, char** argv) {
                 stats.rounds, stats.melees, stats.setups, stats.reentered, stats.commands,
                 stats.choices, stats.stale, stats.errors, stats.leaks, stats.disagreements,
                 run.seconds, run.stalled ? " (STALLED)" : "");
-    if (stats.moved_off_stranded + stats.moved_off_wounded > 0) {
-      std::printf("        workaround for server defects: SMCs moved off the board: %zu carried "
-                  "stacked on an eliminated MMC, %zu carried with 2 wounds\n",
-                  stats.moved_off_stranded, stats.moved_off_wounded);
-    }
     for (const std::string& note : stats.notes) std::printf("        ! %s\n", note.c_str());
     // What the server logged as an error or warning during the run (the first few lines).
     server->WaitForOutput("\x01", std::chrono::milliseconds(50));
