@@ -167,6 +167,9 @@ struct Unit {
 
 // One contact as both sides entered it.
 struct Situation {
+  // The place of the contact as the players named it ("" none): the server carries Units from one
+  // contact to the next by it (forces that persist). The rules never read it.
+  std::string location;
   Engagement engagement = Engagement::kCloseCombat;
   Seat attacker = Seat::kSideA;  // the active player, whose Unit(s) moved into contact
   Obstacle obstacle = Obstacle::kNone;

@@ -218,12 +218,21 @@ struct Event {
 
 // ---- state ----------------------------------------------------------------------------------
 
+// Whether, and how, a Unit left the ground of the contact (what forces that persist carry on).
+enum class Left : uint8_t {
+  kStayed,       // advanced, held, or took no part
+  kRetreated,    // retreated, retired, fled Broken or withdrew with the losers (17.5, 17.5.4)
+  kSurrendered,  // its figures and Leaders are prisoners (17.3.1, 17.5, 17.5.6)
+  kRemoved,      // abandoned its crewed weapon and was removed from the game (17.5.5)
+};
+
 struct State {
   Options options;
   Phase phase = Phase::kSetUp;
   Situation situation;      // as set up
   std::vector<Unit> units;  // now: figures, Shock, Leaders as the contact left them
   std::vector<bool> gone;   // left play (surrendered, guards' Units are not, abandoned)
+  std::vector<Left> left;   // By Unit: whether and how it left the contact's ground
   std::array<int, 2> force_morale = {0, 0};
   std::array<bool, 2> owes = {false, false};  // a declaration or a placement, by Seat
   std::array<std::optional<Declare>, 2> declared;

@@ -773,6 +773,10 @@ void ApplyEffect(State& state, const Effect& effect) {
     case EffectKind::kSurrendered:
     case EffectKind::kAbandoned:
       state.gone[effect.team.unit] = true;
+      if (effect.team.unit < state.left.size()) {
+        state.left[effect.team.unit] =
+            effect.kind == EffectKind::kSurrendered ? Left::kSurrendered : Left::kRemoved;
+      }
       break;
     case EffectKind::kDestroyed: {
       Team& team = unit.teams[effect.team.team];
@@ -786,6 +790,10 @@ void ApplyEffect(State& state, const Effect& effect) {
       break;
     case EffectKind::kRetreat:
     case EffectKind::kWithdrew:
+      if (effect.team.unit < state.left.size() && state.left[effect.team.unit] == Left::kStayed) {
+        state.left[effect.team.unit] = Left::kRetreated;
+      }
+      break;
     case EffectKind::kAdvanced:
     case EffectKind::kHeld:
     case EffectKind::kEvaded:

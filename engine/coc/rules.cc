@@ -234,6 +234,7 @@ void CocRules::Apply(State& state, const Event& event) const {
       state.situation = *event.situation;
       state.units = state.situation.units;
       state.gone.assign(state.units.size(), false);
+      state.left.assign(state.units.size(), Left::kStayed);
       state.force_morale = state.situation.force_morale;
       if (state.situation.engagement == Engagement::kCloseCombat) {
         state.phase = Phase::kDeclare;

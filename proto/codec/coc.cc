@@ -264,6 +264,10 @@ Result<coc::Situation> CocSituationFromProto(const cocpb::Situation& message,
     if (auto ok = CheckRange(value, 1, 11, field + name); !ok) return tl::unexpected(ok.error());
   }
   situation.force_morale = {message.side_a_force_morale(), message.side_b_force_morale()};
+  if (auto ok = CheckText(message.location(), field + ".location", kCocMaxNameBytes); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  situation.location = message.location();
   return situation;
 }
 
@@ -274,8 +278,42 @@ Result<void> CocSideSetupFromProto(const cocpb::SideSetup& message, const std::s
     }
   }
   if (auto facts = FactsFromProto(message, field); !facts) return tl::unexpected(facts.error());
-  if (auto ok = CheckRange(message.force_morale(), 1, 11, field + ".force_morale"); !ok) {
+  // 0: the Force Morale the match carries for this seat (docs/forces.md).
+  if (auto ok = CheckRange(message.force_morale(), 0, 11, field + ".force_morale"); !ok) {
     return tl::unexpected(ok.error());
+  }
+  if (auto ok = CheckText(message.location(), field + ".location", kCocMaxNameBytes); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  if (auto ok = CheckList(message.in_contact_size(), field + ".in_contact"); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  for (int i = 0; i < message.in_contact_size(); ++i) {
+    const cocpb::InContact& in = message.in_contact(i);
+    const std::string in_field = Indexed(field + ".in_contact", i);
+    if (auto ok = CheckId(in.unit(), in_field + ".unit"); !ok) return tl::unexpected(ok.error());
+    if (in.role() != cocpb::ROLE_UNSPECIFIED) {
+      auto role = EnumFromProto<coc::Role>(in.role(), cocpb::Role_IsValid, 1, 3, in_field + ".role");
+      if (!role) return tl::unexpected(role.error());
+    }
+    if (auto ok = CheckRange(in.movement_dice(), 0, 4, in_field + ".movement_dice"); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    if (auto ok = CheckRange(in.support_firepower(), 0, 60, in_field + ".support_firepower"); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    for (const auto& [name, ids] : {std::pair{".through_arcs", &in.through_arcs()},
+                                    std::pair{".through_suppressing_fire",
+                                              &in.through_suppressing_fire()}}) {
+      if (auto read = IdsFromProto(*ids, in_field + name); !read) {
+        return tl::unexpected(read.error());
+      }
+    }
+    for (int k = 0; k < i; ++k) {
+      if (message.in_contact(k).unit() == in.unit()) {
+        return Bad(in_field + ".unit", "'" + in.unit() + "' twice");
+      }
+    }
   }
   return UnitsFromProto(message.units(), field + ".units", nullptr);
 }
@@ -448,6 +486,7 @@ cocpb::Situation CocSituationToProto(const coc::Situation& situation) {
   for (const coc::Unit& unit : situation.units) *out.add_units() = CocUnitToProto(unit);
   out.set_side_a_force_morale(situation.force_morale[0]);
   out.set_side_b_force_morale(situation.force_morale[1]);
+  out.set_location(situation.location);
   return out;
 }
 
