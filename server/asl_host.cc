@@ -10,6 +10,7 @@
 #include "engine/asl/rules.h"
 #include "proto/codec/asl.h"
 #include "proto/codec/frame.h"
+#include "server/forces.h"
 #include "server/ruleset_host.h"
 
 namespace melee::server {
@@ -413,22 +414,24 @@ class AslHost final : public RulesetHost {
     return units;
   }
 
-  Result<SetupParts> WithCarried(const SetupParts& parts, const std::vector<v1::ForceUnit>& carried,
-                                 const std::string& facts,
+  Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
+                                 const std::string& location, const std::string& facts,
                                  std::optional<Seat> attacker) const override {
     std::array<v1::SubmitSetup, 2> out;
     for (size_t i = 0; i < 2; ++i) {
       if (parts[i]) out[i] = *parts[i];
       out[i].mutable_asl();
     }
+    // A11.1: every unit of both sides in the Location takes part.
+    const std::vector<v1::ForceUnit> carried_units = PresentAt(forces, location);
     // A carried SMC stays stacked on (a Rider or Passenger with) only a unit of this close
     // combat: its MMC may have moved elsewhere or be gone (A11.14).
     std::set<std::string> here;
     for (const v1::SubmitSetup& part : out) {
       for (const aslpb::Unit& unit : part.asl().units()) here.insert(unit.id());
     }
-    for (const v1::ForceUnit& unit : carried) here.insert(unit.id());
-    for (const v1::ForceUnit& unit : carried) {
+    for (const v1::ForceUnit& unit : carried_units) here.insert(unit.id());
+    for (const v1::ForceUnit& unit : carried_units) {
       aslpb::Unit& added = *out[unit.owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units();
       added = unit.asl();
       if (!added.stacked_on().empty() && !here.contains(added.stacked_on())) added.clear_stacked_on();
@@ -438,8 +441,8 @@ class AslHost final : public RulesetHost {
       }
     }
     if (!facts.empty()) {
-      aslpb::Location location;
-      if (!location.ParseFromString(facts)) return Reject("", "carried Location facts: unreadable");
+      aslpb::Location carried;
+      if (!carried.ParseFromString(facts)) return Reject("", "carried Location facts: unreadable");
       // A Melee (A11.15) and HtH (J2.31) are facts of the board: they hold whatever a set-up
       // says; the rest of the Location a set-up may describe anew.
       bool given = false;
@@ -447,10 +450,10 @@ class AslHost final : public RulesetHost {
         if (!part.asl().has_location()) continue;
         given = true;
         aslpb::Location& described = *part.mutable_asl()->mutable_location();
-        described.set_melee(described.melee() || location.melee());
-        described.set_hth(described.hth() || location.hth());
+        described.set_melee(described.melee() || carried.melee());
+        described.set_hth(described.hth() || carried.hth());
       }
-      if (!given) *out[0].mutable_asl()->mutable_location() = location;
+      if (!given) *out[0].mutable_asl()->mutable_location() = carried;
     }
     if (attacker) {
       out[0].mutable_asl()->set_attacker(proto::SideToProto(*attacker));
@@ -632,6 +635,21 @@ class AslHost final : public RulesetHost {
       default:
         return Reject("", field + ".kind: not an asl unit update (SHOCK, KILL and FORCE_MORALE are "
                               "coc's)");
+    }
+  }
+
+  std::string_view PlayedRule() const override { return "A11.15"; }
+
+  Result<void> CheckUpdateKind(const v1::UnitUpdate& update,
+                               const std::string& field) const override {
+    switch (update.kind()) {
+      case v1::UPDATE_KIND_SHOCK:
+      case v1::UPDATE_KIND_KILL:
+      case v1::UPDATE_KIND_FORCE_MORALE:
+        return Reject("", field + ".kind: not an asl unit update (SHOCK, KILL and FORCE_MORALE "
+                              "are coc's)");
+      default:
+        return {};
     }
   }
 

@@ -24,8 +24,19 @@ v1::Seat WireSide(Seat seat) { return seat == Seat::kSideA ? v1::SEAT_SIDE_A : v
 
 v1::ForceUnit* FindMutable(Forces& forces, std::string_view id) {
   for (Force& force : forces) {
-    for (v1::ForceUnit& unit : force) {
+    for (v1::ForceUnit& unit : force.units) {
       if (unit.id() == id) return &unit;
+    }
+  }
+  return nullptr;
+}
+
+v1::ForceUnit* FindMutableHolder(const RulesetHost& host, Forces& forces, std::string_view id) {
+  if (v1::ForceUnit* unit = FindMutable(forces, id)) return unit;
+  for (Force& force : forces) {
+    for (v1::ForceUnit& unit : force.units) {
+      const std::vector<std::string> ids = host.IdsOf(unit);
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &unit;
     }
   }
   return nullptr;
@@ -64,8 +75,20 @@ Result<void> CheckText(const std::string& text, size_t max, const std::string& f
 
 const v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id) {
   for (const Force& force : forces) {
-    for (const v1::ForceUnit& unit : force) {
+    for (const v1::ForceUnit& unit : force.units) {
       if (unit.id() == id) return &unit;
+    }
+  }
+  return nullptr;
+}
+
+const v1::ForceUnit* FindHolder(const RulesetHost& host, const Forces& forces,
+                                std::string_view id) {
+  if (const v1::ForceUnit* unit = FindForceUnit(forces, id)) return unit;
+  for (const Force& force : forces) {
+    for (const v1::ForceUnit& unit : force.units) {
+      const std::vector<std::string> ids = host.IdsOf(unit);
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &unit;
     }
   }
   return nullptr;
@@ -74,7 +97,7 @@ const v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id) {
 std::vector<v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location) {
   std::vector<v1::ForceUnit> present;
   for (const Force& force : forces) {
-    for (const v1::ForceUnit& unit : force) {
+    for (const v1::ForceUnit& unit : force.units) {
       if (unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == location) {
         present.push_back(unit);
       }
@@ -85,42 +108,60 @@ std::vector<v1::ForceUnit> PresentAt(const Forces& forces, std::string_view loca
 
 bool HasUnitsAt(const Forces& forces, Seat seat, std::string_view location) {
   const Force& force = forces[seat == Seat::kSideA ? 0 : 1];
-  return std::any_of(force.begin(), force.end(), [&](const v1::ForceUnit& unit) {
+  return std::any_of(force.units.begin(), force.units.end(), [&](const v1::ForceUnit& unit) {
     return unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == location;
   });
 }
 
-Result<void> CheckNewUnits(const Forces& forces, const std::vector<v1::ForceUnit>& entered,
-                           const std::string& field) {
+Result<void> CheckNewUnits(const RulesetHost& host, const Forces& forces, Seat seat,
+                           const v1::SubmitSetup& part) {
+  const std::vector<v1::ForceUnit> entered = host.UnitsOfPart(part);
+  const std::string field = "submit_setup." + std::string(host.ruleset().id()) + ".units";
   for (size_t i = 0; i < entered.size(); ++i) {
-    const v1::ForceUnit* held = FindForceUnit(forces, entered[i].id());
-    if (held == nullptr) continue;
     const std::string unit_field = field + "[" + std::to_string(i) + "]";
-    if (Gone(*held)) {
-      return Reject("", unit_field + ": '" + held->id() + "' was " + FateWords(held->fate()) +
-                            " (event " + std::to_string(held->changed_seq()) +
-                            ") and never returns; a new unit needs a new id");
+    const std::vector<std::string> ids = host.IdsOf(entered[i]);
+    for (const std::string& id : ids) {
+      const v1::ForceUnit* held = FindHolder(host, forces, id);
+      if (held == nullptr) continue;
+      // A coc Team or Leader of a unit the match holds is that unit's for good.
+      const std::string what = id == held->id() ? "'" + id + "'"
+                                                : "'" + id + "' (of " + held->id() + ")";
+      if (Gone(*held)) {
+        return Reject("", unit_field + ": " + what + " was " + FateWords(held->fate()) +
+                              " (event " + std::to_string(held->changed_seq()) +
+                              ") and never returns; a new unit needs a new id");
+      }
+      return Reject("", unit_field + ": " + what + " is already in the match (" + Where(*held) +
+                            ", since event " + std::to_string(held->changed_seq()) + ": " +
+                            held->last_change() +
+                            "); its state comes from its force: leave it out of the set-up (it "
+                            "joins the close combat in its Location by itself) and report changes "
+                            "with update_units");
     }
-    return Reject("", unit_field + ": '" + held->id() +
-                          "' is already in the match (" + Where(*held) + ", since event " +
-                          std::to_string(held->changed_seq()) + ": " + held->last_change() +
-                          "); its state comes from its force: leave it out of the set-up (it "
-                          "joins the close combat in its Location by itself) and report changes "
-                          "with update_units");
   }
-  return {};
+  return host.CheckPartAgainstForces(seat, part, forces);
 }
 
 Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
                             const v1::UpdateUnits& updates, uint64_t seq,
-                            std::string_view busy_location) {
+                            const engine::AnyState* playing) {
   if (!host.CarriesForces()) {
     return Reject("", "update_units: not supported: this ruleset does not carry forces yet");
   }
   if (updates.updates().empty() || static_cast<size_t>(updates.updates_size()) > kMaxUnitUpdates) {
     return Reject("", "update_units.updates: 1.." + std::to_string(kMaxUnitUpdates) + " updates");
   }
+  // The close combat being played: its units change only through it.
+  std::string busy_location;
+  std::set<std::string, std::less<>> busy_units;
+  if (playing != nullptr) {
+    const CombatOutcome combat = host.OutcomeOf(*playing);
+    busy_location = combat.location;
+    for (const v1::ForceUnit& unit : combat.units) busy_units.insert(unit.id());
+  }
+  const std::string played_rule(host.PlayedRule());
   const v1::Seat own = WireSide(seat);
+  Force& own_force = forces[SideIndex(own)];
   for (int i = 0; i < updates.updates_size(); ++i) {
     const v1::UnitUpdate& update = updates.updates(i);
     const std::string field = "update_units.updates[" + std::to_string(i) + "]";
@@ -137,26 +178,37 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
     if (update.kind() == v1::UPDATE_KIND_UNSPECIFIED) {
       return Reject("", field + ".kind: required (ENTER, MOVE, BREAK, RALLY, ...)");
     }
+    if (auto ok = host.CheckUpdateKind(update, field); !ok) return tl::unexpected(ok.error());
     const std::string id = update.unit();
+    if (id.empty()) {
+      // An update of the side itself (coc: FORCE_MORALE).
+      if (!update.with().empty()) return Reject("", field + ".with: only RECOMBINE names a second unit");
+      if (auto ok = host.ApplySideUpdate(update, own_force, field); !ok) {
+        return tl::unexpected(ok.error());
+      }
+      continue;
+    }
     if (auto ok = proto::checks::CheckId(id, field + ".unit", 32); !ok) {
       return tl::unexpected(ok.error());
     }
     const std::string quoted = "'" + id + "'";
-    const bool busy = !busy_location.empty();
+    const bool busy = playing != nullptr;
+    const auto into_busy = [&](const std::string& location) {
+      return busy && !location.empty() && location == busy_location;
+    };
     if (update.kind() == v1::UPDATE_KIND_ENTER) {
-      if (FindForceUnit(forces, id) != nullptr) {
+      if (FindHolder(host, forces, id) != nullptr) {
         return Reject("", field + ".unit: " + quoted +
                               " is already in the match; ENTER brings in a new unit");
       }
       if (update.location().empty()) {
         return Reject("", field + ".location: ENTER names the Location the unit enters");
       }
-      if (busy && update.location() == busy_location) {
-        return Reject("A11.15", field + ": the close combat in " + update.location() +
-                                    " is being played; units join it only before it starts");
+      if (into_busy(update.location())) {
+        return Reject(played_rule, field + ": the close combat in " + update.location() +
+                                       " is being played; units join it only before it starts");
       }
-      Force& force = forces[SideIndex(own)];
-      if (force.size() >= kMaxForceUnits) {
+      if (own_force.units.size() >= kMaxForceUnits) {
         return Reject("", field + ": a force holds at most " + std::to_string(kMaxForceUnits) +
                               " units");
       }
@@ -173,12 +225,19 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
       if (auto ok = host.ApplyUpdate(entered, unit, nullptr, field); !ok) {
         return tl::unexpected(ok.error());
       }
+      // Every id the new unit holds is new to the match (coc: its Teams and Leaders).
+      for (const std::string& held_id : host.IdsOf(unit)) {
+        if (held_id != id && FindHolder(host, forces, held_id) != nullptr) {
+          return Reject("", field + ": '" + held_id +
+                                "' is already in the match; a new unit needs new ids");
+        }
+      }
       unit.set_changed_seq(seq);
       unit.set_last_change(DescribeUpdate(update));
-      force.push_back(std::move(unit));
+      own_force.units.push_back(std::move(unit));
       continue;
     }
-    v1::ForceUnit* unit = FindMutable(forces, id);
+    v1::ForceUnit* unit = FindMutableHolder(host, forces, id);
     if (unit == nullptr) return Reject("", field + ".unit: no unit " + quoted + " in the match");
     if (unit->owner() != own) {
       return Reject("", field + ".unit: " + quoted + " is " +
@@ -190,14 +249,15 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
                             " (event " + std::to_string(unit->changed_seq()) +
                             ") and never returns");
     }
-    if (busy && unit->location() == busy_location) {
-      return Reject("A11.15", field + ": " + quoted + " is in the close combat being played in " +
-                                  unit->location() + "; it changes only through CC");
+    if (busy_units.contains(unit->id())) {
+      return Reject(played_rule, field + ": " + quoted + " is in the close combat being played" +
+                                     (busy_location.empty() ? "" : " in " + busy_location) +
+                                     "; it changes only through the close combat");
     }
     if (update.kind() == v1::UPDATE_KIND_MOVE) {
-      if (busy && update.location() == busy_location) {
-        return Reject("A11.15", field + ": the close combat in " + update.location() +
-                                    " is being played; units join it only before it starts");
+      if (into_busy(update.location())) {
+        return Reject(played_rule, field + ": the close combat in " + update.location() +
+                                       " is being played; units join it only before it starts");
       }
     } else if (unit->fate() == v1::FORCE_FATE_WITHDRAWN) {
       return Reject("", field + ": " + quoted +
@@ -232,14 +292,17 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
 }
 
 void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended) {
+  for (size_t side = 0; side < forces.size(); ++side) {
+    if (outcome.force_morale[side]) forces[side].force_morale = outcome.force_morale[side];
+  }
+  const std::string in = outcome.location.empty() ? "" : " in " + outcome.location;
   for (const v1::ForceUnit& unit : outcome.units) {
     v1::ForceUnit* held = FindMutable(forces, unit.id());
     if (held == nullptr) {
       Force& force = forces[SideIndex(unit.owner())];
-      v1::ForceUnit& added = force.emplace_back(unit);
+      v1::ForceUnit& added = force.units.emplace_back(unit);
       added.set_changed_seq(seq);
-      added.set_last_change(ended ? "created in CC in " + outcome.location
-                                  : "entered in " + outcome.location);
+      added.set_last_change(ended ? "created in CC" + in : "entered" + in);
       continue;
     }
     if (!ended) continue;  // a carried unit enters the close combat as its force holds it
@@ -250,8 +313,8 @@ void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
     *held = unit;
     held->set_changed_seq(seq);
     held->set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
-                              ? "changed in CC in " + outcome.location
-                              : FateWords(unit.fate()) + " in CC in " + outcome.location);
+                              ? "changed in CC" + in
+                              : FateWords(unit.fate()) + " in CC" + in);
   }
 }
 
@@ -324,8 +387,8 @@ v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const v1::UpdateUnits& upd
     v1::UnitUpdate& out = *shown.add_updates();
     out = update;
     if (sees_all) continue;
-    const v1::ForceUnit* was = FindForceUnit(before, update.unit());
-    const v1::ForceUnit* now = FindForceUnit(after, update.unit());
+    const v1::ForceUnit* was = FindHolder(host, before, update.unit());
+    const v1::ForceUnit* now = FindHolder(host, after, update.unit());
     const bool hidden_before = was != nullptr && host.HiddenFrom(*was, viewer);
     const bool hidden_after = now != nullptr && host.HiddenFrom(*now, viewer);
     if (!hidden_after) continue;  // a unit revealed by the update (e.g. broken) is seen
@@ -348,9 +411,16 @@ v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const v1::UpdateUnits& upd
 void RenderForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
                   v1::MatchView& view) {
   for (size_t side = 0; side < forces.size(); ++side) {
+    if (const auto& morale = forces[side].force_morale) {
+      if (side == 0) {
+        view.set_side_a_force_morale(*morale);
+      } else {
+        view.set_side_b_force_morale(*morale);
+      }
+    }
     auto& out = side == 0 ? *view.mutable_side_a_force() : *view.mutable_side_b_force();
-    out.Reserve(static_cast<int>(forces[side].size()));
-    for (const v1::ForceUnit& unit : forces[side]) {
+    out.Reserve(static_cast<int>(forces[side].units.size()));
+    for (const v1::ForceUnit& unit : forces[side].units) {
       v1::ForceUnit& shown = *out.Add();
       if (!host.HiddenFrom(unit, viewer)) {
         shown = unit;

@@ -23,28 +23,35 @@ constexpr size_t kMaxForceUnits = 512;
 // The unit `id` of either force, or null.
 const melee::v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id);
 
+// The unit of either force that holds `id` (its own id, or one of host.IdsOf: a coc Team or
+// Leader), or null.
+const melee::v1::ForceUnit* FindHolder(const RulesetHost& host, const Forces& forces,
+                                       std::string_view id);
+
 // The units of both forces present in `location`, side A's first.
 std::vector<melee::v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location);
 
 // Whether `seat` has a unit present in `location`.
 bool HasUnitsAt(const Forces& forces, engine::Seat seat, std::string_view location);
 
-// Refuses units a set-up enters that the match already holds: a unit's state comes from its
-// force (a HS stays a HS, a unit that lost "?" stays Known) and an eliminated or captured unit
-// never returns. `field` names the set-up's units in errors.
-engine::Result<void> CheckNewUnits(const Forces& forces,
-                                   const std::vector<melee::v1::ForceUnit>& entered,
-                                   const std::string& field);
+// Refuses what `seat`'s set-up `part` enters that the match already holds: a unit's state comes
+// from its force (a HS stays a HS, a unit that lost "?" stays Known, a coc Team keeps its dead)
+// and an eliminated or captured unit never returns; no id a unit holds (host.IdsOf) is entered
+// again. Then the host checks the rest of the part against the forces (coc: Force Morale).
+engine::Result<void> CheckNewUnits(const RulesetHost& host, const Forces& forces,
+                                   engine::Seat seat, const melee::v1::SubmitSetup& part);
 
 // Returns `forces` with `seat`'s updates applied (all or none), event `seq` changing them.
-// `busy_location`: the Location whose close combat is being played ("" none): its units change
-// only through CC. Errors name the update and, for rule errors, the rule.
+// `playing`: the state of the close combat being played (null: none): its units change only
+// through it, and no unit moves or enters into its Location. Errors name the update and, for
+// rule errors, the rule.
 engine::Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, engine::Seat seat,
                                     const melee::v1::UpdateUnits& updates, uint64_t seq,
-                                    std::string_view busy_location);
+                                    const engine::AnyState* playing);
 
 // Folds what a close combat holds (at its start) or left (once ended) into the forces: new units
-// join, every unit takes its status and fate from the combat; event `seq` changed them.
+// join, every unit takes its status and fate from the combat, each side its carried values (coc:
+// Force Morale); event `seq` changed them.
 void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended);
 
 // `updates` (reported by `owner`) as `viewer` sees them: an update of a unit the viewer sees only

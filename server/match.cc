@@ -466,9 +466,7 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
           !ok) {
         return tl::unexpected(ok.error());
       }
-      if (auto ok = CheckNewUnits(forces_, host_.UnitsOfPart(message.submit_setup()),
-                                  "submit_setup.units");
-          !ok) {
+      if (auto ok = CheckNewUnits(host_, forces_, seat, message.submit_setup()); !ok) {
         return tl::unexpected(ok.error());
       }
       auto part = std::make_shared<const v1::SubmitSetup>(message.submit_setup());
@@ -513,7 +511,7 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       if (auto ok = CheckOrder(host_.FactsOf(setup_.parts)); !ok) {
         return tl::unexpected(ok.error());
       }
-      auto parts = host_.WithCarried(setup_.parts, PresentAt(forces_, location),
+      auto parts = host_.WithCarried(setup_.parts, forces_, location,
                                      MemoFacts(locations_, location), std::nullopt);
       if (!parts) return tl::unexpected(parts.error());
       auto start = host_.StartCommand(*parts);
@@ -584,8 +582,8 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       return plan;
     }
     case v1::ClientMessage::kUpdateUnits: {
-      const std::string busy = started_ && !host_.Ended(state_) ? CombatLocation() : "";
-      auto forces = ApplyUpdates(host_, forces_, seat, message.update_units(), seq_ + 1, busy);
+      const engine::AnyState* playing = started_ && !host_.Ended(state_) ? &state_ : nullptr;
+      auto forces = ApplyUpdates(host_, forces_, seat, message.update_units(), seq_ + 1, playing);
       if (!forces) return tl::unexpected(forces.error());
       v1::UpdateUnits logged = message.update_units();
       logged.clear_match_id();
@@ -709,8 +707,6 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   return plan;
 }
 
-std::string Match::CombatLocation() const { return combat_location_; }
-
 std::string Match::MeleeGoingOn() const {
   if (!host_.CarriesForces() || !started_ || !host_.Ended(state_)) return "";
   if (order_ && !order_->remaining.empty()) return "";  // A11.12: the CCPh is not over
@@ -736,7 +732,7 @@ Result<Match::Plan> Match::PlanMeleeGoingOn() const {
   plan.state = initial_state_;
   plan.started = true;
   plan.seat = attacker;
-  auto parts = host_.WithCarried(SetupParts{}, PresentAt(forces_, location), memo.facts, attacker);
+  auto parts = host_.WithCarried(SetupParts{}, forces_, location, memo.facts, attacker);
   if (!parts) return tl::unexpected(parts.error());
   auto start = host_.StartCommand(*parts);
   if (!start) return tl::unexpected(start.error());
@@ -883,7 +879,6 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
     const CombatOutcome outcome = host_.OutcomeOf(state_);
     if (began) {
       FoldOutcome(forces_, outcome, first_seq, false);
-      combat_location_ = outcome.location;
       if (ccph_attacker_ && outcome.attacker && *outcome.attacker != *ccph_attacker_) ++ccph_;
       if (outcome.attacker) ccph_attacker_ = outcome.attacker;
     }
@@ -1596,10 +1591,9 @@ Result<std::shared_ptr<Match>> Match::Recover(
       if (!seat || !updates.ParseFromString(stored.units_updated().updates())) {
         return Reject("", at(i) + "malformed unit updates");
       }
-      const std::string busy = match->started_ && !host->Ended(match->state_)
-                                   ? match->combat_location_
-                                   : std::string();
-      auto forces = ApplyUpdates(*host, match->forces_, *seat, updates, events[i].seq, busy);
+      const engine::AnyState* playing =
+          match->started_ && !host->Ended(match->state_) ? &match->state_ : nullptr;
+      auto forces = ApplyUpdates(*host, match->forces_, *seat, updates, events[i].seq, playing);
       if (!forces) {
         return Reject("", at(i) + "the logged unit updates are refused on replay: " +
                               engine::Describe(forces.error()));

@@ -190,8 +190,6 @@ class Match : public std::enable_shared_from_this<Match> {
   std::string MeleeGoingOn() const;
   bool MeleeGoesOn() const { return !MeleeGoingOn().empty(); }
   engine::Result<Plan> PlanMeleeGoingOn() const;
-  // The Location of the close combat under way or last played ("" before the first).
-  std::string CombatLocation() const;
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.
   static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
@@ -266,7 +264,6 @@ class Match : public std::enable_shared_from_this<Match> {
   Forces forces_;
   std::map<std::string, LocationMemo, std::less<>> locations_;
   uint32_t ccph_ = 1;
-  std::string combat_location_;  // of the close combat under way or last played
   std::optional<engine::Seat> ccph_attacker_;
   // Fair play: the seed chain (built on first use), whether it is not ours, the steps that
   // rolled dice so far, each side's latest client entropy, and the hash of the last event.

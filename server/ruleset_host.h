@@ -8,6 +8,7 @@
 // masks each event with it, so visibility has one source of truth.
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,8 +98,14 @@ engine::Result<engine::AnyCommand> CommandOfLogged(std::string_view logged, Read
   return engine::AnyCommand(std::move(*decoded));
 }
 
-// A side's force as the match carries it, by unit id (both sides: index 0 is side A).
-using Force = std::vector<melee::v1::ForceUnit>;
+// A side's force as the match carries it: its units, by id, and what the side itself carries
+// from one close combat to the next (coc: its Force Morale; none until a set-up or an update
+// gives it).
+struct Force {
+  std::vector<melee::v1::ForceUnit> units;
+  std::optional<int32_t> force_morale;
+};
+// Both sides' forces (index 0 is side A).
 using Forces = std::array<Force, 2>;
 
 // What a close combat leaves behind: every unit it held, with its status and fate now, and
@@ -109,6 +116,8 @@ struct CombatOutcome {
   bool melee = false;
   std::optional<engine::Seat> attacker;
   std::string facts;  // the Location's facts to carry (the ruleset's message, serialized)
+  // Each side's Force Morale as the close combat holds it (coc); none: not carried.
+  std::array<std::optional<int32_t>, 2> force_morale;
 };
 
 class RulesetHost {
@@ -176,15 +185,32 @@ class RulesetHost {
   virtual std::vector<melee::v1::ForceUnit> UnitsOfPart(const melee::v1::SubmitSetup&) const {
     return {};
   }
-  // Returns `parts` with the carried units (present in the Location, from both forces) added to
-  // their owners' parts and the Location's carried facts (a Melee goes on) filled in; `attacker`
-  // is the ATTACKER when the match decides it (a Melee going on into the next CCPh).
-  // `facts`: what OutcomeOf carried for the Location ("" none).
-  virtual engine::Result<SetupParts> WithCarried(const SetupParts& parts,
-                                                 const std::vector<melee::v1::ForceUnit>& carried,
+  // The ids `unit` holds, its own first: every one is the match's for good (coc: its Teams' and
+  // Leaders' too). An update may name any of them.
+  virtual std::vector<std::string> IdsOf(const melee::v1::ForceUnit& unit) const {
+    return {unit.id()};
+  }
+  // Checks what `seat`'s set-up part gives against what the forces carry, beyond its units being
+  // new (coc: its Force Morale). Errors name the field.
+  virtual engine::Result<void> CheckPartAgainstForces(engine::Seat seat,
+                                                      const melee::v1::SubmitSetup& part,
+                                                      const Forces& forces) const {
+    (void)seat;
+    (void)part;
+    (void)forces;
+    return {};
+  }
+  // Returns `parts` with what the forces carry into the close combat in `location` added: the
+  // units present there (or, as the ruleset reads its set-up, where they fight from) in their
+  // owners' parts, each side's carried values (coc: Force Morale), and the Location's carried
+  // facts (a Melee goes on). `facts`: what OutcomeOf carried for the Location ("" none);
+  // `attacker`: the ATTACKER when the match decides it (a Melee going on into the next CCPh).
+  virtual engine::Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
+                                                 const std::string& location,
                                                  const std::string& facts,
                                                  std::optional<engine::Seat> attacker) const {
-    (void)carried;
+    (void)forces;
+    (void)location;
     (void)facts;
     (void)attacker;
     return parts;
@@ -194,9 +220,21 @@ class RulesetHost {
     (void)state;
     return {};
   }
-  // Applies one update to `unit` (one of the updating side's own, present units) or checks a new
-  // unit (ENTER, `unit` freshly made from the update); errors name the field and the rule.
-  // RECOMBINE: `partner` is the other unit named by `with` (own, present, same Location).
+  // Refuses an update whose kind this ruleset does not take, naming the field and the rule;
+  // checked before anything else of the update.
+  virtual engine::Result<void> CheckUpdateKind(const melee::v1::UnitUpdate& update,
+                                               const std::string& field) const {
+    (void)update;
+    (void)field;
+    return {};
+  }
+  // The rule that keeps the units of the close combat being played out of unit updates
+  // ("A11.15": they change only through CC).
+  virtual std::string_view PlayedRule() const { return ""; }
+  // Applies one update to `unit` (one of the updating side's own, present units; the update's
+  // `unit` is one of IdsOf(unit)) or checks a new unit (ENTER, `unit` freshly made from the
+  // update); errors name the field and the rule. RECOMBINE: `partner` is the other unit named by
+  // `with` (own, present, same Location).
   virtual engine::Result<void> ApplyUpdate(const melee::v1::UnitUpdate& update,
                                            melee::v1::ForceUnit& unit,
                                            melee::v1::ForceUnit* partner,
@@ -205,6 +243,14 @@ class RulesetHost {
     (void)unit;
     (void)partner;
     return engine::Reject("", field + ": not supported: unit updates for this ruleset");
+  }
+  // Applies an update that names no unit to the updating side's `force` (coc: FORCE_MORALE);
+  // errors name the field and the rule.
+  virtual engine::Result<void> ApplySideUpdate(const melee::v1::UnitUpdate& update, Force& force,
+                                               const std::string& field) const {
+    (void)update;
+    (void)force;
+    return engine::Reject("", field + ".unit: required: the unit the update is about");
   }
   // Whether `viewer` sees `unit` only as "?" (the other side's concealed unit).
   virtual bool HiddenFrom(const melee::v1::ForceUnit& unit, engine::Viewer viewer) const {

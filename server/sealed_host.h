@@ -15,7 +15,9 @@
 // LoggedCommand, LoggedEvent: the log forms). Its State has `phase`, `owes` (by seat) and
 // `situation.attacker`; its Event has `kind` and `seat`; its Phase has kSetUp and kEnded.
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +35,29 @@ struct NotAsked {
   std::string_view rule;
   std::string_view message;
 };
+
+// A kind of unit update a ruleset does not take, and why (after "<field>.kind: ").
+struct NotAnUpdate {
+  melee::v1::UpdateKind kind;
+  std::string_view rule;
+  std::string_view why;
+};
+
+// Returns copies of both set-up parts (an empty one for a side that entered nothing), for a
+// ruleset's WithCarried to add what the forces carry to.
+inline std::array<melee::v1::SubmitSetup, 2> CopyParts(const SetupParts& parts) {
+  std::array<melee::v1::SubmitSetup, 2> out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (parts[i]) out[i] = *parts[i];
+  }
+  return out;
+}
+
+// Returns `parts` shared and immutable.
+inline SetupParts ShareParts(std::array<melee::v1::SubmitSetup, 2> parts) {
+  return SetupParts{std::make_shared<const melee::v1::SubmitSetup>(std::move(parts[0])),
+                    std::make_shared<const melee::v1::SubmitSetup>(std::move(parts[1]))};
+}
 
 // One sealed step of a ruleset: while the engine is in `phase`, each side that owes one seals
 // its part; `sealed` is one side's seal, `revealed` shows both.
@@ -101,6 +126,27 @@ struct SealedRuleset {
   void (*set_view)(melee::v1::MatchView& out, const View& view);
 
   std::span<const SealedStep<Types>> steps;  // in the order the engine plays them
+
+  // Forces that persist (docs/forces.md); see RulesetHost for the contracts. Nothing of a
+  // sealed ruleset's units is concealed, and no close combat goes on by itself (no Melee).
+  std::vector<melee::v1::ForceUnit> (*units_of_part)(const melee::v1::SubmitSetup& part);
+  // Null: a unit holds its own id alone.
+  std::vector<std::string> (*ids_of)(const melee::v1::ForceUnit& unit);
+  // Null: nothing beyond the units being new.
+  engine::Result<void> (*check_part)(engine::Seat seat, const melee::v1::SubmitSetup& part,
+                                     const Forces& forces);
+  engine::Result<SetupParts> (*with_carried)(const SetupParts& parts, const Forces& forces,
+                                             const std::string& location);
+  CombatOutcome (*outcome_of)(const State& state);
+  std::string_view played_rule;
+  // The kinds of update it refuses, each with its reason; every other kind reaches
+  // `apply_update` (ENTER with a unit freshly made) or, naming no unit, `apply_side_update`
+  // (null: every update names a unit).
+  std::span<const NotAnUpdate> not_updates;
+  engine::Result<void> (*apply_update)(const melee::v1::UnitUpdate& update,
+                                       melee::v1::ForceUnit& unit, const std::string& field);
+  engine::Result<void> (*apply_side_update)(const melee::v1::UnitUpdate& update, Force& force,
+                                            const std::string& field);
 };
 
 template <class Types>
@@ -239,6 +285,68 @@ class SealedHost final : public RulesetHost {
                   melee::v1::MatchView& out) const override {
     table_.set_view(out, engine_rules_.MakeView(StateOf(state), viewer));
   }
+
+  // ---- forces that persist ----
+
+  bool CarriesForces() const override { return true; }
+
+  std::vector<melee::v1::ForceUnit> UnitsOfPart(const melee::v1::SubmitSetup& part) const override {
+    return table_.units_of_part(part);
+  }
+
+  std::vector<std::string> IdsOf(const melee::v1::ForceUnit& unit) const override {
+    return table_.ids_of != nullptr ? table_.ids_of(unit) : std::vector<std::string>{unit.id()};
+  }
+
+  engine::Result<void> CheckPartAgainstForces(engine::Seat seat,
+                                              const melee::v1::SubmitSetup& part,
+                                              const Forces& forces) const override {
+    return table_.check_part != nullptr ? table_.check_part(seat, part, forces)
+                                        : engine::Result<void>{};
+  }
+
+  // No close combat of a sealed ruleset goes on by itself: `facts` and `attacker` (a Melee going
+  // on) never come.
+  engine::Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
+                                         const std::string& location, const std::string&,
+                                         std::optional<engine::Seat>) const override {
+    return table_.with_carried(parts, forces, location);
+  }
+
+  CombatOutcome OutcomeOf(const engine::AnyState& state) const override {
+    return table_.outcome_of(StateOf(state));
+  }
+
+  std::string_view PlayedRule() const override { return table_.played_rule; }
+
+  engine::Result<void> CheckUpdateKind(const melee::v1::UnitUpdate& update,
+                                       const std::string& field) const override {
+    for (const NotAnUpdate& refused : table_.not_updates) {
+      if (refused.kind == update.kind()) {
+        return engine::Reject(std::string(refused.rule), field + ".kind: " +
+                                                             std::string(refused.why));
+      }
+    }
+    return {};
+  }
+
+  engine::Result<void> ApplyUpdate(const melee::v1::UnitUpdate& update,
+                                   melee::v1::ForceUnit& unit, melee::v1::ForceUnit*,
+                                   const std::string& field) const override {
+    return table_.apply_update(update, unit, field);
+  }
+
+  engine::Result<void> ApplySideUpdate(const melee::v1::UnitUpdate& update, Force& force,
+                                       const std::string& field) const override {
+    if (table_.apply_side_update == nullptr) {
+      return RulesetHost::ApplySideUpdate(update, force, field);
+    }
+    return table_.apply_side_update(update, force, field);
+  }
+
+  // Nothing is concealed: every viewer sees every unit of both forces (as MaskSetup shows every
+  // unit of a set-up).
+  bool HiddenFrom(const melee::v1::ForceUnit&, engine::Viewer) const override { return false; }
 
  private:
   static size_t Index(engine::Seat seat) { return seat == engine::Seat::kSideA ? 0 : 1; }

@@ -3,6 +3,7 @@
 // declaration or allocation is, until both are revealed. Its set-up part names the units of both
 // sides, the target hex and the hex the assault comes from (15.1).
 
+#include <array>
 #include <set>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "proto/codec/asl.h"  // SideToProto, SideFromProto
 #include "proto/codec/frame.h"
 #include "proto/codec/vv.h"
+#include "server/forces.h"
 #include "server/sealed_host.h"
 
 namespace melee::server {
@@ -130,6 +132,159 @@ SetupFacts FactsOf(const SetupParts& parts) {
   return facts;
 }
 
+// ---- forces that persist (docs/forces.md) -------------------------------------------------
+//
+// A close assault's Location is its target hex (15.1: it "affects all units in the target hex,
+// and all units in the target hex defend"); the assaulters fight from the one hex the assault
+// comes from. A unit carries its kind and counter (a squad reduced to a half squad stays one,
+// 14.61), its pin (14.7), valor, immobilization and support weapons; it ends where the assault
+// left it: in the target hex (the defenders, and assaulters that took it, 15.8) or its source
+// hex. What held only for one Advance and Assault Phase or one assault (`advanced`, a Gun
+// Shield facing the assault) does not carry.
+
+size_t Index(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
+
+// A unit as its force carries it.
+vvpb::Unit Carried(vvpb::Unit unit) {
+  unit.clear_advanced();
+  unit.clear_gun_shield_faces_assault();
+  return unit;
+}
+
+std::vector<v1::ForceUnit> UnitsOfPart(const v1::SubmitSetup& part) {
+  std::vector<v1::ForceUnit> units;
+  if (!part.has_vv()) return units;
+  const vvpb::SideSetup& side = part.vv();
+  for (const vvpb::Unit& unit : side.units()) {
+    v1::ForceUnit& entered = units.emplace_back();
+    entered.set_id(unit.id());
+    entered.set_owner(unit.owner());
+    entered.set_location(side.attacker() == unit.owner() ? side.source_hex()
+                                                         : side.target().name());
+    entered.set_fate(v1::FORCE_FATE_PRESENT);
+    *entered.mutable_vv() = Carried(unit);
+  }
+  return units;
+}
+
+// Adds the units the forces carry into the close assault on `location` (the target hex): every
+// unit there defends (15.1), and the assaulting side's units in the source hex may assault.
+Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
+                               const std::string& location) {
+  std::array<v1::SubmitSetup, 2> out = CopyParts(parts);
+  for (v1::SubmitSetup& part : out) part.mutable_vv();
+  const SetupFacts facts = FactsOf(parts);
+  if (!facts.attacker || location.empty()) return ShareParts(std::move(out));
+  const Seat attacker = *facts.attacker;
+  std::string source;
+  for (const v1::SubmitSetup& part : out) {
+    if (source.empty()) source = part.vv().source_hex();
+  }
+  for (const v1::ForceUnit& unit : PresentAt(forces, location)) {
+    if (unit.owner() == proto::SideToProto(attacker)) {
+      return Reject("15.1", "submit_setup.vv.target: " + SeatName(attacker) + "'s " + unit.id() +
+                                " is in " + location +
+                                ": a close assault is made against an adjacent, enemy occupied "
+                                "hex");
+    }
+    *out[Index(engine::Opponent(attacker))].mutable_vv()->add_units() = unit.vv();
+  }
+  if (!source.empty() && source != location) {
+    for (const v1::ForceUnit& unit : PresentAt(forces, source)) {
+      if (unit.owner() != proto::SideToProto(attacker)) continue;
+      *out[Index(attacker)].mutable_vv()->add_units() = unit.vv();
+    }
+  }
+  return ShareParts(std::move(out));
+}
+
+CombatOutcome OutcomeOf(const vv::State& s) {
+  CombatOutcome outcome;
+  outcome.location = s.situation.target.name;
+  outcome.attacker = s.situation.attacker;
+  for (size_t i = 0; i < s.units.size(); ++i) {
+    const vv::Unit& unit = s.units[i];
+    v1::ForceUnit& carried = outcome.units.emplace_back();
+    carried.set_id(unit.id);
+    carried.set_owner(proto::SideToProto(unit.owner));
+    const bool in_target = i < s.in_target.size() && s.in_target[i];
+    // 15.8: assaulters that took the hex are in it; the others stay in their source hex.
+    carried.set_location(in_target ? s.situation.target.name : s.situation.source_hex);
+    const bool eliminated = i < s.eliminated.size() && s.eliminated[i];
+    carried.set_fate(eliminated ? v1::FORCE_FATE_ELIMINATED : v1::FORCE_FATE_PRESENT);
+    *carried.mutable_vv() = Carried(proto::VvUnitToProto(unit));
+  }
+  return outcome;
+}
+
+Result<void> ApplyUpdate(const v1::UnitUpdate& update, v1::ForceUnit& unit,
+                         const std::string& field) {
+  vvpb::Unit& counter = *unit.mutable_vv();
+  const std::string name = "'" + unit.id() + "'";
+  switch (update.kind()) {
+    case v1::UPDATE_KIND_ENTER: {
+      if (!update.has_vv()) return Reject("", field + ".vv: ENTER gives the new unit's counter");
+      vvpb::Unit entered = Carried(update.vv());
+      entered.set_id(unit.id());
+      entered.set_owner(unit.owner());
+      auto read = proto::VvUnitFromProto(entered, field + ".vv");
+      if (!read) return tl::unexpected(read.error());
+      counter = Carried(proto::VvUnitToProto(*read));  // as an assault will give it back
+      return {};
+    }
+    case v1::UPDATE_KIND_MOVE:
+      return {};
+    case v1::UPDATE_KIND_PIN:
+      if (counter.pinned()) return Reject("14.7", field + ": " + name + " is already pinned");
+      counter.set_pinned(true);
+      return {};
+    case v1::UPDATE_KIND_UNPIN:
+      if (!counter.pinned()) return Reject("14.8", field + ": " + name + " is not pinned");
+      counter.set_pinned(false);
+      return {};
+    case v1::UPDATE_KIND_REDUCE:
+      if (counter.kind() != vvpb::UNIT_KIND_SQUAD) {
+        return Reject("14.61", field + ": only a squad is reduced (to a half squad); " + name +
+                                   " is a " + std::string(vv::Name(static_cast<vv::UnitKind>(
+                                                  counter.kind() - 1))) +
+                                   ": ELIMINATE it when fire takes its full Casualty Rating");
+      }
+      if (counter.pinned()) {
+        return Reject("14.62", field + ": " + name +
+                                   " is pinned, and a pinned unit cannot be reduced: it is "
+                                   "eliminated at its Casualty Rating (ELIMINATE)");
+      }
+      // 14.61: the squad becomes the half squad printed on its back.
+      counter.set_kind(vvpb::UNIT_KIND_HALF_SQUAD);
+      counter.set_apfp(counter.reduced_apfp());
+      counter.set_casualty_rating(counter.reduced_casualty_rating());
+      counter.clear_reduced_apfp();
+      counter.clear_reduced_casualty_rating();
+      return {};
+    case v1::UPDATE_KIND_ELIMINATE:
+      unit.set_fate(v1::FORCE_FATE_ELIMINATED);
+      return {};
+    default:
+      return Reject("", field + ".kind: not a vv unit update (vv takes ENTER, MOVE, PIN, UNPIN, "
+                            "REDUCE and ELIMINATE)");
+  }
+}
+
+// The kinds of update a vv unit never takes.
+constexpr NotAnUpdate kVvNotUpdates[] = {
+    {v1::UPDATE_KIND_BREAK, "14.7",
+     "V&V units do not break: fire pins (PIN, 14.7) or reduces (REDUCE, 14.61) them"},
+    {v1::UPDATE_KIND_RALLY, "14.8", "V&V units do not break: a pinned unit rallies (UNPIN)"},
+    {v1::UPDATE_KIND_SHOCK, "", "SHOCK is coc's, not a vv update"},
+    {v1::UPDATE_KIND_KILL, "", "KILL is coc's, not a vv update (REDUCE or ELIMINATE)"},
+    {v1::UPDATE_KIND_FORCE_MORALE, "", "FORCE_MORALE is coc's, not a vv update"},
+    {v1::UPDATE_KIND_CONCEAL, "", "nothing is concealed in a vv match: every unit is on the map"},
+    {v1::UPDATE_KIND_REVEAL, "", "nothing is concealed in a vv match: every unit is on the map"},
+    {v1::UPDATE_KIND_RECOMBINE, "", "RECOMBINE is asl's (A1.32), not a vv update"},
+    {v1::UPDATE_KIND_SET_CX, "", "CX is asl's (A4.51), not a vv update"},
+    {v1::UPDATE_KIND_CLEAR_CX, "", "CX is asl's (A4.51), not a vv update"},
+};
+
 // ---- what differs from the other sealed-declaration rulesets ------------------------------
 
 struct VvTypes {
@@ -216,6 +371,16 @@ constexpr SealedRuleset<VvTypes> kVv = {
       *out.mutable_vv() = proto::VvViewToProto(view);
     },
     .steps = kVvSteps,
+    .units_of_part = &UnitsOfPart,
+    .ids_of = nullptr,
+    .check_part = nullptr,
+    .with_carried = &WithCarried,
+    .outcome_of = &OutcomeOf,
+    // 15.1: each close assault is resolved separately.
+    .played_rule = "15.1",
+    .not_updates = kVvNotUpdates,
+    .apply_update = &ApplyUpdate,
+    .apply_side_update = nullptr,
 };
 
 }  // namespace

@@ -160,7 +160,13 @@ TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
   with.mutable_asl()->set_stacked_on("G2");
   SetupParts parts;
   parts[0] = std::make_shared<const v1::SubmitSetup>(Part({Unit("G2", v1::SEAT_SIDE_A)}, "H4"));
-  auto carried = host_->WithCarried(parts, {alone, with}, "", std::nullopt);
+  Forces forces;
+  for (v1::ForceUnit* unit : {&alone, &with}) {
+    unit->set_location("H4");
+    unit->set_fate(v1::FORCE_FATE_PRESENT);
+    forces[0].units.push_back(*unit);
+  }
+  auto carried = host_->WithCarried(parts, forces, "H4", "", std::nullopt);
   ASSERT_TRUE(carried.has_value());
   const auto& units = (*carried)[0]->asl().units();
   ASSERT_EQ(units.size(), 3);
