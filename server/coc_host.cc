@@ -245,7 +245,8 @@ Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
                         "carried Units join the contact where the match carries them");
     }
   }
-  if (location.empty() || !attacker) return ShareParts(std::move(out));  // StartCommand says what is missing
+  // No place, no carried Units; without an attacker, StartCommand says what is missing.
+  if (location.empty() || !attacker) return ShareParts(std::move(out));
   const size_t defender = Index(engine::Opponent(*attacker));
   std::array<std::vector<int>, 2> in_contact_used;
   bool defender_named = false;
@@ -298,7 +299,8 @@ Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
     return Reject("17.2", "submit_setup.coc.in_contact: " +
                               SeatName(engine::Opponent(*attacker)) + " has Units " + names +
                               " in " + location +
-                              ": name the one attacked (role ROLE_DEFENDER); the others support it");
+                              ": name the one attacked (role ROLE_DEFENDER); the others support "
+                              "it");
   }
   for (int u : undecided) {
     defending.mutable_units(u)->set_role(defender_named ? cocpb::ROLE_SUPPORT
@@ -550,8 +552,10 @@ constexpr NotAnUpdate kCocNotUpdates[] = {
      "SHOCK with a negative value"},
     {v1::UPDATE_KIND_REDUCE, "17.4.1",
      "REDUCE is not a coc update: a Unit loses figures to Kills; report KILL on its Team"},
-    {v1::UPDATE_KIND_CONCEAL, "", "nothing is concealed in a coc match: every Unit is on the table"},
-    {v1::UPDATE_KIND_REVEAL, "", "nothing is concealed in a coc match: every Unit is on the table"},
+    {v1::UPDATE_KIND_CONCEAL, "",
+     "nothing is concealed in a coc match: every Unit is on the table"},
+    {v1::UPDATE_KIND_REVEAL, "",
+     "nothing is concealed in a coc match: every Unit is on the table"},
     {v1::UPDATE_KIND_RECOMBINE, "", "RECOMBINE is asl's (A1.32), not a coc update"},
     {v1::UPDATE_KIND_SET_CX, "", "CX is asl's (A4.51), not a coc update"},
     {v1::UPDATE_KIND_CLEAR_CX, "", "CX is asl's (A4.51), not a coc update"},

@@ -182,7 +182,9 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
     const std::string id = update.unit();
     if (id.empty()) {
       // An update of the side itself (coc: FORCE_MORALE).
-      if (!update.with().empty()) return Reject("", field + ".with: only RECOMBINE names a second unit");
+      if (!update.with().empty()) {
+        return Reject("", field + ".with: only RECOMBINE names a second unit");
+      }
       if (auto ok = host.ApplySideUpdate(update, own_force, field); !ok) {
         return tl::unexpected(ok.error());
       }

@@ -293,7 +293,8 @@ Result<void> CocSideSetupFromProto(const cocpb::SideSetup& message, const std::s
     const std::string in_field = Indexed(field + ".in_contact", i);
     if (auto ok = CheckId(in.unit(), in_field + ".unit"); !ok) return tl::unexpected(ok.error());
     if (in.role() != cocpb::ROLE_UNSPECIFIED) {
-      auto role = EnumFromProto<coc::Role>(in.role(), cocpb::Role_IsValid, 1, 3, in_field + ".role");
+      auto role =
+          EnumFromProto<coc::Role>(in.role(), cocpb::Role_IsValid, 1, 3, in_field + ".role");
       if (!role) return tl::unexpected(role.error());
     }
     if (auto ok = CheckRange(in.movement_dice(), 0, 4, in_field + ".movement_dice"); !ok) {

@@ -434,7 +434,8 @@ TEST_F(VvForcesTest, UnitUpdatesFollowRule14) {
        "|" + f + ".kind: nothing is concealed in a vv match: every unit is on the map"},
       {Update("US1", v1::UPDATE_KIND_PIN),
        "|" + f + ".unit: 'US1' is side_b's; a side reports only its own units"},
-      {Update("G9", v1::UPDATE_KIND_ENTER, 0, "B1"), "|" + f + ".vv: ENTER gives the new unit's counter"},
+      {Update("G9", v1::UPDATE_KIND_ENTER, 0, "B1"),
+       "|" + f + ".vv: ENTER gives the new unit's counter"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(Answer(ApplyUpdates(*host_, *reduced, Seat::kSideA, Updates({c.update}), 5,
