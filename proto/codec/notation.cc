@@ -1820,7 +1820,7 @@ struct Directives {
 
 const Directives kDirectives[] = {
     {"asl", {"location", "nationality"}},
-    {"coc", {"force-morale", "engagement", "obstacle", "position", "cover"}},
+    {"coc", {"force-morale", "engagement", "obstacle", "position", "cover", "location"}},
     {"vv",
      {"source", "target", "uphill", "source-assaulted", "grenades", "satchel-charges",
       "satchel-apfp"}},
@@ -1907,10 +1907,17 @@ Result<std::vector<RosterLine>> RosterLines(std::string_view ruleset, std::strin
     entry.section = section;
     entry.before_sides = !sided;
     bool known = key == "attacker";
+    // A line some rulesets share (asl's and coc's `location`) is this roster's when it is one of
+    // this ruleset's.
+    bool mine = false;
+    for (const Directives& each : kDirectives) {
+      if (each.ruleset != ruleset) continue;
+      for (std::string_view name : each.names) mine = mine || key == name;
+    }
     for (const Directives& each : kDirectives) {
       for (std::string_view name : each.names) {
         if (key != name && !(name == "source" && key == "source-hex")) continue;
-        if (each.ruleset != ruleset) {
+        if (each.ruleset != ruleset && !mine) {
           return FailAt(source, number,
                         Shown(entry.key) + " is a line of a " + std::string(each.ruleset) +
                             " roster; this one is " + std::string(ruleset) + " (" +
@@ -2269,6 +2276,14 @@ Result<v1::SubmitSetup> CocRoster(const std::vector<RosterLine>& lines, v1::Seat
         auto value = Choice(line, source, kPositions);
         if (!value) return tl::unexpected(value.error());
         setup.set_position(*value);
+      } else if (line.key == "location") {
+        // The place of the contact (docs/forces.md): Units carried there join it.
+        auto named = NamedWords(line.rest, {});
+        if (!named) return FailAt(source, line.number, named.error());
+        if (named->name.empty() || !named->words.empty()) {
+          return FailAt(source, line.number, "location: one name, e.g. 'location: farmhouse'");
+        }
+        setup.set_location(named->name);
       } else {
         auto value = Choice(line, source, kCovers);
         if (!value) return tl::unexpected(value.error());
@@ -2707,6 +2722,7 @@ std::string RosterOf(const v1::SubmitSetup& setup) {
     }
     if (part.cover() != 0)
       lines.push_back("cover: " + std::string(ChoiceWord(part.cover(), kCovers)));
+    if (!part.location().empty()) lines.push_back("location: " + NameWord(part.location(), {}));
     for (const cocpb::Unit& unit : part.units())
       lines.push_back(unit.id() + ": " + CocNotation(unit));
   } else if (setup.has_vv()) {

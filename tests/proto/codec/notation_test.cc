@@ -739,6 +739,16 @@ TEST(Roster, ACocRosterGivesRolesFromTheAttacker) {
   ASSERT_TRUE(marked.has_value()) << marked.error().message;
   EXPECT_EQ(marked->coc().units(0).role(), cocpb::ROLE_SUPPORT);
   EXPECT_EQ(marked->coc().units(1).role(), cocpb::ROLE_DEFENDER);
+
+  // The place of the contact (docs/forces.md): Units the match carries there join it.
+  auto placed = Roster("coc", "attacker: side_a\nlocation: \"the farmhouse\"\nforce-morale: 7\n"
+                              "a1: section: team 5\n");
+  ASSERT_TRUE(placed.has_value()) << placed.error().message;
+  EXPECT_EQ(placed->coc().location(), "the farmhouse");
+  EXPECT_NE(RosterOf(*placed).find("location: \"the farmhouse\""), std::string::npos);
+  auto two = Roster("coc", "location: farmhouse orchard\nforce-morale: 7\na1: section: team 5\n");
+  ASSERT_FALSE(two.has_value());
+  EXPECT_THAT(two.error().message, ::testing::HasSubstr("location: one name"));
 }
 
 TEST(Roster, AVvRosterGivesTheHexesAndThePool) {
@@ -816,7 +826,7 @@ TEST(Roster, EveryBadLineIsNamedWithItsFileAndLine) {
            Case{"coc", "position: upstairs\n",
                 "roster.txt:1: position: open, "
                 "building-from-outside"},
-           Case{"coc", "location: G3\n", "roster.txt:1: 'location' is a line of a asl roster"},
+           Case{"vv", "location: G3\n", "roster.txt:1: 'location' is a line of a asl roster"},
            Case{"vv", "target: terrain=3\n", "roster.txt:1: 15.1: target: the hex's name first"},
            Case{"vv", "target: C1 walls=2\n",
                 "roster.txt:1: 'walls=2' is not a word of a "
