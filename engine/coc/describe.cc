@@ -158,7 +158,9 @@ std::string DescribeEvent(const State& state, const Event& event) {
         (unit.role == Role::kAttacker ? attackers : defenders)
             .push_back(unit.id + (unit.role == Role::kSupport ? " (support)" : ""));
       }
-      std::string text = std::string(Name(s.engagement)) + " set up: " + SeatName(s.attacker) +
+      std::string text = std::string(Name(s.engagement)) + " set up" +
+                         (s.location.empty() ? "" : " in " + s.location) + ": " +
+                         SeatName(s.attacker) +
                          " attacks with " + Join(attackers, ", ") + "; " +
                          SeatName(Opponent(s.attacker)) + ": " + Join(defenders, ", ");
       if (s.engagement == Engagement::kCloseCombat) {

@@ -276,6 +276,12 @@ TEST_F(SealedForcesTest, CocKillsShockAndForceMoraleCarryIntoTheNextContact) {
   const v1::MatchView& contact = b_->view();
   ASSERT_EQ(contact.stage(), v1::STAGE_PLAYING);
   EXPECT_EQ(contact.coc().situation().location(), "orchard");
+  bool described = false;
+  for (const v1::MatchEvent& event : b_->events()) {
+    described = described || event.coc().text().starts_with("close_combat set up in orchard: "
+                                                             "side_a attacks with soviet_smg");
+  }
+  EXPECT_TRUE(described);
   EXPECT_EQ(contact.coc().side_a_force_morale(), 7);
   EXPECT_EQ(contact.coc().side_b_force_morale(), 8);
   ASSERT_NE(InContact(contact, "german_squad"), nullptr);

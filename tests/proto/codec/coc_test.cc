@@ -41,6 +41,7 @@ TEST(CocCodecTest, CommandsRoundTrip) {
   situation.units[1].leaders[0].status = coc::LeaderStatus::kStunned;
   situation.engagement = coc::Engagement::kCloseCombat;
   situation.obstacle = coc::Obstacle::kPathAround;
+  situation.location = "farmhouse";  // forces that persist carry Units by it
   for (const coc::Command& command :
        {coc::Command(coc::SetUp{situation}),
         coc::Command(coc::Declare{.engage = false, .together = false, .sequence = {"x", "y"},
@@ -93,6 +94,37 @@ TEST(CocCodecTest, BadValuesAreRefusedWithTheFieldNamed) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message.find("command.set_up.engagement: 9 is not a valid value"),
             std::string::npos);
+}
+
+// A server set-up part (docs/forces.md): Force Morale 0 takes the carried one; the place of the
+// contact and this contact's facts for carried Units are checked field by field.
+TEST(CocCodecTest, ASetUpPartMayLeaveForceMoraleAndCarriedUnitsToTheMatch) {
+  cocpb::SideSetup part;
+  part.set_location("farmhouse");
+  cocpb::InContact* in = part.add_in_contact();
+  in->set_unit("soviet_smg");
+  in->set_movement_dice(2);
+  in->add_through_arcs("german_lmg");
+  EXPECT_TRUE(CocSideSetupFromProto(part, "submit_setup.coc").has_value());
+  const auto error = [&](cocpb::SideSetup changed) {
+    auto read = CocSideSetupFromProto(changed, "submit_setup.coc");
+    return read ? std::string("ok") : read.error().message;
+  };
+  cocpb::SideSetup bad = part;
+  bad.set_force_morale(12);
+  EXPECT_EQ(error(bad), "submit_setup.coc.force_morale: 12 is out of range 0..11");
+  bad = part;
+  bad.mutable_in_contact(0)->set_movement_dice(5);
+  EXPECT_EQ(error(bad), "submit_setup.coc.in_contact[0].movement_dice: 5 is out of range 0..4");
+  bad = part;
+  bad.mutable_in_contact(0)->set_role(static_cast<cocpb::Role>(7));
+  EXPECT_EQ(error(bad), "submit_setup.coc.in_contact[0].role: 7 is not a valid value");
+  bad = part;
+  *bad.add_in_contact() = part.in_contact(0);
+  EXPECT_EQ(error(bad), "submit_setup.coc.in_contact[1].unit: 'soviet_smg' twice");
+  bad = part;
+  bad.set_location(std::string(65, 'x'));
+  EXPECT_EQ(error(bad), "submit_setup.coc.location: at most 64 bytes");
 }
 
 TEST(CocCodecTest, EventsNameUnitsTeamsAndLeadersById) {
