@@ -185,6 +185,11 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
       if (!update.with().empty()) {
         return Reject("", field + ".with: only RECOMBINE names a second unit");
       }
+      if (playing != nullptr) {
+        // What the close combat carries for the side (its Force Morale) it leaves at its end.
+        return Reject(played_rule, field + ": a close combat is being played; the side's own "
+                                           "values change only through it until it ends");
+      }
       if (auto ok = host.ApplySideUpdate(update, own_force, field); !ok) {
         return tl::unexpected(ok.error());
       }

@@ -298,6 +298,8 @@ TEST_F(SealedForcesTest, CocKillsShockAndForceMoraleCarryIntoTheNextContact) {
   EXPECT_EQ(section.movement_dice(), 2);
   Refused(*b_, Updates({Update("german_rifles", v1::UPDATE_KIND_SHOCK, 1)}), "17.2",
           "is in the close combat being played in orchard");
+  Refused(*a_, Updates({Update("", v1::UPDATE_KIND_FORCE_MORALE, 6)}), "17.2",
+          "the side's own values change only through it");
 
   // 17.3 with what carried: the Soviets 7 figures + 2 Orders - 1 for 2 Shock + 8 SMGs = 16; the
   // Germans 4 figures + 1 Order (wounded Leader) + 2 for the movement dice - 2 for 5 Shock = 5.
