@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/testing/coc_commands.h"
+#include "tests/testing/forces_commands.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
@@ -28,17 +29,10 @@ namespace cocpb = melee::coc::v1;
 namespace vvpb = melee::vv::v1;
 using ::testing::HasSubstr;
 using testing::Confirm;
+using testing::InForce;
 using testing::MatchClient;
+using testing::Updates;
 using testing::ScriptedFaces;
-
-const v1::ForceUnit* InForce(const v1::MatchView& view, const std::string& id) {
-  for (const auto* force : {&view.side_a_force(), &view.side_b_force()}) {
-    for (const v1::ForceUnit& unit : *force) {
-      if (unit.id() == id) return &unit;
-    }
-  }
-  return nullptr;
-}
 
 const cocpb::ViewedUnit* InContact(const v1::MatchView& view, const std::string& id) {
   for (const cocpb::ViewedUnit& unit : view.coc().units()) {
@@ -62,14 +56,6 @@ v1::UnitUpdate Update(const std::string& unit, v1::UpdateKind kind, int value = 
   update.set_value(value);
   update.set_location(location);
   return update;
-}
-
-v1::ClientMessage Updates(std::vector<v1::UnitUpdate> updates) {
-  v1::ClientMessage message;
-  for (v1::UnitUpdate& update : updates) {
-    *message.mutable_update_units()->add_updates() = std::move(update);
-  }
-  return message;
 }
 
 std::vector<int> Faces(std::initializer_list<std::vector<int>> parts) {

@@ -17,6 +17,7 @@
 #include "server/hosts.h"
 #include "tests/testing/asl_commands.h"
 #include "tests/testing/fair_play_match.h"
+#include "tests/testing/forces_commands.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
@@ -34,20 +35,12 @@ using testing::AllBytes;
 using testing::AnnounceNothing;
 using testing::Confirm;
 using testing::EnterUnits;
+using testing::InForce;
 using testing::MatchClient;
+using testing::Updates;
 using testing::ScriptedFaces;
 using testing::Seal;
 using testing::Squad;
-
-// The unit `id` of a view's forces (either side), or null.
-const v1::ForceUnit* InForce(const v1::MatchView& view, const std::string& id) {
-  for (const auto* force : {&view.side_a_force(), &view.side_b_force()}) {
-    for (const v1::ForceUnit& unit : *force) {
-      if (unit.id() == id) return &unit;
-    }
-  }
-  return nullptr;
-}
 
 // The unit `id` of the close combat a view shows, or null.
 const aslpb::ViewedUnit* InCombat(const v1::MatchView& view, const std::string& id) {
@@ -65,14 +58,6 @@ v1::UnitUpdate Update(const std::string& unit, v1::UpdateKind kind,
   update.set_location(location);
   update.set_rule(rule);
   return update;
-}
-
-v1::ClientMessage Updates(std::vector<v1::UnitUpdate> updates) {
-  v1::ClientMessage message;
-  for (v1::UnitUpdate& update : updates) {
-    *message.mutable_update_units()->add_updates() = std::move(update);
-  }
-  return message;
 }
 
 class ForcesTest : public ::testing::Test {
