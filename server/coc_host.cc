@@ -605,6 +605,22 @@ constexpr SealedStep<CocTypes> kCocSteps[] = {
      .sealed = coc::EventKind::kPlacementSealed,
      .revealed = coc::EventKind::kPlacementsRevealed,
      .prompt = ": seal the placement of odd hits (17.4.1)",
+     .owed = [](const coc::State& state, Seat seat) -> std::string {
+       if (!state.report) return {};
+       const size_t i = seat == Seat::kSideA ? 0 : 1;
+       const auto count = [](int n, const char* one, const char* many) {
+         return std::to_string(n) + " " + (n == 1 ? one : many);
+       };
+       std::string owed;
+       if (state.report->odd_kills[i] > 0) {
+         owed = count(state.report->odd_kills[i], "odd Kill", "odd Kills");
+       }
+       if (state.report->odd_shock[i] > 0) {
+         owed += (owed.empty() ? "" : " and ") + std::to_string(state.report->odd_shock[i]) +
+                 " odd Shock";
+       }
+       return " — " + owed + " on its own fighting Teams, no Team twice in a list";
+     },
      .sealed_text = "sealed its placement of odd hits",
      .name = [](const coc::State& state) {
        return "place " + std::to_string(state.combat) + "." + std::to_string(state.round);

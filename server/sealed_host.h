@@ -76,6 +76,9 @@ struct SealedStep {
   typename Types::EventKind revealed;
   // What a seat owes in words, after its name: ": seal a Close Combat declaration (17.2)".
   std::string_view prompt;
+  // What the seat owes in this step, in numbers, after the prompt (" — 3 Casualty Points"); null:
+  // nothing to count.
+  std::string (*owed)(const State& state, engine::Seat seat) = nullptr;
   // What a viewer who may not see the part reads instead, after the seat's name.
   std::string_view sealed_text;
 
@@ -249,7 +252,9 @@ class SealedHost final : public RulesetHost {
     std::vector<std::string> waiting;
     if (step == nullptr) return waiting;
     for (engine::Seat seat : {engine::Seat::kSideA, engine::Seat::kSideB}) {
-      if (s.owes[Index(seat)]) waiting.push_back(SeatName(seat) + std::string(step->prompt));
+      if (!s.owes[Index(seat)]) continue;
+      waiting.push_back(SeatName(seat) + std::string(step->prompt) +
+                        (step->owed != nullptr ? step->owed(s, seat) : std::string()));
     }
     return waiting;
   }

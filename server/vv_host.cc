@@ -328,6 +328,11 @@ constexpr SealedStep<VvTypes> kVvSteps[] = {
      .sealed = vv::EventKind::kAllocationSealed,
      .revealed = vv::EventKind::kAllocationsRevealed,
      .prompt = ": seal a Casualty Point allocation (14.61)",
+     .owed = [](const vv::State& state, Seat seat) -> std::string {
+       const int cp = state.cp[seat == Seat::kSideA ? 0 : 1];
+       return " — " + std::to_string(cp) + (cp == 1 ? " Casualty Point" : " Casualty Points") +
+              ", no more than they need (14.61)";
+     },
      .sealed_text = "sealed its Casualty Point allocation",
      .read = [](const vvpb::Declaration& message,
                 const std::string& field) -> Result<vv::Command> {

@@ -125,7 +125,10 @@ TEST_F(CocMatchTest, PlaysTheInActionExampleEndToEnd) {
   EXPECT_EQ(rolled.coc().report().side_b().odd_kills(), 1);
   EXPECT_EQ(rolled.coc().report().side_b().odd_shock(), 1);
   ASSERT_EQ(rolled.waiting_for_size(), 1);
-  EXPECT_EQ(rolled.waiting_for(0), "side_b: seal the placement of odd hits (17.4.1)");
+  // The prompt says what the seat owes.
+  EXPECT_EQ(rolled.waiting_for(0),
+            "side_b: seal the placement of odd hits (17.4.1) — 1 odd Kill and 1 odd Shock on its "
+            "own fighting Teams, no Team twice in a list");
 
   // Both odd hits on one Team is fine (one Kill, one Shock); two odd Kills are not owed.
   const v1::ServerMessage refused = b_->Act(SealPlace({"german_lmg", "german_rifles"}, {"german_lmg"}));

@@ -140,7 +140,7 @@ TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
            "side_b sealed its declaration",             // all the Germans see of it
            "13 vs 11 -> 1-1, Kill # 6 -1 (15.3 leader Coleman) = 5",
            "= 5 <= 5: the assault succeeds",
-           "side_a: seal a Casualty Point allocation (14.61)",
+           "side_a: seal a Casualty Point allocation (14.61) — 6 Casualty Points",
            "14.61 side_a applies 6 CP: eliminate G1 pin G2",
            "the close assault is over",
        }) {
@@ -162,7 +162,7 @@ TEST(PbemGuide, TheReadmeCocCloseCombatRunsVerbatim) {
            "side_b entered its units: squad Gruppe (8 figures)",
            "side_a 8 Combat Dice",
            "side_b 13 Combat Dice",
-           "side_b: seal the placement of odd hits (17.4.1)",
+           "side_b: seal the placement of odd hits (17.4.1) — 1 odd Kill and 1 odd Shock",
            "side_a wins: side_b Breaks and flees 18\"",
            "squad Gruppe (side_b): 5 figures, 7 Shock, Broken",
            "the contact is over",

@@ -122,7 +122,10 @@ TEST_F(VvMatchTest, PlaysTheCloseAssaultExampleEndToEnd) {
   EXPECT_TRUE(after_roll.vv().report().success());
   EXPECT_EQ(after_roll.vv().report().assaulter_cp(), 6);
   ASSERT_EQ(after_roll.waiting_for_size(), 1);
-  EXPECT_EQ(after_roll.waiting_for(0), "side_a: seal a Casualty Point allocation (14.61)");
+  // The prompt says what the seat owes.
+  EXPECT_EQ(after_roll.waiting_for(0),
+            "side_a: seal a Casualty Point allocation (14.61) — 6 Casualty Points, no more than "
+            "they need (14.61)");
 
   // An allocation that does not reach the total is refused, naming the rule.
   const v1::ServerMessage short_of = a_->Act(SealAllocation(
