@@ -252,6 +252,10 @@ class AslHost final : public RulesetHost {
     return {};
   }
 
+  bool CanAnnounce(const AnyState& state, Seat seat) const override {
+    return asl::CanAnnounce(StateOf(state), seat);
+  }
+
   DecodedCommand DefaultAction(const AnyState& state, Seat) const override {
     const asl::State& s = StateOf(state);
     switch (s.phase) {

@@ -635,7 +635,14 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
                                        bool deadline_default) const {
   // The dice of the next resolution step come from its committed seed and each side's latest
   // entropy (this seal's for this seat); a test hook may script them instead.
-  const uint64_t step = dice_steps_ + 1;
+  // (A plan of several commands — a Melee going on with the announcements it takes — may have
+  // closed a step already.)
+  uint64_t step = dice_steps_ + 1;
+  for (const Planned& planned : plan.entries) {
+    if (planned.stored.has_ruleset_event() && planned.stored.ruleset_event().dice_step() != 0) {
+      step = planned.stored.ruleset_event().dice_step() + 1;
+    }
+  }
   std::array<std::string, 2> entropy = entropy_;
   if (!plan.client_entropy.empty()) entropy[SeatIndex(seat)] = plan.client_entropy;
   std::unique_ptr<engine::BitSource> bits;
@@ -736,7 +743,20 @@ Result<Match::Plan> Match::PlanMeleeGoingOn() const {
   if (!parts) return tl::unexpected(parts.error());
   auto start = host_.StartCommand(*parts);
   if (!start) return tl::unexpected(start.error());
-  return PlanRuleset(attacker, *start, "", std::move(plan), false);
+  auto planned = PlanRuleset(attacker, *start, "", std::move(plan), false);
+  // Announcements are asked only of a side that can announce something (A11.2, A11.14, A11.16,
+  // J2.31): for one that cannot, "nothing" goes in at once, logged as its announcement.
+  for (;;) {
+    if (!planned) return planned;
+    const Awaiting owed = host_.AwaitingOf(planned->state);
+    if (owed.kind != Awaiting::Kind::kAnnouncement || owed.seats.size() != 1 ||
+        host_.CanAnnounce(planned->state, owed.seats.front())) {
+      return planned;
+    }
+    const Seat seat = owed.seats.front();
+    const DecodedCommand nothing = host_.DefaultAction(planned->state, seat);
+    planned = PlanRuleset(seat, nothing, "", std::move(*planned), false);
+  }
 }
 
 void Match::ResumeOwedWork() {

@@ -150,6 +150,11 @@ class RulesetHost {
   // The rules default for what `seat` owes in `state`, taken when its deadline passes: announce
   // nothing, declare no attack (a pass in sequential CC), the documented default of a choice.
   virtual DecodedCommand DefaultAction(const engine::AnyState& state, engine::Seat seat) const = 0;
+  // Whether `seat`, owing an announcement in `state`, has anything it could announce; a Melee
+  // that goes on by itself takes "nothing" (DefaultAction) for a side that has not (A11.2).
+  virtual bool CanAnnounce(const engine::AnyState& /*state*/, engine::Seat /*seat*/) const {
+    return true;
+  }
   // The facts the set-up parts give so far (either side may give them; CheckSetup keeps them
   // consistent).
   virtual SetupFacts FactsOf(const SetupParts& parts) const = 0;

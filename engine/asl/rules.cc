@@ -373,6 +373,20 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   return view;
 }
 
+bool CanAnnounce(const State& state, Seat seat) {
+  if (seat == state.attacker && state.options.optional_hth != OptionalHth::kNone && !state.hth) {
+    return true;  // J2.31
+  }
+  for (const Unit& unit : state.units) {
+    if (unit.owner != seat || !IsPresent(unit) || IsVehicle(unit)) continue;
+    if (IsSmc(unit.kind)) return true;  // A11.14
+    if (!state.melee) continue;
+    if (unit.broken) return true;  // A11.16
+    if (!unit.berserk && !unit.pinned && !unit.disrupted) return true;  // A11.2
+  }
+  return false;
+}
+
 std::unique_ptr<const Ruleset> MakeAslRuleset() {
   return std::make_unique<TypedRuleset<AslRules>>();
 }

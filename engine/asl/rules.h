@@ -38,6 +38,12 @@ struct AslRules {
 // A20.2, A11.41), or nothing when it is legal there. Rolls no dice.
 Result<void> ValidateDeclaration(const State& state, Seat seat, const Seal& seal);
 
+// Whether `seat` has anything it could announce in `state` at the start of the CCPh: a unit in a
+// Melee that may try to Withdraw (A11.2) or is broken (A11.16), a SMC that may attack alone
+// (A11.14), or, for the ATTACKER, HtH CC to declare (J2.31). A side that has none announces
+// nothing; the server takes that announcement for it where a Melee goes on by itself.
+bool CanAnnounce(const State& state, Seat seat);
+
 // Returns the asl ruleset for the registry.
 std::unique_ptr<const Ruleset> MakeAslRuleset();
 

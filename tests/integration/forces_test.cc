@@ -230,6 +230,54 @@ TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
   EXPECT_THAT(moved.error().message(), HasSubstr("never returns"));
 }
 
+// A Melee goes on with announcements asked only of a side that can announce something (A11.2):
+// B's only unit is berserk, so it cannot try to Withdraw; the server announces nothing for it, and
+// only A, whose squad may withdraw, is asked.
+TEST_F(ForcesTest, AMeleeGoingOnAsksAnnouncementsOnlyOfASideThatCanAnnounce) {
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch());
+  ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7")}, true)).has_ack());
+  aslpb::Unit berserk = Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7");
+  berserk.set_berserk(true);
+  ASSERT_TRUE(b_->Act(EnterUnits({berserk}, false)).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  // The first CCPh: nobody is in Melee yet, so both announce (nothing), as the rules ask.
+  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  faces_.Push({5, 6, 5, 6});  // both miss: a Melee
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  Sync();
+  const uint64_t before_ccph2 = a_->last_seq();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+    ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) {
+      return view.asl().phase() == aslpb::PHASE_ANNOUNCE && view.asl().to_act() == v1::SEAT_SIDE_A;
+    })) << client->view().ShortDebugString();
+  }
+  const v1::MatchView& view = a_->view();
+  EXPECT_EQ(view.asl().attacker(), v1::SEAT_SIDE_B);
+  ASSERT_EQ(view.waiting_for_size(), 1);
+  EXPECT_THAT(view.waiting_for(0), HasSubstr("side_a"));
+  // B's announcement of nothing is in the log, made for it in the batch that began the CCPh.
+  bool announced_for_b = false;
+  for (const v1::MatchEvent& event : a_->events()) {
+    if (event.has_asl() && event.asl().kind() == aslpb::EVENT_KIND_ANNOUNCED &&
+        event.asl().seat() == v1::SEAT_SIDE_B && event.seq() > before_ccph2) {
+      announced_for_b = true;
+    }
+  }
+  EXPECT_TRUE(announced_for_b);
+  const v1::ServerMessage again = b_->Act(AnnounceNothing());
+  ASSERT_TRUE(again.has_error());
+  EXPECT_EQ(again.error().rule_ref(), "A11.2");
+  // A announces (nothing); designation follows at once.
+  ASSERT_TRUE(a_->Act(AnnounceNothing()).has_ack());
+  Sync();
+  EXPECT_EQ(b_->view().asl().phase(), aslpb::PHASE_DECLARE);
+}
+
 // Unit updates between close combats: each is checked, logged, shown to the opponent as the
 // rules allow ("?" for a concealed unit), carried into the next close combat and through a
 // restart.

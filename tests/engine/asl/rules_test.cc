@@ -224,6 +224,56 @@ TEST(AslFlow, A1116BrokenUnitInMeleeMustWithdrawOrFailToRout) {
   EXPECT_EQ(UnitOf(withdrew.final_state, "R2").presence, Presence::kWithdrawn);
 }
 
+// A11.2, A11.14, A11.16, J2.31: at the start of the CCPh a side has something to announce only
+// with a unit in a Melee that may try to Withdraw (not pinned, berserk or Disrupted) or is
+// broken, a SMC that may attack alone, or (the ATTACKER, DASL) HtH CC to declare.
+TEST(AslFlow, A112AnnouncementsOnlyFromASideThatCanAnnounce) {
+  const auto at_announce = [](Situation situation, const MatchOptions& options = {}) {
+    const AslRules rules;
+    State state = *rules.NewState(options);
+    ScriptedDice none({});
+    auto events = rules.Decide(state, situation.attacker, asl::SetUp{situation}, none);
+    EXPECT_TRUE(events) << (events ? "" : Describe(events.error()));
+    for (const Event& event : events ? *events : std::vector<Event>{}) rules.Apply(state, event);
+    EXPECT_EQ(state.phase, Phase::kAnnounce);
+    return state;
+  };
+  Situation first;  // the first CCPh: no Melee yet
+  first.units = {Mmc("G1", kA, 4, 7), Mmc("R1", kB, 4, 7)};
+  State state = at_announce(first);
+  EXPECT_FALSE(CanAnnounce(state, kA)) << "A11.2: Withdrawal is only from a Melee";
+  EXPECT_FALSE(CanAnnounce(state, kB));
+
+  first.units.push_back(Leader("L1", kB, 8, -1, "R1"));  // A11.14: a SMC may attack alone
+  state = at_announce(first);
+  EXPECT_FALSE(CanAnnounce(state, kA));
+  EXPECT_TRUE(CanAnnounce(state, kB));
+
+  MatchOptions deluxe;
+  deluxe.variant = "deluxe";  // J2.31: the ATTACKER may declare HtH CC
+  state = at_announce(first, deluxe);
+  EXPECT_TRUE(CanAnnounce(state, kA));
+
+  Situation melee;
+  melee.location.melee = true;
+  Unit pinned = Mmc("R1", kB, 4, 7);
+  pinned.pinned = true;
+  Unit berserk = Mmc("R2", kB, 4, 7);
+  berserk.berserk = true;
+  melee.units = {Mmc("G1", kA, 4, 7), pinned, berserk};
+  state = at_announce(melee);
+  EXPECT_TRUE(CanAnnounce(state, kA)) << "A11.2: G1 may try to Withdraw";
+  EXPECT_FALSE(CanAnnounce(state, kB)) << "A11.2: pinned and berserk units cannot withdraw";
+
+  Unit broken = Mmc("R3", kB, 4, 7);
+  broken.broken = true;
+  broken.pinned = true;
+  melee.units.push_back(broken);
+  state = at_announce(melee);
+  EXPECT_TRUE(CanAnnounce(state, kB)) << "A11.16: a broken unit in Melee withdraws or is "
+                                         "announced unable to";
+}
+
 // The CC DRM of the player aid, each with its rule, and FP halving per application.
 TEST(AslFlow, InfantryDrmAndHalvings) {
   Situation situation;
