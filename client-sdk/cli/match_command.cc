@@ -1,4 +1,5 @@
 #include "client-sdk/cli/match_command.h"
+#include "client-sdk/cli/live_seat.h"
 #include "client-sdk/cli/render.h"
 #include "client-sdk/cli/rules_command.h"
 
@@ -246,14 +247,20 @@ void PrintEvents(std::ostream& out, const MatchSession& session, std::size_t fro
   for (std::size_t i = from; i < session.events().size(); ++i) PrintEvent(out, session.events()[i]);
 }
 
-// Moves the seat file's mark to what the session has shown.
-int SaveMark(const std::string& path, v1::SeatLink link, const MatchSession& session,
-             std::ostream& err, int code) {
-  if (session.last_seq() <= link.last_seq()) return code;
-  link.set_last_seq(session.last_seq());
+// Moves the seat file's mark to `seq`, the last event shown.
+int SaveSeq(const std::string& path, v1::SeatLink link, uint64_t seq, std::ostream& err,
+            int code) {
+  if (seq <= link.last_seq()) return code;
+  link.set_last_seq(seq);
   Failure failure;
   if (!WriteSeatFile(path, link, failure)) return Report(err, failure);
   return code;
+}
+
+// Moves the seat file's mark to what the session has shown.
+int SaveMark(const std::string& path, const v1::SeatLink& link, const MatchSession& session,
+             std::ostream& err, int code) {
+  return SaveSeq(path, link, session.last_seq(), err, code);
 }
 
 std::vector<std::string> SplitList(const std::vector<std::string>& values) {
@@ -769,47 +776,47 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
   Failure failure{0, ""};
   v1::SeatLink link;
   if (!ReadSeatFile(args_.seat_file, link, failure)) return Report(err, failure);
-  auto joined = JoinSeat(link, false, args_.ca_file);
-  if (!joined) return Report(err, FromClient(joined.error()));
-  MatchSession& match = **joined;
-  if (!match.events().empty()) {
-    out << "Since you last looked:\n";
-    PrintEvents(out, match, 0);
-  }
-  PrintView(out, match.view());
-  out << "Type help for the commands.\n";
+  auto opened = LiveSeat::Open(link, args_.ca_file, out);
+  if (!opened) return Report(err, FromClient(opened.error()));
+  LiveSeat& match = **opened;
+  if (match.last_seq() > link.last_seq()) out << "Since you last looked:\n";
+  match.End(/*view_too=*/true);
+  out << "Type help for the commands. What the other side does shows as it happens.\n";
   aslpb::Seal draft;
   const std::string ruleset = match.view().settings().ruleset();
-  std::size_t shown = match.events().size();
-  const auto show_new = [&] {
-    if (match.events().size() > shown) PrintEvents(out, match, shown);
-    shown = match.events().size();
-  };
-  bool applied = false;  // the last command was acknowledged
+  bool applied = false;    // the last command was acknowledged
+  bool show_view = false;  // the command asks for the view (look, an acknowledged command)
   const auto act = [&](v1::ClientMessage command) -> bool {
     applied = false;
-    auto answer = match.Act(std::move(command));
+    auto answer = match.Act(std::move(command), std::chrono::seconds(30));
     if (!answer) {
-      Report(err, FromClient(answer.error()));
-      return !answer.error().close_code && answer.error().refused;
+      std::string why;
+      if (match.stopped(&why)) {
+        Report(err, FromClient(answer.error()));
+        return false;
+      }
+      out << answer.error().message << "\n";
+      return true;
     }
     if (answer->has_error()) {
       out << "refused: " << Refusal(answer->error()) << "\n";
       return true;
     }
     applied = true;
+    show_view = true;
     if (!answer->ack().receipt().empty()) {
       out << "sealed; receipt " << Hex(answer->ack().receipt()) << "\n";
     }
-    show_new();
-    PrintView(out, match.view());
     return true;
   };
 
   std::string line;
   for (;;) {
-    out << SeatName(match.seat()) << "> " << std::flush;
+    match.Prompt();
     if (!std::getline(in, line)) break;
+    match.Begin();
+    show_view = false;
+    const v1::MatchView now = match.view();  // as the line was typed
     const std::vector<std::string> words = Words(line);
     if (words.empty()) continue;
     const std::string& verb = words[0];
@@ -826,19 +833,18 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
     } else if (verb == "help") {
       out << kPlayHelp;
     } else if (verb == "look") {
-      show_new();
-      PrintView(out, match.view());
+      show_view = true;
     } else if (verb == "wait") {
+      // Events show by themselves; `wait` is for scripts that want to block until one comes.
       const int seconds = words.size() > 1 ? std::atoi(words[1].c_str()) : 600;
-      auto got = match.WaitForEvent(std::chrono::seconds(seconds > 0 ? seconds : 600));
-      if (!got) {
-        Report(err, FromClient(got.error()));
-        connected = false;
-      } else if (!*got) {
-        out << "nothing happened\n";
-      } else {
-        show_new();
-        PrintView(out, match.view());
+      if (!match.WaitForEvent(std::chrono::seconds(seconds > 0 ? seconds : 600))) {
+        std::string why;
+        if (match.stopped(&why)) {
+          err << "melee: " << why << "\n";
+          connected = false;
+        } else {
+          out << "nothing happened\n";
+        }
       }
     } else if (verb == "setup" && words.size() == 2) {
       v1::ClientMessage command;
@@ -915,8 +921,8 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
       }
       // A11.12: no unit attacks or is attacked more than once (a vehicle may: A11.5, A11.62).
       std::set<std::string> vehicles;
-      if (match.view().has_asl()) {
-        for (const aslpb::ViewedUnit& unit : match.view().asl().units()) {
+      if (now.has_asl()) {
+        for (const aslpb::ViewedUnit& unit : now.asl().units()) {
           if (unit.unit().kind() == aslpb::UNIT_KIND_VEHICLE) vehicles.insert(unit.unit().id());
         }
       }
@@ -940,11 +946,11 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
             << "again)\n";
         continue;
       }
-      if (!match.view().has_asl() || match.view().asl().phase() != aslpb::PHASE_DECLARE) {
+      if (!now.has_asl() || now.asl().phase() != aslpb::PHASE_DECLARE) {
         out << "attack: attacks are declared at designation (after both announcements)\n";
         continue;
       }
-      auto state = StateFromView(match.view().asl());
+      auto state = StateFromView(now.asl());
       auto attack = proto::AttackOrderFromProto(order, "attack");
       if (!state || !attack) {
         out << "attack: " << engine::Describe(!state ? state.error() : attack.error()) << "\n";
@@ -1008,7 +1014,7 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
         connected = act(std::move(command));
       }
     } else if (verb == "odds" && ruleset == "coc") {
-      PrintCocOdds(match.view(), out);
+      PrintCocOdds(now, out);
     } else if (verb == "seal") {
       v1::ClientMessage command;
       *command.mutable_seal_declaration()->mutable_declaration()->mutable_asl() = draft;
@@ -1022,12 +1028,13 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
     } else {
       out << "unknown command '" << line << "'; type help\n";
     }
-    (void)SaveMark(args_.seat_file, link, match, err, 0);
+    match.End(show_view);
+    (void)SaveSeq(args_.seat_file, link, match.last_seq(), err, 0);
     link.set_last_seq(std::max(link.last_seq(), match.last_seq()));
     if (!connected) return kExitUnreachable;
   }
   out << "\n";
-  return SaveMark(args_.seat_file, link, match, err, EXIT_SUCCESS);
+  return SaveSeq(args_.seat_file, link, match.last_seq(), err, EXIT_SUCCESS);
 }
 
 }  // namespace melee::cli

@@ -94,11 +94,11 @@ def asl_at_designation(cli, work, env, name, units_a, units_b):
         melee(cli, work, env, "submit", "--seat", f"{name}/side_{seat}.seat", *args)
 
 
-def start_server(server_binary, work):
-    """Starts the real server on a free port with its data in `work`; returns it and the
-    environment that points `melee` at it."""
+def start_server(server_binary, work, port=0):
+    """Starts the real server on `port` (0: a free one) with its data in `work`; returns it and
+    the environment that points `melee` at it."""
     log = open(os.path.join(work, "server.log"), "w+")
-    server = subprocess.Popen([server_binary, "--port", "0", "--data-dir",
+    server = subprocess.Popen([server_binary, "--port", str(port), "--data-dir",
                                os.path.join(work, "data")], stdout=log, stderr=subprocess.STDOUT)
     for _ in range(200):
         log.seek(0)
@@ -262,8 +262,49 @@ def play_vehicle(server_binary, cli):
             server.wait(timeout=10)
 
 
+def play_live(server_binary, cli):
+    """What the other side does shows in `melee play` as it happens, without typing; a server
+    restart is reconnected and resumed by itself, and play goes on."""
+    with tempfile.TemporaryDirectory() as work:
+        server, env = start_server(server_binary, work)
+        try:
+            port = re.search(r":(\d+)/ws", env["MELEE_SERVER"]).group(1)
+            asl_at_designation(cli, work, env, "l", UNITS_A, UNITS_B)
+            with open(os.path.join(work, "b-attacks.json"), "w") as f:
+                f.write('{"attacks": [{"attackers": ["R1"], "targets": ["G1"]}]}')
+            term = Terminal([cli, "play", "--seat", "l/side_a.seat"], work, env)
+            term.read_until(r"What the other side does shows as it happens")
+            term.read_until(r"side_a> ")
+            # The server goes down and comes back on the same port and data: the session says so
+            # and resumes by itself.
+            server.terminate()
+            server.wait(timeout=10)
+            term.read_until(r"reconnecting by itself")
+            server, env = start_server(server_binary, work, port)
+            term.read_until(r"connected again; resuming after event #\d+")
+            term.read_until(r"side_a> ")
+            # Side B seals by email; side A's screen shows it without a key pressed.
+            melee(cli, work, env, "submit", "--seat", "l/side_b.seat", "--declaration",
+                  "b-attacks.json")
+            term.read_until(r"side_b sealed its declaration")
+            term.read_until(r"Waiting for: side_a")
+            term.read_until(r"side_a> ")
+            term.type("attack G1 > R1")
+            term.read_until(r"added: your declaration has 1 attack")
+            term.read_until(r"side_a> ")
+            term.type("seal")
+            term.read_until(r"sealed; receipt [0-9a-f]{64}")
+            term.read_until(r"declarations revealed")
+            term.read_until(r"roll A11\.11 CC DR: \d \(coloured\)")
+            term.quit()
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
 def main():
     try:
+        play_live(sys.argv[1], sys.argv[2])
         play(sys.argv[1], sys.argv[2])
         play_vehicle(sys.argv[1], sys.argv[2])
         play_coc(sys.argv[1], sys.argv[2])
