@@ -52,6 +52,20 @@ class Terminal:
 
     mark = 0
 
+    def read_rest(self):
+        """After the program ended: reads what it printed that was not read yet."""
+        while True:
+            ready, _, _ = select.select([self.master], [], [], 1.0)
+            if not ready:
+                return
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self.screen += data.decode("utf-8", "replace")
+
     def quit(self):
         """Waits for the prompt, types quit and checks that melee play exits 0."""
         self.read_until(r"side_[ab]> ")
