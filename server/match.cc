@@ -4,6 +4,7 @@
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/core/dice.h"
@@ -1360,6 +1361,34 @@ bool SeatMayHave(const storage::StoredEvent& stored, Viewer viewer, const v1::Ma
 }
 
 }  // namespace
+
+bool Match::Owes(Seat seat) const {
+  const size_t i = SeatIndex(seat);
+  if (!started_) return !setup_.parts[i] || !setup_.confirmed[i];
+  if (host_.Ended(state_)) return order_ && !order_->remaining.empty();  // the next Location
+  const Awaiting awaiting = host_.AwaitingOf(state_);
+  return std::find(awaiting.seats.begin(), awaiting.seats.end(), seat) != awaiting.seats.end();
+}
+
+void Match::Look(Viewer viewer, uint64_t after_seq, size_t max_events,
+                 std::function<void(Result<v1::InboxEntry>)> done) {
+  asio::post(strand_, [self = shared_from_this(), viewer, after_seq, max_events,
+                       done = std::move(done)] {
+    v1::InboxEntry entry;
+    entry.set_match_id(self->identity_.id);
+    entry.set_seat(WireSeat(viewer));
+    const bool seated = viewer == Viewer::kSideA || viewer == Viewer::kSideB;
+    entry.set_your_turn(seated &&
+                        self->Owes(viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB));
+    *entry.mutable_view() = self->RenderView(viewer)->view();
+    const uint64_t from = std::max(after_seq, self->seq_ > max_events ? self->seq_ - max_events : 0);
+    entry.set_new_events(self->seq_ > after_seq ? self->seq_ - after_seq : 0);
+    auto events = self->EventsAfter(from, viewer);
+    if (!events) return done(tl::unexpected(events.error()));
+    for (const MessagePtr& message : *events) *entry.add_events() = message->event();
+    done(std::move(entry));
+  });
+}
 
 void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)> done) {
   asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {

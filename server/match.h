@@ -149,6 +149,12 @@ class Match : public std::enable_shared_from_this<Match> {
   void Export(engine::Viewer viewer,
               std::function<void(engine::Result<melee::storage::v1::MatchFile>)> done);
 
+  // For an inbox (POST /api/inbox): whether the match waits for `viewer` now, its view, and the
+  // events after `after_seq` as it may see them (the last `max_events`). Thread-safe; `done`
+  // runs on the match strand.
+  void Look(engine::Viewer viewer, uint64_t after_seq, size_t max_events,
+            std::function<void(engine::Result<melee::v1::InboxEntry>)> done);
+
   // Runs `done` on the strand with the last seq (tests, metrics).
   void Inspect(std::function<void(uint64_t seq, bool ended)> done);
 
@@ -224,6 +230,8 @@ class Match : public std::enable_shared_from_this<Match> {
                  const std::array<melee::v1::MatchEvent*, 4>& rendered);
   // Whether a close combat is being set up or played (the ATTACKER may not order Locations).
   bool CombatUnderWay() const;
+  // Whether the match waits for `seat` now: its set-up, or what the rules wait for.
+  bool Owes(engine::Seat seat) const;
   // How long a step of `kind` may take (0: no deadline), from the settings or the server.
   uint32_t DeadlineSeconds(Awaiting::Kind kind) const;
   // A11.12: refuses a set-up part that does not fit the ATTACKER's order of Locations.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "client-sdk/cli/fair_play_command.h"
+#include "client-sdk/cli/inbox_command.h"
 #include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/rules_command.h"
 #include "client-sdk/sync_client.h"
@@ -97,6 +98,9 @@ int main(int argc, char** argv) {
   melee::cli::FairPlayArgs fair_play_args;
   const melee::cli::FairPlayCommands fair_play(app, fair_play_args);
 
+  melee::cli::InboxArgs inbox_args;
+  const melee::cli::InboxCommand inbox(app, inbox_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -109,6 +113,10 @@ int main(int argc, char** argv) {
     fair_play_args.server = url;
     fair_play_args.ca_file = ca_file;
     return fair_play.Run(std::cout, std::cerr);
+  }
+  if (inbox.chosen()) {
+    inbox_args.ca_file = ca_file;
+    return inbox.Run(std::cout, std::cerr);
   }
   if (match.chosen()) {
     match_args.server = url;

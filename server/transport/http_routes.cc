@@ -15,6 +15,7 @@
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
 #include "server/match_file.h"
+#include "server/transport/inbox_route.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -265,7 +266,9 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
 std::string AllowedMethods(std::string_view path) {
   constexpr std::string_view kMatches = "/api/matches/";
   constexpr std::string_view kExport = "/export";
-  if (path == "/api/matches" || path == "/api/matches/import") return "POST";
+  if (path == "/api/matches" || path == "/api/matches/import" || path == "/api/inbox") {
+    return "POST";
+  }
   if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
       path == kWebSocketPath ||
       (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
@@ -297,6 +300,10 @@ std::optional<std::string> LimitMatchCreation(ServerContext& context, const std:
          std::to_string(*retry_after) + " s";
 }
 
+HttpResponse JsonResponse(const HttpRequest& request, http::status status, std::string body) {
+  return MakeResponse(request, status, "application/json", std::move(body));
+}
+
 void HandleHttpRequest(const HttpRequest& request, const std::string& address,
                        ServerContext& context, std::function<void(HttpResponse)> respond) {
   const std::string target(request.target());
@@ -321,6 +328,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
   if (path == "/api/matches/import") {
     context.metrics.http_requests.Increment();
     return ImportMatch(request, context, std::move(respond));
+  }
+  if (path == "/api/inbox") {
+    context.metrics.http_requests.Increment();
+    return AnswerInbox(request, context, std::move(respond));
   }
   constexpr std::string_view kMatches = "/api/matches/";
   constexpr std::string_view kExport = "/export";

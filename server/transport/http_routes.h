@@ -31,6 +31,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
 std::optional<std::string> LimitMatchCreation(ServerContext& context, const std::string& address,
                                               long* retry_after);
 
+// Builds a response with a JSON body (not cached).
+HttpResponse JsonResponse(const HttpRequest& request, boost::beast::http::status status,
+                          std::string body);
+
 // Builds an error response whose body is a melee.v1.Error in JSON.
 HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,
                        melee::v1::ErrorCode code, std::string message);

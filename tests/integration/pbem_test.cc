@@ -94,6 +94,8 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
 
   for (const char* expected : {
            "Created match",                              // match create
+           "Your turn (1):",                             // Alice's inbox
+           "waiting for side_a: confirm the set-up",
            "side_b entered its units: R1 4-4-7, R2 ?",   // Alice's status: R2 stays hidden
            "receipt ",                                   // a sealed declaration's receipt
            "side_b sealed its declaration",              // all Alice sees of Bob's seal
