@@ -22,8 +22,8 @@ function short(base64) {
   return base64 ? `${base64.slice(0, 12)}…` : '';
 }
 
-function rolls(diceRolled) {
-  return (diceRolled.rolls || []).map((r) => {
+function rolls(dice = []) {
+  return dice.map((r) => {
     const colour = r.color === 'COLOR_COLORED' ? ' (coloured)' : r.color === 'COLOR_WHITE' ? ' (white)' : '';
     return `${r.purpose}: ${r.value}${colour}`;
   }).join('; ');
@@ -50,7 +50,7 @@ export function describeEvent(e) {
   } else if (e.declarations_revealed) {
     text = 'declarations revealed';
   } else if (e.dice_rolled) {
-    text = `dice, step ${e.dice_rolled.step}: ${rolls(e.dice_rolled)}`;
+    text = `dice, step ${e.dice_rolled.step}: ${rolls(e.dice_rolled.rolls)}`;
   } else if (e.choice_requested) {
     const c = e.choice_requested;
     text = `${seatName(c.seat)} to choose (${c.rule_ref}): ${c.prompt}`;
@@ -66,8 +66,11 @@ export function describeEvent(e) {
   } else if (e.director_flag) {
     text = `${seatName(e.director_flag.seat)} flagged event ${e.director_flag.seq} for the director`;
   } else {
-    const part = ['asl', 'coc', 'vv'].find((k) => e[k]);
-    text = part ? `${part}: ${Object.keys(e[part]).join(', ').replace(/_/g, ' ')}` : 'event';
+    // A ruleset's own event carries its readable account (`text`) and the dice it rolled.
+    const part = e[['asl', 'coc', 'vv'].find((k) => e[k])] || {};
+    const dice = part.dice?.length ? ` [dice: ${rolls(part.dice)}]` : '';
+    text = part.text ? part.text.trim()
+      : `${(part.kind || 'event').toLowerCase().replace(/_/g, ' ')}${dice}`;
   }
   const seed = e.dice_step && e.dice_step !== '0' ? ` — seed of step ${e.dice_step} revealed` : '';
   return `${seq} ${text}${by}${seed}`;
@@ -112,5 +115,16 @@ export function describeForce(units = []) {
     const fate = (u.fate || '').replace('FORCE_FATE_', '').toLowerCase();
     if (u.hidden) return `${u.id} ? (concealed)${where}`;
     return `${u.id} ${unitName(u)}${where}${fate && fate !== 'present' ? ` — ${fate}` : ''}`;
+  });
+}
+
+/** Lines for one side's set-up as entered so far (asl, vv or coc SideSetup), before it is a force. */
+export function describeSetup(setup) {
+  if (!setup) return [];
+  const where = setup.location?.name ? ` in ${setup.location.name}` : '';
+  return (setup.units || []).map((u) => {
+    const flags = ['broken', 'pinned', 'concealed', 'cx'].filter((f) => u[f]);
+    const label = u.name || (u.teams ? `${u.teams.length} team(s)` : '');
+    return `${u.id} ${label}${where}${flags.length ? ` (${flags.join(', ')})` : ''} — set-up`;
   });
 }

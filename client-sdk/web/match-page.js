@@ -4,7 +4,7 @@
 // the fair-play checks. It reconnects and resumes by itself.
 
 import { MeleeClient, parseSeatLink } from './sdk/melee.js';
-import { describeEvent, describeForce, describeView, seatName } from './describe.js';
+import { describeEvent, describeForce, describeSetup, describeView, seatName } from './describe.js';
 
 const kRoleNames = {
   side_a: 'Side A', side_b: 'Side B', spectator: 'Spectator', director: 'Director',
@@ -20,6 +20,7 @@ function showProblem(text) {
 function setConnection(state, detail = {}) {
   const badge = $('connection');
   badge.dataset.state = state;
+  document.body.dataset.connection = state;  // the view is dimmed while it may be stale
   const words = {
     connecting: 'Connecting…',
     connected: 'Connected',
@@ -68,13 +69,18 @@ function renderView(view) {
   }
   const forces = $('forces');
   forces.replaceChildren();
-  for (const [side, units] of [['Side A', view.side_a_force], ['Side B', view.side_b_force]]) {
+  const sides = [
+    ['Side A', view.side_a_force, view.side_a_setup || view.side_a_vv_setup || view.side_a_coc_setup],
+    ['Side B', view.side_b_force, view.side_b_setup || view.side_b_vv_setup || view.side_b_coc_setup],
+  ];
+  for (const [side, units, setup] of sides) {
     const box = document.createElement('div');
     const h = document.createElement('h3');
     h.textContent = side;
     const list = document.createElement('ul');
     list.className = 'plain units';
-    const lines = describeForce(units);
+    const force = describeForce(units);
+    const lines = force.length ? force : describeSetup(setup);
     for (const line of lines.length ? lines : ['no units yet']) {
       const li = document.createElement('li');
       li.textContent = line;
@@ -117,6 +123,7 @@ function start() {
     const li = document.createElement('li');
     li.textContent = describeEvent(e.detail);
     $('events').append(li);
+    $('events').scrollTop = $('events').scrollHeight;  // the newest event stays in sight
     client.checked().then(() => renderFairPlay(client, witnessProblem));
   });
   client.addEventListener('witness', (e) => {
