@@ -90,7 +90,12 @@ async function playInPage({ unitsA, unitsB }) {
           answered.add(c.choice_id);
           client.command('make_choice', { choice_id: c.choice_id,
             selected: (c.options || []).slice(0, Math.max(1, c.min_selected || 0)) })
-            .catch((error) => refusals.push(error.message));
+            .catch((error) => {
+              // Both sides may owe a choice at once: an answer sent on a seq the other's answer
+              // just passed is refused as stale, and is sent again.
+              if (error.code === 'ERROR_CODE_STALE') answered.delete(c.choice_id);
+              else refusals.push(`${c.rule_ref} choice ${c.choice_id}: ${error.message}`);
+            });
         }
       }
     }

@@ -63,6 +63,8 @@ test('lobby, seats, no leaked token, reconnect after a server restart', async ()
   await lobby.keyboard.press('ArrowUp');
   assert.equal(await lobby.getByLabel('Rules', { exact: true }).inputValue(), 'asl');
   await lobby.getByLabel(/Time to declare/).fill('600');
+  assert.equal(await lobby.locator('#variant-field').isHidden(), true, 'no edition for asl');
+  await lobby.screenshot({ path: path.join(shots, 'lobby-form.png'), fullPage: true });
   await lobby.getByRole('button', { name: 'Create match' }).click();
   await lobby.waitForSelector('#links:not([hidden])');
   const link = async (role) => lobby.locator(`#link-${role}`).inputValue();
