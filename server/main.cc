@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <system_error>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +14,7 @@
 #include "persistence/sqlite_event_store.h"
 #include "server/transport/json_log.h"
 #include "server/transport/server.h"
+#include "server/transport/static_files.h"
 #include "server/version.h"
 
 int main(int argc, char** argv) {
@@ -21,7 +24,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{
       "melee-server — authoritative game server for wargame close combat.\n"
-      "Serves the WebSocket protocol at /ws, POST /api/matches, GET /healthz and GET /metrics."};
+      "Serves the web client at /, the WebSocket protocol at /ws, POST /api/matches, GET /healthz\n"
+      "and GET /metrics."};
   app.set_version_flag("--version", std::string(melee::server::kServerVersion));
   // An option given twice takes its last value, so that arguments after a wrapper's defaults
   // override them (scripts/run-server passes --data-dir data, then yours).
@@ -77,6 +81,17 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--tls-private-key", config.tls_private_key, "PEM private key of the certificate")
       ->check(CLI::ExistingFile);
+  {
+    // The installed share/melee/web next to this binary, else the source tree's (a build tree).
+    std::error_code ec;
+    std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) self = std::filesystem::absolute(argv[0], ec);
+    config.web_root = melee::server::DefaultWebRoot(self, MELEE_SOURCE_WEB_ROOT);
+  }
+  app.add_option("--web-root", config.web_root,
+                 "Folder of the web client served at / (index.html, match.html, sdk/)")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "

@@ -44,6 +44,8 @@ struct ServerConfig {
   // TLS: when both are set every connection is TLS (https://, wss://); PEM files.
   std::filesystem::path tls_certificate;  // the certificate chain
   std::filesystem::path tls_private_key;
+  // The web client's files, served at / (static_files.h); empty: no web client, / is a 404.
+  std::filesystem::path web_root;
 };
 
 }  // namespace melee::server

@@ -16,6 +16,7 @@
 #include "proto/codec/json.h"
 #include "server/match_file.h"
 #include "server/transport/inbox_route.h"
+#include "server/transport/static_files.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -258,8 +259,8 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
   }
   return HttpError(
       request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-      "no such endpoint: " + path + " (try /healthz, /metrics, /api/matches, /api/server-key or " +
-          kWebSocketPath + ")");
+      "no such endpoint: " + path + " (try / for the web client, /healthz, /metrics, " +
+          "/api/matches, /api/server-key or " + kWebSocketPath + ")");
 }
 
 // The methods `path` answers, for an Allow header; empty for an unknown path.
@@ -276,6 +277,13 @@ std::string AllowedMethods(std::string_view path) {
     return "GET";
   }
   return {};
+}
+
+// Whether `path` may be one of the web client's files: every path but the API's, /healthz,
+// /metrics and the WebSocket's, which keep their own answers.
+bool IsWebClientPath(std::string_view path) {
+  return !(path == "/api" || path.starts_with("/api/") || path == "/healthz" ||
+           path == "/metrics" || path == kWebSocketPath);
 }
 
 }  // namespace
@@ -341,6 +349,14 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     const std::string match_id =
         path.substr(kMatches.size(), path.size() - kMatches.size() - kExport.size());
     return ExportMatch(request, match_id, context, std::move(respond));
+  }
+  if ((request.method() == http::verb::get || request.method() == http::verb::head) &&
+      IsWebClientPath(path)) {
+    if (std::optional<HttpResponse> file =
+            ServeStaticFile(request, path, context.config.web_root)) {
+      context.metrics.http_requests.Increment();
+      return respond(std::move(*file));
+    }
   }
   respond(HandleSimpleRequest(request, context));
 }

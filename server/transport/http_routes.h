@@ -1,7 +1,8 @@
 #pragma once
 
 // The plain HTTP endpoints beside the WebSocket: GET /healthz, GET /metrics, and
-// POST /api/matches (create a match, for scripts and play-by-email).
+// POST /api/matches (create a match, for scripts and play-by-email), and the web client's files
+// at / (static_files.h) for every other GET or HEAD.
 // Errors are the JSON mapping of melee.v1.Error, like every other refusal.
 
 #include <boost/beast/http.hpp>

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,15 @@ struct HttpResult {
   std::string content_type;
   std::string body;
   std::string error;  // set when the request failed
+  std::vector<std::pair<std::string, std::string>> headers;  // every header field, in order
+
+  // Returns the value of the first header field called `name` (any case), or "".
+  std::string Header(std::string_view name) const {
+    for (const auto& [key, value] : headers) {
+      if (beast::iequals(key, name)) return value;
+    }
+    return {};
+  }
 };
 
 inline HttpResult HttpGet(uint16_t port, const std::string& target,
@@ -57,6 +67,9 @@ inline HttpResult HttpGet(uint16_t port, const std::string& target,
     result.status = static_cast<int>(response.result_int());
     result.content_type = std::string(response[http::field::content_type]);
     result.body = response.body();
+    for (const auto& field : response) {
+      result.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
   }
   return result;
 }

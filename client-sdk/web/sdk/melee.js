@@ -1,0 +1,313 @@
+// The Melee browser SDK: one match connection on the WebSocket's JSON text frames (the
+// protobuf JSON mapping of melee.v1.ClientMessage / ServerMessage, proto field names). It joins a
+// seat or spectates, resumes from the last seq after a dropped connection (reconnecting with a
+// growing delay), sends match commands with fresh command ids and the expected_seq, checks a
+// seal's receipt and every event against the match's dice commitments (fair-play.js).
+// Plain ES module, no build step, no dependencies. Documented in docs/web-sdk.md.
+
+import { randomBytes, toBase64, toHex } from './bytes.js';
+import { DiceWitness, checkReceipt, cryptoAvailable, sealCommitment } from './fair-play.js';
+
+export { DiceWitness, checkReceipt, cryptoAvailable, sealCommitment };
+export { fromBase64, toBase64, toHex } from './bytes.js';
+export { ROLES, parseSeatLink, seatLink } from './links.js';
+
+/** A refusal from the server: a melee.v1.Error (code, rule_ref, message, command_id). */
+export class MeleeError extends Error {
+  constructor(error) {
+    super(error.rule_ref ? `${error.rule_ref}: ${error.message}` : error.message || 'refused');
+    this.code = error.code || 'ERROR_CODE_UNSPECIFIED';
+    this.ruleRef = error.rule_ref || '';
+    this.commandId = error.command_id || '';
+  }
+}
+
+/** The WebSocket URL of the server that served this page (ws:// or wss://, path /ws). */
+export function webSocketUrl(pageUrl = globalThis.location) {
+  const url = new URL('/ws', pageUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.href;
+}
+
+/**
+ * Creates a match: POST /api/matches with `settings` (a melee.v1.MatchSettings in JSON: ruleset,
+ * variant, options, declaration_order, choice_deadline_seconds, declaration_deadline_seconds,
+ * title, tournament_id). Resolves to the MatchCreated (match_id, side_a_token, side_b_token,
+ * director_token, spectator_key, ruleset); rejects with a MeleeError naming the problem.
+ */
+export async function createMatch(settings, { origin = globalThis.location?.origin,
+  idempotencyKey = newCommandId() } = {}) {
+  const response = await fetch(`${origin}/api/matches`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
+    body: JSON.stringify(settings),
+    referrerPolicy: 'no-referrer',
+  });
+  const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+  if (!response.ok) throw new MeleeError(body);
+  return body;
+}
+
+/** A fresh command id: 128 random bits in hex. */
+export function newCommandId() {
+  return toHex(randomBytes(16));
+}
+
+/** The commands that act on a match: each carries match_id and expected_seq. */
+const kMatchCommands = new Set(['seal_declaration', 'make_choice', 'submit_setup',
+  'confirm_setup', 'announce', 'flag_for_director', 'order_locations', 'update_units']);
+
+/**
+ * One seat's (or a spectator's, or the director's) live connection to one match.
+ *
+ * Events (an EventTarget; listen with addEventListener, read `event.detail`):
+ *   'state'   {state, attempt, delayMs, reason}: 'connecting' | 'connected' | 'reconnecting' |
+ *             'closed' (closed: close() was called, or the server refused the seat for good)
+ *   'event'   a MatchEvent, each seq once, in order (also those replayed after a resume)
+ *   'view'    a MatchView (after joining and after every change)
+ *   'joined'  the Joined answer (seat and view)
+ *   'refused' a MeleeError the server sent that answers no pending command
+ *   'witness' {problem, event}: an event that breaks the match's commitments
+ *   'frame'   {direction: 'in' | 'out', text}: every text frame (for logs and tests)
+ */
+export class MeleeClient extends EventTarget {
+  /**
+   * @param {object} options
+   *   url          the WebSocket URL (default: webSocketUrl() of this page)
+   *   matchId      the match
+   *   token        the seat token (role side_a/side_b), or the spectator key or director token
+   *   role         'side_a' | 'side_b' (JoinSeat) or 'spectator' | 'director' (Spectate)
+   *   reconnect    {initialMs: 250, maxMs: 10000, factor: 2}: the delay grows by `factor` after
+   *                each failed attempt, up to maxMs, with +-20% jitter
+   *   WebSocketImpl  a WebSocket constructor (tests; default: the browser's)
+   */
+  constructor({ url = webSocketUrl(), matchId, token, role = 'side_a', reconnect = {},
+    WebSocketImpl = globalThis.WebSocket } = {}) {
+    super();
+    if (!matchId) throw new Error('MeleeClient needs a matchId');
+    if (!token) throw new Error('MeleeClient needs a token (seat token or spectator key)');
+    this.url = url;
+    this.matchId = matchId;
+    this.role = role;
+    this.reconnect = { initialMs: 250, maxMs: 10000, factor: 2, ...reconnect };
+    this.WebSocketImpl = WebSocketImpl;
+    this.state = 'closed';
+    this.lastSeq = 0;        // the last event delivered: a reconnect resumes after it
+    this.seat = '';          // from Joined: SEAT_SIDE_A, SEAT_SIDE_B, SEAT_DIRECTOR, SEAT_SPECTATOR
+    this.view = null;        // the last MatchView
+    this.witness = new DiceWitness();
+    this.attempt = 0;
+    this.#token = token;
+    this.#pending = new Map();  // command id -> {frame, resolve, reject, sealed}
+    this.#receipts = new Map(); // seq of this seat's DeclarationSealed -> its receipt (base64)
+    this.#checks = Promise.resolve();
+  }
+
+  #token;
+  #pending;
+  #receipts;
+  #checks;
+  #socket = null;
+  #timer = null;
+  #joinId = '';
+  #stopped = false;
+
+  /** Opens the connection and joins; resolves with the first Joined (rejects if refused). */
+  connect() {
+    this.#stopped = false;
+    return new Promise((resolve, reject) => {
+      const onJoined = (e) => { cleanup(); resolve(e.detail); };
+      const onState = (e) => {
+        if (e.detail.state === 'closed') { cleanup(); reject(new Error(e.detail.reason)); }
+      };
+      const cleanup = () => {
+        this.removeEventListener('joined', onJoined);
+        this.removeEventListener('state', onState);
+      };
+      this.addEventListener('joined', onJoined);
+      this.addEventListener('state', onState);
+      this.#open();
+    });
+  }
+
+  /** Closes the connection for good (no reconnect). */
+  close() {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    if (this.#socket) this.#socket.close(1000, 'closed by the page');
+    this.#setState('closed', { reason: 'closed by the page' });
+  }
+
+  /**
+   * Sends match command `kind` (e.g. 'submit_setup', 'confirm_setup', 'announce', 'make_choice')
+   * with `body`; match_id and expected_seq (the last seq this client saw) are filled in unless
+   * given. Resolves with the answering ServerMessage (an `ack`); rejects with a MeleeError.
+   * An unanswered command is sent again, with the same command id, after a reconnect: the
+   * server answers a retry with its first answer and never applies it twice.
+   */
+  command(kind, body = {}) {
+    const payload = { ...body };
+    if (kMatchCommands.has(kind)) {
+      payload.match_id ??= this.matchId;
+      payload.expected_seq ??= String(this.lastSeq);
+    }
+    return this.#send({ [kind]: payload });
+  }
+
+  /**
+   * Seals `declaration` (a melee.v1.Declaration in JSON) with 32 fresh bytes of client entropy.
+   * Resolves with {ack, receipt, problem}: problem is null when the receipt checks out
+   * (checkReceipt), else what is wrong with it.
+   */
+  async seal(declaration) {
+    const answer = await this.command('seal_declaration', {
+      declaration, client_entropy: toBase64(randomBytes(32)),
+    });
+    const ack = answer.ack || {};
+    // The commitment every viewer was shown for this seal: this seat's last DeclarationSealed
+    // up to the ack's seq, when that event has arrived.
+    let shown = null;
+    for (const [seq, receipt] of this.#receipts) {
+      if (seq <= Number(ack.seq || 0)) shown = receipt;
+    }
+    const problem = await checkReceipt(ack, shown);
+    return { ack, receipt: ack.receipt, problem };
+  }
+
+  // ---- the connection -------------------------------------------------------------------------
+
+  #setState(state, detail = {}) {
+    this.state = state;
+    this.dispatchEvent(new CustomEvent('state', {
+      detail: { state, attempt: this.attempt, ...detail },
+    }));
+  }
+
+  #open() {
+    if (this.#stopped) return;
+    this.#setState(this.attempt === 0 ? 'connecting' : 'reconnecting', { delayMs: 0 });
+    let socket;
+    try {
+      socket = new this.WebSocketImpl(this.url);
+    } catch (error) {
+      return this.#retry(`cannot open ${this.url}: ${error.message}`);
+    }
+    this.#socket = socket;
+    socket.onopen = () => this.#join();
+    socket.onmessage = (message) => this.#receive(String(message.data));
+    socket.onclose = (close) => {
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      this.#retry(close.reason || `connection closed (${close.code})`);
+    };
+  }
+
+  #retry(reason) {
+    if (this.#stopped) return;
+    const { initialMs, maxMs, factor } = this.reconnect;
+    const base = Math.min(maxMs, initialMs * factor ** Math.min(this.attempt, 30));
+    const delayMs = Math.round(base * (0.8 + 0.4 * Math.random()));
+    this.attempt++;
+    this.#setState('reconnecting', { delayMs, reason });
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#open(), delayMs);
+  }
+
+  #join() {
+    const spectating = this.role === 'spectator' || this.role === 'director';
+    this.#joinId = newCommandId();
+    const join = spectating
+      ? { spectate: { match_id: this.matchId, spectator_key: this.#token,
+        after_seq: String(this.lastSeq) } }
+      : { join_seat: { match_id: this.matchId, seat_token: this.#token,
+        after_seq: String(this.lastSeq) } };
+    this.#write({ command_id: this.#joinId, ...join });
+  }
+
+  #write(message) {
+    const text = JSON.stringify(message);
+    this.dispatchEvent(new CustomEvent('frame', { detail: { direction: 'out', text } }));
+    this.#socket.send(text);
+  }
+
+  #send(message) {
+    const commandId = newCommandId();
+    const frame = { command_id: commandId, ...message };
+    return new Promise((resolve, reject) => {
+      this.#pending.set(commandId, { frame, resolve, reject });
+      if (this.state === 'connected') this.#write(frame);
+    });
+  }
+
+  #receive(text) {
+    this.dispatchEvent(new CustomEvent('frame', { detail: { direction: 'in', text } }));
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;  // the server sends JSON only; a broken frame is logged by the 'frame' listener
+    }
+    if (message.event) return this.#onEvent(message.event);
+    if (message.view) return this.#onView(message.view);
+    const id = message.command_id || '';
+    if (id && id === this.#joinId) return this.#onJoinAnswer(message);
+    const pending = this.#pending.get(id);
+    if (pending) {
+      this.#pending.delete(id);
+      if (message.error) pending.reject(new MeleeError(message.error));
+      else pending.resolve(message);
+      return;
+    }
+    if (message.error) {
+      this.dispatchEvent(new CustomEvent('refused', { detail: new MeleeError(message.error) }));
+    }
+  }
+
+  #onJoinAnswer(message) {
+    if (message.error) {
+      const error = new MeleeError(message.error);
+      const lasting = ['ERROR_CODE_UNAUTHENTICATED', 'ERROR_CODE_NOT_FOUND',
+        'ERROR_CODE_PERMISSION_DENIED'].includes(error.code);
+      if (lasting) {
+        this.#stopped = true;
+        this.#socket?.close(1000, 'refused');
+        this.#setState('closed', { reason: error.message });
+      } else {
+        this.#socket?.close(1000, 'retrying');  // e.g. UNAVAILABLE while the server recovers
+      }
+      return;
+    }
+    const joined = message.joined || {};
+    this.seat = joined.seat || this.seat;
+    this.attempt = 0;
+    this.#setState('connected');
+    this.dispatchEvent(new CustomEvent('joined', { detail: joined }));
+    if (joined.view) this.#onView(joined.view);
+    for (const { frame } of this.#pending.values()) this.#write(frame);
+  }
+
+  #onEvent(event) {
+    const seq = Number(event.seq || 0);
+    if (seq <= this.lastSeq) return;  // already delivered before a reconnect
+    this.lastSeq = seq;
+    const sealed = event.declaration_sealed;
+    if (sealed && sealed.seat === this.seat) this.#receipts.set(seq, sealed.receipt);
+    this.#checks = this.#checks.then(async () => {
+      const problem = await this.witness.observe(event);
+      if (problem) {
+        this.dispatchEvent(new CustomEvent('witness', { detail: { problem, event } }));
+      }
+    });
+    this.dispatchEvent(new CustomEvent('event', { detail: event }));
+  }
+
+  #onView(view) {
+    this.view = view;
+    this.dispatchEvent(new CustomEvent('view', { detail: view }));
+  }
+
+  /** Resolves once every event received so far has been checked by the witness. */
+  checked() {
+    return this.#checks;
+  }
+}
