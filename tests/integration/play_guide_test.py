@@ -41,14 +41,18 @@ def run_guide(server_binary, cli, source_dir):
                     assert done.returncode == 0, f"{lines} exited {done.returncode}:\n" \
                                                  f"{done.stdout}{done.stderr}"
                     continue
+                # Each line is typed once Alice's session waits for input with nothing on its
+                # way (so the other side acts only after her last command was answered).
                 for line in lines:
                     if line.startswith("$ "):
                         term = Terminal(shlex.split(line[2:]), work, env)
                     elif line.startswith("side_a> "):
-                        term.read_until(r"side_a> ")
+                        term.settle()
                         term.type(line[len("side_a> "):])
                     else:
                         raise AssertionError(f"not a line of the guide's session: {line!r}")
+                if not lines[-1].endswith("> quit"):
+                    term.settle()
             code = term.process.wait(timeout=30)
             term.read_rest()
             assert code == 0, f"melee play exited {code}:\n{term.screen}"

@@ -52,6 +52,28 @@ class Terminal:
 
     mark = 0
 
+    def settle(self, prompt=r"side_[ab]> $", quiet=0.5, timeout=20.0):
+        """Reads until nothing more comes for `quiet` seconds and the screen ends with `prompt`:
+        the program waits for input and nothing is on its way (the other side acts only when the
+        test makes it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the screen did not settle on {prompt!r}:\n{self.screen}")
+            ready, _, _ = select.select([self.master], [], [], min(quiet, left))
+            if ready:
+                try:
+                    data = os.read(self.master, 4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    raise AssertionError(f"the program ended while settling:\n{self.screen}")
+                self.screen += data.decode("utf-8", "replace")
+            elif re.search(prompt, self.screen):
+                self.mark = len(self.screen)
+                return
+
     def read_rest(self):
         """After the program ended: reads what it printed that was not read yet."""
         while True:
