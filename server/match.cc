@@ -380,10 +380,17 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   const int64_t recorded = batch.recorded_unix_ms;
   auto shared_plan = std::make_shared<Plan>(std::move(*plan));
   const auto append_started = std::chrono::steady_clock::now();
+  // A weak reference, checked under the Lifeline (as the journal's): a batch the store still
+  // holds when the server is gone touches neither its metrics nor the match's strand. (Matches
+  // holds every match while the server runs, so the reference holds then.)
   services_.store.Append(
-      std::move(batch), [self = shared_from_this(), shared_plan, recorded, reply = std::move(reply),
-                         command_id, append_started](
+      std::move(batch), [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan,
+                         recorded, reply = std::move(reply), command_id, append_started](
                             persistence::StoreResult<persistence::Appended> appended) {
+        std::lock_guard alive(lifeline->mutex);
+        if (!lifeline->alive) return;
+        std::shared_ptr<Match> self = weak.lock();
+        if (!self) return;
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
