@@ -61,6 +61,15 @@ bool FillTarget(v1::ClientMessage& command, Fill&& fill) {
 MatchSession::MatchSession(std::unique_ptr<SyncClient> client, std::string match_id)
     : client_(std::move(client)), match_id_(std::move(match_id)) {}
 
+MatchSession::~MatchSession() {
+  if (!closed_ && client_) (void)Close();
+}
+
+ClientResult<void> MatchSession::Close() {
+  closed_ = true;
+  return client_->Close();
+}
+
 ClientResult<std::unique_ptr<MatchSession>> MatchSession::Join(const std::string& url,
                                                                const std::string& match_id,
                                                                const std::string& token,

@@ -59,7 +59,12 @@ class MatchSession {
   // violation makes the call that received it fail.
   const DiceWitness& witness() const { return witness_; }
 
-  ClientResult<void> Close() { return client_->Close(); }
+  // Closes the WebSocket politely (a close frame, 1000): the server's journal records a clean
+  // end, not a disconnect. The destructor does it too when Close() was not called.
+  ClientResult<void> Close();
+  ~MatchSession();
+  MatchSession(const MatchSession&) = delete;
+  MatchSession& operator=(const MatchSession&) = delete;
 
  private:
   MatchSession(std::unique_ptr<SyncClient> client, std::string match_id);
@@ -72,6 +77,7 @@ class MatchSession {
   ClientResult<void> WaitForSeq(uint64_t seq, std::chrono::milliseconds timeout);
 
   std::unique_ptr<SyncClient> client_;
+  bool closed_ = false;
   std::string match_id_;
   melee::v1::Seat seat_ = melee::v1::SEAT_UNSPECIFIED;
   uint64_t last_seq_ = 0;

@@ -23,6 +23,13 @@ namespace melee::server {
 inline constexpr std::string_view kMatchFileFormat = "melee-match-file/2";
 inline constexpr std::string_view kMatchFileFormatV1 = "melee-match-file/1";
 
+// Why a session ended, as its SessionRecord says, when it ended cleanly: the client closed it
+// (a one-shot PBEM command does, every time) or the server shut down. The audit counts every
+// other ending as a disconnect.
+inline constexpr std::string_view kClosedByClient = "closed by the client";
+inline constexpr std::string_view kServerShuttingDown = "server shutting down";
+inline constexpr std::string_view kClosedByServer = "closed by the server: ";
+
 // The text a format-2 file's `file_signature` signs: "melee/v2/file|<match_id>|<hex SHA-256 of
 // FileManifest(file)>".
 std::string FileSignedMessage(const melee::storage::v1::MatchFile& file);

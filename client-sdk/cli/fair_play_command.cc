@@ -231,6 +231,7 @@ int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
   const server::HostLookup hosts = server::BuiltinHosts();
   std::string csv = server::AslprCsvHeader() + "\r\n";
   bool all_verified = true;
+  size_t rows = 0;
   for (const std::string& path : args_.files) {
     std::string text;
     if (!ReadFile(path, text, err)) return kExitUsage;
@@ -248,7 +249,10 @@ int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
     server::WriteAuditText(*audit, out);
     out << "\n";
     all_verified = all_verified && audit->verification.ok;
-    csv += server::AslprCsvRow(*audit, fields) + "\r\n";
+    if (server::HasAslprRow(*audit)) {
+      csv += server::AslprCsvRow(*audit, fields) + "\r\n";
+      ++rows;
+    }
   }
   if (!args_.csv.empty()) {
     std::ofstream written(args_.csv, std::ios::binary | std::ios::trunc);
@@ -257,8 +261,12 @@ int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
       err << "melee: cannot write " << args_.csv << "\n";
       return kExitUsage;
     }
-    out << "wrote " << args_.csv << " (" << args_.files.size() << " match"
-        << (args_.files.size() == 1 ? "" : "es") << ")\n";
+    out << "wrote " << args_.csv << " (" << rows << " match" << (rows == 1 ? "" : "es");
+    if (const size_t others = args_.files.size() - rows; others != 0) {
+      out << "; " << others << " coc or vv match" << (others == 1 ? " has" : "es have")
+          << " no ASL Player Ratings row";
+    }
+    out << ")\n";
   }
   return all_verified ? EXIT_SUCCESS : kExitNotVerified;
 }

@@ -1,6 +1,7 @@
 #include "server/fair_play/audit.h"
 
 #include "server/forces.h"
+#include "server/match_file.h"
 
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
@@ -477,7 +478,11 @@ void Auditor::AddSessions() {
     if (!index) continue;
     SeatSessions& seat = audit_.sessions[*index];
     ++seat.sessions;
-    if (record.left_unix_ms() != 0) {
+    if (record.left_unix_ms() == 0) continue;  // still connected when the file was written
+    if (record.reason() == kClosedByClient ||
+        record.reason() == std::string(kClosedByServer) + std::string(kServerShuttingDown)) {
+      ++seat.closed;
+    } else {
       seat.disconnects.push_back(Disconnect{.joined_unix_ms = record.joined_unix_ms(),
                                             .left_unix_ms = record.left_unix_ms(),
                                             .reason = record.reason()});
@@ -624,7 +629,9 @@ void WriteSessions(const MatchAudit& audit, std::ostream& out) {
   }
   for (const SeatSessions& seat : audit.sessions) {
     out << "  " << seat.seat << ": " << Count(seat.sessions, "session") << ", "
-        << Count(seat.disconnects.size(), "disconnect") << "\n";
+        << Count(seat.disconnects.size(), "disconnect");
+    if (seat.closed != 0) out << " (" << seat.closed << " closed cleanly: not disconnects)";
+    out << "\n";
     for (const Disconnect& disconnect : seat.disconnects) {
       out << "    left " << UtcTime(disconnect.left_unix_ms) << " (joined "
           << UtcTime(disconnect.joined_unix_ms) << "): " << OneLine(disconnect.reason) << "\n";
@@ -705,6 +712,8 @@ std::string AslprCsvHeader() {
   return "Tournament ID,Round,Round Date,Scenario,Player 1,P1AttDef,P1AlorAx,P1 Result,Player 2,"
          "P2AttDef,P2AlorAx,P2 Result,Date,game id";
 }
+
+bool HasAslprRow(const MatchAudit& audit) { return audit.ruleset.starts_with("asl "); }
 
 std::string AslprCsvRow(const MatchAudit& audit, const AslprFields& fields) {
   std::vector<std::string> row = {

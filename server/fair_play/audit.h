@@ -91,7 +91,12 @@ struct Disconnect {
 struct SeatSessions {
   std::string seat;  // "side_a", "side_b", "director"
   uint64_t sessions = 0;
-  std::vector<Disconnect> disconnects;  // the sessions that ended, in the file's order
+  // Sessions that ended cleanly: the player closed the connection (a one-shot PBEM command does,
+  // every time) or the server shut down. Not disconnects.
+  uint64_t closed = 0;
+  // The sessions that ended otherwise (connection lost, idle timeout, closed by the server for
+  // cause), in the file's order.
+  std::vector<Disconnect> disconnects;
 };
 
 // One event of the replay timeline.
@@ -148,5 +153,8 @@ std::string AslprCsvHeader();
 // Player 1 is side A. Date: the UTC date (YYYY-MM-DD) of the match's first event; game id: the
 // match id.
 std::string AslprCsvRow(const MatchAudit& audit, const AslprFields& fields);
+// Whether the audited match has a row in the ASL Player Ratings CSV: asl matches only (a coc or
+// vv match is not an ASL game).
+bool HasAslprRow(const MatchAudit& audit);
 
 }  // namespace melee::server

@@ -10,6 +10,7 @@
 
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
+#include "server/match_file.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -378,7 +379,7 @@ void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
 template <class Stream>
 void WebSocketSession<Stream>::Shutdown() {
   asio::dispatch(ws_.get_executor(), [self = this->shared_from_this()] {
-    self->Close(websocket::close_code::going_away, "server shutting down");
+    self->Close(websocket::close_code::going_away, std::string(kServerShuttingDown));
   });
 }
 
@@ -386,7 +387,7 @@ template <class Stream>
 void WebSocketSession<Stream>::Close(websocket::close_code code, std::string reason) {
   if (closing_ || !accepted_) return;
   closing_ = true;
-  end_reason_ = "closed by the server: " + reason;
+  end_reason_ = std::string(kClosedByServer) + reason;
   ws_.next_layer().Cork(false);
   ws_.async_close(websocket::close_reason(code, reason),
                   [self = this->shared_from_this()](error_code ec) {
@@ -397,7 +398,7 @@ void WebSocketSession<Stream>::Close(websocket::close_code code, std::string rea
 template <class Stream>
 void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
   if (end_reason_.empty()) {
-    end_reason_ = ec == websocket::error::closed ? "closed by the client"
+    end_reason_ = ec == websocket::error::closed ? std::string(kClosedByClient)
                   : ec == asio::error::eof       ? "closed by the client (without a close frame)"
                   : ec == beast::error::timeout  ? "idle timeout"
                                                  : "connection lost (" + ec.message() + ")";

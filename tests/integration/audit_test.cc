@@ -385,8 +385,8 @@ TEST_F(AuditTest, SessionsCountConnectionsAndDisconnects) {
   EXPECT_EQ(audit.sessions[0].disconnects[0].left_unix_ms, kStartMs + 60'000);
   EXPECT_EQ(audit.sessions[0].disconnects[0].reason, "idle timeout");
   EXPECT_EQ(audit.sessions[1].sessions, 1u);
-  ASSERT_EQ(audit.sessions[1].disconnects.size(), 1u);
-  EXPECT_EQ(audit.sessions[1].disconnects[0].reason, "closed by the client");
+  EXPECT_TRUE(audit.sessions[1].disconnects.empty()) << "the player closed it: not a disconnect";
+  EXPECT_EQ(audit.sessions[1].closed, 1u);
   EXPECT_EQ(audit.sessions[2].seat, "director");
   EXPECT_EQ(audit.sessions[2].sessions, 1u);
   EXPECT_TRUE(audit.sessions[2].disconnects.empty());
@@ -394,7 +394,19 @@ TEST_F(AuditTest, SessionsCountConnectionsAndDisconnects) {
   EXPECT_THAT(text, HasSubstr("  side_a: 2 sessions, 1 disconnect\n    left 2026-09-21 "
                               "14:14:20.000Z (joined 2026-09-21 14:13:20.000Z): idle timeout\n"));
   EXPECT_THAT(text, HasSubstr("  director: 1 session, 0 disconnects\n"));
+  EXPECT_THAT(text, HasSubstr("  side_b: 1 session, 0 disconnects (1 closed cleanly: not "
+                              "disconnects)\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("not a seat")));
+}
+
+TEST(AuditCsvTest, OnlyAslMatchesHaveAnAslPlayerRatingsRow) {
+  server::MatchAudit audit;
+  audit.ruleset = "asl a11-2";
+  EXPECT_TRUE(server::HasAslprRow(audit));
+  audit.ruleset = "vv vv15-2";
+  EXPECT_FALSE(server::HasAslprRow(audit));
+  audit.ruleset = "coc coc17-1";
+  EXPECT_FALSE(server::HasAslprRow(audit));
 }
 
 TEST_F(AuditTest, TheCsvRowQuotesFieldsAndTakesTheAttackerFromTheLog) {

@@ -473,6 +473,26 @@ TEST(MeleeCli, WatchFollowsAMatchUntilTheCloseCombatEnds) {
   EXPECT_TRUE(Contains(watch.output(), "the close combat is over")) << watch.output();
 }
 
+// A match played by email: each one-shot command opens a session and closes it cleanly, so the
+// director's audit counts sessions, not disconnects (4 each, none "left").
+TEST(MeleeCli, OneShotCommandsAreSessionsNotDisconnects) {
+  testing::ScriptedFaces faces(4);
+  faces.Push({3, 4});
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  ASSERT_EQ(Melee(dir.path(), "match create --out m").code, 0);
+  ASSERT_NO_FATAL_FAILURE(PlayOneCloseCombat(dir.path()));
+  ASSERT_EQ(Melee(dir.path(), "export --seat m/director.seat --out d.json").code, 0);
+  const CliRun audit = Melee(dir.path(), "audit d.json");
+  EXPECT_TRUE(Contains(audit.output, "side_a: 4 sessions, 0 disconnects (4 closed cleanly: not "
+                                     "disconnects)"))
+      << audit.output;
+  EXPECT_TRUE(Contains(audit.output, "side_b: 4 sessions, 0 disconnects")) << audit.output;
+  EXPECT_FALSE(Contains(audit.output, "\n    left ")) << audit.output;
+}
 
 // The CLI over wss://: trusting the server's certificate with --ca-file, and refusing a server
 // whose certificate it cannot check (exit 3, the reason named).
