@@ -44,6 +44,11 @@ struct ServerConfig {
   // TLS: when both are set every connection is TLS (https://, wss://); PEM files.
   std::filesystem::path tls_certificate;  // the certificate chain
   std::filesystem::path tls_private_key;
+  // Webhook notices (docs/notifications.md): whether this server delivers them (false: they
+  // wait in the outbox), and the backoff of retries, doubled from the first up to the cap.
+  bool deliver_webhooks = true;
+  int64_t webhook_first_retry_ms = 1000;
+  int64_t webhook_max_retry_ms = 300000;
 };
 
 }  // namespace melee::server

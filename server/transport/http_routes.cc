@@ -15,6 +15,7 @@
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
 #include "server/match_file.h"
+#include "server/transport/notification_routes.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -330,6 +331,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     const std::string match_id =
         path.substr(kMatches.size(), path.size() - kMatches.size() - kExport.size());
     return ExportMatch(request, match_id, context, std::move(respond));
+  }
+  if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return respond(HandleNotifications(request, *match_id, context));
   }
   respond(HandleSimpleRequest(request, context));
 }
