@@ -81,7 +81,7 @@ struct AppendBatch {
   std::vector<int64_t> recorded_each;
   // Notices the events cause (docs/notifications.md), written in the same transaction; a store
   // without an outbox (notifications() is null) ignores them.
-  std::vector<OutboxNotice> notices;
+  std::vector<OutboxNotice> notices = {};
 };
 
 // Where an appended batch landed.

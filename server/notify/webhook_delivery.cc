@@ -81,6 +81,7 @@ void WebhookDelivery::Loop() {
     auto due = store_.DueNotices(NowUnixMs(), options_.batch);
     if (!due) spdlog::warn("webhooks: {}", due.error().message);
     bool full = false;
+    next_retry_unix_ms_ = 0;
     if (due) {
       full = due->size() == options_.batch;
       for (const persistence::OutboxNotice& notice : *due) {
@@ -93,8 +94,13 @@ void WebhookDelivery::Loop() {
     }
     UpdateGauges();
     if (full) continue;  // more are due
+    // Until the next poll, or sooner when a retry of this round falls due before it.
+    int64_t wait_ms = options_.poll_ms;
+    if (next_retry_unix_ms_ != 0) {
+      wait_ms = std::clamp<int64_t>(next_retry_unix_ms_ - NowUnixMs(), 0, wait_ms);
+    }
     std::unique_lock lock(mutex_);
-    wake_cv_.wait_for(lock, std::chrono::milliseconds(options_.poll_ms),
+    wake_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms),
                       [this] { return woken_ || stopping_; });
   }
 }
@@ -124,8 +130,9 @@ void WebhookDelivery::Deliver(const persistence::OutboxNotice& notice) {
   wait = std::min(wait, options_.max_retry_ms);
   spdlog::info("webhooks: notice {} of match {} for {}: attempt {} failed ({}); next in {} ms",
                notice.delivery_id, notice.match_id, notice.seat, attempts, failure, wait);
-  if (auto noted = store_.NoticeFailed(notice.delivery_id, attempts, NowUnixMs() + wait, failure);
-      !noted) {
+  const int64_t next = NowUnixMs() + wait;
+  if (next_retry_unix_ms_ == 0 || next < next_retry_unix_ms_) next_retry_unix_ms_ = next;
+  if (auto noted = store_.NoticeFailed(notice.delivery_id, attempts, next, failure); !noted) {
     spdlog::warn("webhooks: {}", noted.error().message);
   }
 }

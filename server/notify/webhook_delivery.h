@@ -66,6 +66,7 @@ class WebhookDelivery {
   std::condition_variable wake_cv_;
   bool woken_ = false;     // guarded by mutex_
   bool stopping_ = false;  // guarded by mutex_
+  int64_t next_retry_unix_ms_ = 0;  // delivery thread only: the earliest retry of this round
   std::thread thread_;
 };
 

@@ -180,12 +180,9 @@ std::vector<persistence::OutboxNotice> Webhooks::Outbox(const MatchNotices& noti
 }
 
 void Webhooks::Committed() {
-  std::function<void()> wake;
-  {
-    std::shared_lock lock(mutex_);
-    wake = wake_;
-  }
-  if (wake) wake();
+  // Under the lock: once OnCommitted(nullptr) returns, no wake-up is still running.
+  std::shared_lock lock(mutex_);
+  if (wake_) wake_();
 }
 
 }  // namespace melee::server::notify

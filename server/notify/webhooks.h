@@ -48,7 +48,8 @@ class Webhooks final : public NoticeSink {
   std::optional<persistence::Webhook> Find(const std::string& match_id,
                                            const std::string& seat) const;
 
-  // Sets what runs when new notices are durable (the delivery's wake-up).
+  // Sets what runs when new notices are durable (the delivery's wake-up); once it returns, the
+  // previous one no longer runs. `wake` must not call back into this.
   void OnCommitted(std::function<void()> wake);
 
   bool Wants(std::string_view match_id, engine::Seat seat) const override;
