@@ -27,6 +27,7 @@ class WebhookReceiver {
     std::string signature;  // X-Melee-Signature
     std::string content_type;
     std::string body;
+    std::chrono::steady_clock::time_point arrived;
   };
 
   // Listens on `port` (0: a free one).
@@ -98,7 +99,7 @@ class WebhookReceiver {
                                       std::string(request["X-Melee-Delivery"]),
                                       std::string(request["X-Melee-Signature"]),
                                       std::string(request[http::field::content_type]),
-                                      request.body()});
+                                      request.body(), std::chrono::steady_clock::now()});
         }
       }
       cv_.notify_all();
