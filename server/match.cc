@@ -846,10 +846,10 @@ Situation Match::SituationOf(bool started, const AnyState& state, const SetupSta
       const size_t i = SeatIndex(seat);
       const bool entered = setup.parts[i] != nullptr;
       if (entered && setup.confirmed[i]) continue;
+      const char* owed = entered ? ": confirm the set-up" : ": enter its units";
       situation.seats[i] = {.step = entered ? "setup/confirm" : "setup/enter",
                             .awaited = "set-up",
-                            .waiting_for = std::string(engine::Name(seat)) +
-                                           (entered ? ": confirm the set-up" : ": enter its units")};
+                            .waiting_for = std::string(engine::Name(seat)) + owed};
     }
     return situation;
   }

@@ -85,7 +85,9 @@ std::string NoticeBody(const std::string& delivery_id, const MatchNotices& notic
                      ",\"awaited\":" + Quoted(notice.awaited) +
                      ",\"waiting_for\":" + Quoted(notice.waiting_for) +
                      ",\"deadline_unix_ms\":" + std::to_string(notice.deadline_unix_ms);
-  if (notice.deadline_unix_ms != 0) body += ",\"deadline\":" + Quoted(Rfc3339(notice.deadline_unix_ms));
+  if (notice.deadline_unix_ms != 0) {
+    body += ",\"deadline\":" + Quoted(Rfc3339(notice.deadline_unix_ms));
+  }
   body += ",\"last_seq\":" + std::to_string(notices.last_seq) +
           ",\"recorded_unix_ms\":" + std::to_string(notices.recorded_unix_ms) +
           ",\"text\":" + Quoted(Sentence(notices, notice)) + "}";

@@ -249,7 +249,8 @@ TEST_F(NotificationsTest, ADefaultTakenAtADeadlineIsNoticed) {
   clock_->Advance(std::chrono::milliseconds(121'000));
   const std::vector<WebhookReceiver::Request> requests = receiver.WaitFor(2);
   ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(CheckSigned(requests, secret), (std::vector<std::string>{"your_turn", "default_taken"}));
+  EXPECT_EQ(CheckSigned(requests, secret),
+            (std::vector<std::string>{"your_turn", "default_taken"}));
   EXPECT_NE(Field(Json(requests[0].body), "deadline_unix_ms"), "0");
 }
 
