@@ -20,7 +20,11 @@
 #include <tl/expected.hpp>
 #include <vector>
 
+#include "persistence/outbox_notice.h"
+
 namespace melee::persistence {
+
+class NotificationStore;  // persistence/notification_store.h
 
 // A SHA-256 digest.
 using Hash = std::array<unsigned char, 32>;
@@ -75,6 +79,9 @@ struct AppendBatch {
   int64_t recorded_unix_ms = 0;       // the caller's (injected) clock
   // When not empty, one time per payload instead (an imported log keeps its own times).
   std::vector<int64_t> recorded_each;
+  // Notices the events cause (docs/notifications.md), written in the same transaction; a store
+  // without an outbox (notifications() is null) ignores them.
+  std::vector<OutboxNotice> notices = {};
 };
 
 // Where an appended batch landed.
@@ -173,6 +180,10 @@ class EventStore {
   // failed can tell it works again when nothing else writes (a server that load balancers left
   // alone); clears WriteHealth::failing on success. Returns the write's error otherwise.
   virtual StoreResult<void> ProbeWrite() { return {}; }
+
+  // Returns the store's webhooks and outbox, or null when it keeps none (notices then go
+  // nowhere). Lives as long as the store.
+  virtual NotificationStore* notifications() { return nullptr; }
 };
 
 // Folds events (from an optional starting state) into a state's bytes. The engine's fold,

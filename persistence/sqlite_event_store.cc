@@ -10,65 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "persistence/sqlite_statement.h"
+
 namespace melee::persistence {
 namespace {
 
-// SQLITE_STATIC without its C-style cast: the bound data outlives the statement's step.
-const sqlite3_destructor_type kStatic = nullptr;
-
-// Owns one prepared statement.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) {
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr);
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  bool ok() const { return rc_ == SQLITE_OK; }
-  int rc() const { return rc_; }
-  sqlite3_stmt* get() { return statement_; }
-
-  void Bind(int index, std::string_view text) {
-    sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()), kStatic);
-  }
-  void BindBlob(int index, std::string_view bytes) {
-    sqlite3_bind_blob(statement_, index, bytes.data(), static_cast<int>(bytes.size()), kStatic);
-  }
-  void BindBlob(int index, const Hash& hash) {
-    sqlite3_bind_blob(statement_, index, hash.data(), static_cast<int>(hash.size()), kStatic);
-  }
-  void Bind(int index, int64_t value) { sqlite3_bind_int64(statement_, index, value); }
-
-  // Steps once; SQLITE_ROW, SQLITE_DONE or an error code.
-  int Step() { return rc_ = sqlite3_step(statement_); }
-
-  std::string Text(int column) {
-    const auto* text = sqlite3_column_text(statement_, column);
-    return text ? std::string(reinterpret_cast<const char*>(text),
-                              static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)))
-                : std::string();
-  }
-  std::string Blob(int column) {
-    const void* data = sqlite3_column_blob(statement_, column);
-    const int size = sqlite3_column_bytes(statement_, column);
-    return data ? std::string(static_cast<const char*>(data), static_cast<std::size_t>(size))
-                : std::string();
-  }
-  // Reads a 32-byte hash column; false when the column has another length.
-  bool HashColumn(int column, Hash& out) {
-    const void* data = sqlite3_column_blob(statement_, column);
-    if (data == nullptr || sqlite3_column_bytes(statement_, column) != 32) return false;
-    std::memcpy(out.data(), data, out.size());
-    return true;
-  }
-  int64_t Int(int column) { return sqlite3_column_int64(statement_, column); }
-
- private:
-  sqlite3_stmt* statement_ = nullptr;
-  int rc_;
-};
+using sqlite::Statement;
 
 // Maps a SQLite result code to a StoreError a person running the server understands.
 StoreError SqliteError(sqlite3* db, int rc, const std::string& what) {
@@ -197,7 +144,25 @@ constexpr const char* kSchema =
     "  id INTEGER PRIMARY KEY,"
     "  match_id TEXT NOT NULL,"
     "  seq INTEGER NOT NULL,"
-    "  reason TEXT NOT NULL) STRICT;";
+    "  reason TEXT NOT NULL) STRICT;"
+    // Notifications (docs/notifications.md): kept beside the log, never in it.
+    "CREATE TABLE IF NOT EXISTS webhooks ("
+    "  match_id TEXT NOT NULL,"
+    "  seat TEXT NOT NULL,"
+    "  url TEXT NOT NULL,"
+    "  secret TEXT NOT NULL,"
+    "  PRIMARY KEY (match_id, seat)) STRICT;"
+    "CREATE TABLE IF NOT EXISTS outbox ("
+    "  id INTEGER PRIMARY KEY,"
+    "  delivery_id TEXT NOT NULL UNIQUE,"
+    "  match_id TEXT NOT NULL,"
+    "  seat TEXT NOT NULL,"
+    "  body TEXT NOT NULL,"
+    "  created_unix_ms INTEGER NOT NULL,"
+    "  attempts INTEGER NOT NULL DEFAULT 0,"
+    "  next_attempt_unix_ms INTEGER NOT NULL,"
+    "  last_error TEXT NOT NULL DEFAULT '') STRICT;"
+    "CREATE INDEX IF NOT EXISTS outbox_due ON outbox(next_attempt_unix_ms);";
 
 // Opens one connection with the store's pragmas.
 StoreResult<sqlite3*> OpenConnection(const std::string& path,
@@ -283,11 +248,14 @@ struct SqliteEventStore::WriterStatements {
         select_head(db,
                     "SELECT m.match_no, m.last_seq, m.head_id, m.head_hash, e.match_no, e.seq, "
                     "e.payload, e.prev_hash, e.hash FROM matches m LEFT JOIN events e "
-                    "ON e.id = m.head_id WHERE m.match_id = ?1") {}
+                    "ON e.id = m.head_id WHERE m.match_id = ?1"),
+        insert_notice(db,
+                      "INSERT INTO outbox(delivery_id, match_id, seat, body, created_unix_ms, "
+                      "next_attempt_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, 0)") {}
 
   bool ok() const {
     return savepoint.ok() && release.ok() && rollback_to.ok() && insert_match.ok() &&
-           insert_event.ok() && update_head.ok() && select_head.ok();
+           insert_event.ok() && update_head.ok() && select_head.ok() && insert_notice.ok();
   }
 
   Statement savepoint;
@@ -297,6 +265,7 @@ struct SqliteEventStore::WriterStatements {
   Statement insert_event;
   Statement update_head;
   Statement select_head;
+  Statement insert_notice;
 };
 
 namespace {
@@ -646,6 +615,18 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         update.Bind(6, static_cast<int64_t>(previous_seq));
         rc = update.Step();
         if (rc == SQLITE_DONE && sqlite3_changes(writer_) != 1) rc = SQLITE_CONSTRAINT;
+      }
+      // The notices these events cause: durable with them, or not at all.
+      for (std::size_t k = 0; k < batch.notices.size() && rc == SQLITE_DONE; ++k) {
+        const OutboxNotice& notice = batch.notices[k];
+        Statement& insert = sql.insert_notice;
+        sqlite3_reset(insert.get());
+        insert.Bind(1, notice.delivery_id);
+        insert.Bind(2, notice.match_id);
+        insert.Bind(3, notice.seat);
+        insert.Bind(4, notice.body);
+        insert.Bind(5, notice.created_unix_ms);
+        rc = insert.Step();
       }
       if (rc != SQLITE_DONE) {
         StoreError error = SqliteError(writer_, rc, "cannot append to match " + batch.match_id);

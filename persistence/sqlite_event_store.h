@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "persistence/event_store.h"
+#include "persistence/notification_store.h"
 
 struct sqlite3;
 
@@ -54,7 +55,7 @@ struct SqliteStoreOptions {
   std::string vfs;
 };
 
-class SqliteEventStore final : public EventStore {
+class SqliteEventStore final : public EventStore, public NotificationStore {
  public:
   using Options = SqliteStoreOptions;
 
@@ -98,6 +99,18 @@ class SqliteEventStore final : public EventStore {
   WriteHealth Writes() const override;
   // Counts the probe in `meta` (key `write_probes`), durably: one page through the WAL.
   StoreResult<void> ProbeWrite() override;
+
+  // Webhooks and the outbox (persistence/notification_store.h; sqlite_notifications.cc), on the
+  // reader connection like the other small writes.
+  NotificationStore* notifications() override { return this; }
+  StoreResult<void> SetWebhook(const Webhook& webhook) override;
+  StoreResult<void> RemoveWebhook(const std::string& match_id, const std::string& seat) override;
+  StoreResult<std::vector<Webhook>> Webhooks() override;
+  StoreResult<std::vector<OutboxNotice>> DueNotices(int64_t now_unix_ms, size_t limit) override;
+  StoreResult<void> NoticeDelivered(const std::string& delivery_id) override;
+  StoreResult<void> NoticeFailed(const std::string& delivery_id, uint32_t attempts,
+                                 int64_t next_attempt_unix_ms, const std::string& error) override;
+  StoreResult<OutboxStats> Outbox() override;
 
   // Returns the journal mode in force ("wal" for a file, "memory" for :memory:).
   StoreResult<std::string> JournalMode();

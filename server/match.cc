@@ -376,6 +376,10 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   if (plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) {
     SignHead(*plan, batch.payloads);
   }
+  if (services_.notices) {
+    batch.notices = NoticesOf(*plan, seq_ + batch.payloads.size(), batch.recorded_unix_ms);
+  }
+  const bool notices = !batch.notices.empty();
   appending_ = true;
   const int64_t recorded = batch.recorded_unix_ms;
   auto shared_plan = std::make_shared<Plan>(std::move(*plan));
@@ -385,12 +389,13 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   // holds every match while the server runs, so the reference holds then.)
   services_.store.Append(
       std::move(batch), [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan,
-                         recorded, reply = std::move(reply), command_id, append_started](
+                         recorded, reply = std::move(reply), command_id, append_started, notices](
                             persistence::StoreResult<persistence::Appended> appended) {
         std::lock_guard alive(lifeline->mutex);
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
         if (!self) return;
+        if (notices && appended) self->services_.notices->Committed();
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
@@ -839,6 +844,76 @@ void Match::SignHead(Plan& plan, std::vector<std::string>& payloads) const {
       services_.secrets->Sign(persistence::HeadMessage(identity_.id, seq, head)));
   payloads.push_back(proto::SerializeDeterministic(planned.stored));
   plan.entries.push_back(std::move(planned));
+}
+
+Situation Match::SituationOf(bool started, const AnyState& state, const SetupState& setup,
+                             const Plan* plan) const {
+  Situation situation;
+  if (!started) {
+    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+      const size_t i = SeatIndex(seat);
+      const bool entered = setup.parts[i] != nullptr;
+      if (entered && setup.confirmed[i]) continue;
+      const char* owed = entered ? ": confirm the set-up" : ": enter its units";
+      situation.seats[i] = {.step = entered ? "setup/confirm" : "setup/enter",
+                            .awaited = "set-up",
+                            .waiting_for = std::string(engine::Name(seat)) + owed};
+    }
+    return situation;
+  }
+  situation.ended = host_.Ended(state);
+  const Awaiting awaiting = host_.AwaitingOf(state);
+  const std::vector<std::string> words = host_.WaitingFor(state);
+  for (Seat seat : awaiting.seats) {
+    Situation::Seat& owed = situation.seats[SeatIndex(seat)];
+    owed.step = awaiting.step.empty() ? "step" : awaiting.step;
+    owed.awaited = awaiting.kind == Awaiting::Kind::kAnnouncement ? "announcement"
+                   : awaiting.kind == Awaiting::Kind::kChoice     ? "choice"
+                                                                  : "declaration";
+    for (const std::string& line : words) {
+      if (line.starts_with(engine::Name(seat))) owed.waiting_for = line;
+    }
+    if (owed.waiting_for.empty() && !words.empty()) owed.waiting_for = words.front();
+  }
+  // The deadline of the step: set by the plan's events, or kept from before for the same step.
+  if (awaiting.kind != Awaiting::Kind::kNothing) {
+    if (awaiting.step == deadline_step_) situation.deadline_unix_ms = deadline_unix_ms_;
+    if (plan != nullptr) {
+      for (const Planned& planned : plan->entries) {
+        if (planned.stored.has_ruleset_event() &&
+            planned.stored.ruleset_event().deadline_unix_ms() != 0) {
+          situation.deadline_unix_ms = planned.stored.ruleset_event().deadline_unix_ms();
+        }
+      }
+    }
+  }
+  return situation;
+}
+
+std::vector<persistence::OutboxNotice> Match::NoticesOf(const Plan& plan, uint64_t last_seq,
+                                                        int64_t recorded_unix_ms) const {
+  NoticeSink& sink = *services_.notices;
+  if (!sink.Wants(identity_.id, Seat::kSideA) && !sink.Wants(identity_.id, Seat::kSideB)) {
+    return {};
+  }
+  std::vector<Seat> defaulted;
+  for (const Planned& planned : plan.entries) {
+    if (!planned.stored.has_ruleset_event()) continue;
+    const storage::RulesetEvent& logged = planned.stored.ruleset_event();
+    if (logged.has_cause() && logged.cause().deadline_default()) {
+      if (const auto seat = SeatOfStored(logged.cause().seat())) defaulted.push_back(*seat);
+    }
+  }
+  MatchNotices notices{.match_id = identity_.id,
+                       .last_seq = last_seq,
+                       .recorded_unix_ms = recorded_unix_ms,
+                       .notices = NoticesBetween(
+                           SituationOf(started_, state_, setup_, nullptr),
+                           SituationOf(plan.started, plan.state, plan.setup, &plan),
+                           plan.command_id.empty() ? std::nullopt : std::optional(plan.seat),
+                           defaulted)};
+  if (notices.notices.empty()) return {};
+  return sink.Outbox(notices);
 }
 
 void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,

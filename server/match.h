@@ -33,6 +33,7 @@
 #include "persistence/fair_play.h"
 #include "server/clock.h"
 #include "server/net.h"
+#include "server/notices.h"
 #include "server/ruleset_host.h"
 
 namespace melee::server {
@@ -81,6 +82,8 @@ struct MatchServices {
   size_t recent_events = 48;
   // Set by the server; without one (tests of a lone Match) the io_context outlives every match.
   std::shared_ptr<Lifeline> lifeline = std::make_shared<Lifeline>();
+  // Where notices go (docs/notifications.md); null: nowhere.
+  std::shared_ptr<NoticeSink> notices = nullptr;
 };
 
 // The fixed facts of a match, from its first event.
@@ -207,6 +210,13 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<Plan> PlanRuleset(engine::Seat seat, const DecodedCommand& command,
                                    const std::string& command_id, Plan plan,
                                    bool deadline_default) const;
+  // Where the match stands for notices, in `state` and `setup` (`started`: a close combat is
+  // under way), with the deadline of its step as `plan` would leave it.
+  Situation SituationOf(bool started, const engine::AnyState& state, const SetupState& setup,
+                        const Plan* plan) const;
+  // The outbox rows of the notices `plan` causes (its last event is `last_seq`).
+  std::vector<persistence::OutboxNotice> NoticesOf(const Plan& plan, uint64_t last_seq,
+                                                   int64_t recorded_unix_ms) const;
   // Applies a durable plan (its last event hashed `head`): state, history, answers.
   void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
               const persistence::Hash& head);

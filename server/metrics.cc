@@ -75,6 +75,23 @@ Metrics::Metrics()
                                .Help("Event store append to durable commit")
                                .Register(*registry_)
                                .Add({}, LatencyBuckets())),
+      webhooks_pending(prometheus::BuildGauge()
+                           .Name("melee_webhooks_pending")
+                           .Help("Webhook notices in the outbox, not delivered yet")
+                           .Register(*registry_)
+                           .Add({})),
+      webhooks_oldest_pending_seconds(
+          prometheus::BuildGauge()
+              .Name("melee_webhooks_oldest_pending_seconds")
+              .Help("Age of the oldest webhook notice not delivered yet (0: none)")
+              .Register(*registry_)
+              .Add({})),
+      webhooks_delivered(CounterFamily(*registry_, "melee_webhooks_delivered_total",
+                                       "Webhook notices delivered (answered 2xx)")
+                             .Add({})),
+      webhook_attempts_failed(CounterFamily(*registry_, "melee_webhook_attempts_failed_total",
+                                            "Webhook delivery attempts that failed (retried)")
+                                  .Add({})),
       errors_(CounterFamily(*registry_, "melee_errors_total",
                             "Frames and commands refused, by error code")),
       commands_(CounterFamily(*registry_, "melee_commands_total",

@@ -50,6 +50,11 @@ class Metrics {
   prometheus::Counter& store_failed_appends;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;
+  // Webhook notices (docs/notifications.md).
+  prometheus::Gauge& webhooks_pending;
+  prometheus::Gauge& webhooks_oldest_pending_seconds;
+  prometheus::Counter& webhooks_delivered;
+  prometheus::Counter& webhook_attempts_failed;
 
  private:
   prometheus::Family<prometheus::Counter>& errors_;

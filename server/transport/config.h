@@ -46,6 +46,11 @@ struct ServerConfig {
   std::filesystem::path tls_private_key;
   // The web client's files, served at / (static_files.h); empty: no web client, / is a 404.
   std::filesystem::path web_root;
+  // Webhook notices (docs/notifications.md): whether this server delivers them (false: they
+  // wait in the outbox), and the backoff of retries, doubled from the first up to the cap.
+  bool deliver_webhooks = true;
+  int64_t webhook_first_retry_ms = 1000;
+  int64_t webhook_max_retry_ms = 300000;
 };
 
 }  // namespace melee::server

@@ -8,6 +8,7 @@
 #include "persistence/fair_play.h"
 #include "server/matches.h"
 #include "server/metrics.h"
+#include "server/notify/webhooks.h"
 #include "server/transport/config.h"
 #include "server/transport/connections.h"
 #include "server/transport/dispatcher.h"
@@ -24,6 +25,7 @@ struct ServerContext {
   Matches& matches;
   const persistence::ServerSecrets& secrets;
   AddressRateLimiter& match_creations;  // per client address
+  notify::Webhooks& webhooks;           // the seats' webhooks (docs/notifications.md)
 };
 
 }  // namespace melee::server

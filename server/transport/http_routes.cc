@@ -16,6 +16,7 @@
 #include "proto/codec/json.h"
 #include "server/match_file.h"
 #include "server/transport/inbox_route.h"
+#include "server/transport/notification_routes.h"
 #include "server/transport/static_files.h"
 #include "server/version.h"
 
@@ -349,6 +350,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     const std::string match_id =
         path.substr(kMatches.size(), path.size() - kMatches.size() - kExport.size());
     return ExportMatch(request, match_id, context, std::move(respond));
+  }
+  if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return respond(HandleNotifications(request, *match_id, context));
   }
   if ((request.method() == http::verb::get || request.method() == http::verb::head) &&
       IsWebClientPath(path)) {

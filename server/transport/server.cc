@@ -37,10 +37,11 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       registry_(std::move(registry)),
       clock_(OrSystemClock(std::move(hooks.clock))),
       secrets_(LoadSecrets(config_.data_dir)),
+      webhooks_(std::make_shared<notify::Webhooks>(store_->notifications())),
       match_creations_(config_.match_creations_per_minute, config_.match_creation_burst),
       connections_(config_.max_connections, config_.max_connections_per_address),
       context_{config_,  metrics_, connections_, dispatcher_, *store_,
-               matches_, *secrets_,  match_creations_},
+               matches_, *secrets_,  match_creations_, *webhooks_},
       ioc_(config_.threads),
       matches_(ioc_.get_executor(),
                MatchServices{.store = *store_,
@@ -52,7 +53,8 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                              .secrets = secrets_,
                              .dice_source = std::move(hooks.dice),
                              .recent_events = hooks.recent_events,
-                             .lifeline = lifeline_},
+                             .lifeline = lifeline_,
+                             .notices = webhooks_},
                registry_, &CheckImport),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       acceptor_(asio::make_strand(ioc_)),
@@ -61,6 +63,9 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       deadline_timer_(asio::make_strand(ioc_)) {}
 
 Server::~Server() {
+  // No notice is woken for after this; what is left waits in the outbox for the next start.
+  webhooks_->OnCommitted(nullptr);
+  if (delivery_) delivery_->Stop();
   // Before any member goes: store callbacks still to come leave the matches alone (Lifeline).
   std::lock_guard lock(lifeline_->mutex);
   lifeline_->alive = false;
@@ -87,6 +92,18 @@ tl::expected<uint16_t, std::string> Server::Start() {
       return tl::unexpected("cannot read the TLS private key " + config_.tls_private_key.string() +
                             ": " + tls_error.message());
     }
+  }
+  if (auto loaded = webhooks_->Load(); !loaded) {
+    return tl::unexpected("cannot read the webhooks: " + loaded.error().message);
+  }
+  if (persistence::NotificationStore* outbox = store_->notifications();
+      outbox != nullptr && config_.deliver_webhooks) {
+    delivery_ = std::make_unique<notify::WebhookDelivery>(
+        *outbox, *webhooks_, metrics_,
+        notify::DeliveryOptions{.first_retry_ms = config_.webhook_first_retry_ms,
+                                .max_retry_ms = config_.webhook_max_retry_ms});
+    webhooks_->OnCommitted([delivery = delivery_.get()] { delivery->Wake(); });
+    delivery_->Start();
   }
   matches_.RecoverAll();
   ScheduleDeadlineSweep();

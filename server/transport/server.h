@@ -21,6 +21,8 @@
 #include "server/matches.h"
 #include "server/metrics.h"
 #include "server/net.h"
+#include "server/notify/webhook_delivery.h"
+#include "server/notify/webhooks.h"
 #include "server/transport/config.h"
 #include "server/transport/connections.h"
 #include "server/transport/context.h"
@@ -82,6 +84,9 @@ class Server {
   std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
   std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
   Metrics metrics_;
+  // Notifications (docs/notifications.md): the seats' webhooks, and their delivery thread.
+  std::shared_ptr<notify::Webhooks> webhooks_;
+  std::unique_ptr<notify::WebhookDelivery> delivery_;
   AddressRateLimiter match_creations_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below

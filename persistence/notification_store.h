@@ -1,0 +1,60 @@
+#pragma once
+
+// What the store keeps for notifications (docs/notifications.md), beside the event log and never
+// in it: each seat's webhook (URL and signing secret), and the outbox of notices not delivered
+// yet. A notice enters the outbox in the same transaction as the events that cause it
+// (AppendBatch::notices), so a notice is never lost once its events are durable; it leaves the
+// outbox when its receiver answered 2xx (at-least-once: a crash between the answer and the
+// delete sends it again, with the same delivery id).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "persistence/event_store.h"
+#include "persistence/outbox_notice.h"
+
+namespace melee::persistence {
+
+// A seat's webhook. `seat` is "side_a" or "side_b".
+struct Webhook {
+  std::string match_id;
+  std::string seat;
+  std::string url;
+  std::string secret;  // the HMAC-SHA256 key, as handed to the seat once
+};
+
+// How many notices wait, and since when.
+struct OutboxStats {
+  uint64_t pending = 0;
+  int64_t oldest_created_unix_ms = 0;  // 0 when none
+};
+
+// Thread-safe: every method may be called from any thread.
+class NotificationStore {
+ public:
+  virtual ~NotificationStore() = default;
+
+  // Registers or replaces the webhook of (match_id, seat) durably.
+  virtual StoreResult<void> SetWebhook(const Webhook& webhook) = 0;
+  // Removes the webhook of (match_id, seat) and the notices still waiting for it.
+  virtual StoreResult<void> RemoveWebhook(const std::string& match_id,
+                                          const std::string& seat) = 0;
+  // Returns every registered webhook.
+  virtual StoreResult<std::vector<Webhook>> Webhooks() = 0;
+
+  // Returns up to `limit` notices whose next attempt is due at `now_unix_ms`, oldest first.
+  virtual StoreResult<std::vector<OutboxNotice>> DueNotices(int64_t now_unix_ms,
+                                                            size_t limit) = 0;
+  // Removes a delivered notice.
+  virtual StoreResult<void> NoticeDelivered(const std::string& delivery_id) = 0;
+  // Records a failed attempt: the count of attempts, when to try next, and why it failed.
+  virtual StoreResult<void> NoticeFailed(const std::string& delivery_id, uint32_t attempts,
+                                         int64_t next_attempt_unix_ms,
+                                         const std::string& error) = 0;
+  // Returns the outbox's size and its oldest notice's time.
+  virtual StoreResult<OutboxStats> Outbox() = 0;
+};
+
+}  // namespace melee::persistence
