@@ -82,6 +82,7 @@ export class AslPlay {
     this.sealed = { SEAT_SIDE_A: null, SEAT_SIDE_B: null };  // receipts shown
     this.myReceipt = null;
     this.revealed = null;             // the reveal in words, once both declarations are open
+    this.over = false;                // the close combat ended: the next set-up starts afresh
     this.countdown = null;
     this.#wire();
   }
@@ -223,14 +224,23 @@ export class AslPlay {
       group.dataset.side = seat;
       const row = make('div', { className: 'counters' });
       const here = [...this.units.values()].filter((e) => e.unit.owner === seat);
+      // A SMC stacked on an MMC (A11.14) is drawn on top of it, offset, as a stack.
+      const stacks = new Map();
       for (const entry of here) {
-        const fate = fateWord(entry.presence);
-        const button = counterButton(entry.unit, { hidden: entry.hidden, fate });
-        if (this.pick.attackers.includes(entry.unit.id) || this.pick.targets.includes(entry.unit.id)) {
-          button.setAttribute('aria-pressed', 'true');
+        const base = entry.unit.stacked_on && here.some((o) => o.unit.id === entry.unit.stacked_on)
+          ? entry.unit.stacked_on : entry.unit.id;
+        if (!stacks.has(base)) stacks.set(base, []);
+        stacks.get(base)[base === entry.unit.id ? 'unshift' : 'push'](entry);
+      }
+      for (const stack of stacks.values()) {
+        const box = make('div', { className: stack.length > 1 ? 'stack' : 'single' });
+        for (const entry of stack) {
+          const fate = fateWord(entry.presence);
+          const button = counterButton(entry.unit, { hidden: entry.hidden, fate });
+          if (!$('declare-panel').hidden) button.dataset.pickable = fate ? 'false' : 'true';
+          box.append(button);
         }
-        if (!$('declare-panel').hidden) button.dataset.pickable = fate ? 'false' : 'true';
-        row.append(button);
+        row.append(box);
       }
       if (!here.length) row.append(make('p', { className: 'hint' }, 'No units entered yet.'));
       group.append(h, row);
@@ -256,10 +266,18 @@ export class AslPlay {
     const seat = Boolean(this.me);
     const stage = this.view.stage;
     $('setup-panel').hidden = !seat || !(stage === 'STAGE_SETUP' || stage === 'STAGE_ENDED');
+    if (stage !== this.stage) {
+      // A new stage: what the set-up form said last is no longer news.
+      $('setup-status').textContent = '';
+      $('setup-heading').textContent = stage === 'STAGE_ENDED'
+        ? 'Units for the next close combat' : 'Your units';
+      this.stage = stage;
+    }
     if (!$('setup-panel').hidden) {
       const status = this.me === 'SEAT_SIDE_A' ? this.view.side_a : this.view.side_b;
-      $('confirm-setup').disabled = !status?.submitted || Boolean(status?.confirmed);
-      $('confirm-setup').textContent = status?.confirmed ? 'Set-up confirmed' : 'Confirm the set-up';
+      const done = stage === 'STAGE_SETUP' && Boolean(status?.confirmed);
+      $('confirm-setup').disabled = stage !== 'STAGE_SETUP' || !status?.submitted || done;
+      $('confirm-setup').textContent = done ? 'Set-up confirmed' : 'Confirm the set-up';
     }
     const announcing = seat && step.startsWith('announce');
     if (announcing && $('announce-panel').hidden) this.#buildAnnounce();
@@ -415,7 +433,7 @@ export class AslPlay {
     list.replaceChildren();
     this.draft.forEach((a, i) => {
       const li = make('li');
-      li.append(make('span', {}, `${a.attackers.map(name).join(' + ')} attack ${a.targets.map(name).join(' + ')}`));
+      li.append(make('span', {}, `Attack ${i + 1}: ${a.attackers.map(name).join(' + ')} attack ${a.targets.map(name).join(' + ')}`));
       const remove = make('button', { type: 'button', className: 'secondary small',
         'aria-label': `Remove attack ${i + 1}` }, 'Remove');
       remove.addEventListener('click', () => {
@@ -492,9 +510,13 @@ export class AslPlay {
       this.sealed[e.declaration_sealed.seat] = e.declaration_sealed.receipt;
       this.#renderSeals();
     }
-    if (e.setup_confirmed || e.match_opened) {
-      // A new close combat: forget the last one's declarations.
-      if (e.setup_confirmed) this.revealed = null;
+    if (this.over && (e.setup_submitted || e.setup_confirmed)) {
+      // The next close combat: forget the last one's declarations.
+      this.over = false;
+      this.sealed = { SEAT_SIDE_A: null, SEAT_SIDE_B: null };
+      this.myReceipt = null;
+      this.revealed = null;
+      this.#renderSeals();
     }
     if (e.declarations_revealed) {
       const r = e.declarations_revealed;
@@ -505,13 +527,9 @@ export class AslPlay {
           : 'no attack';
       };
       this.revealed = `Both declarations revealed — side A: ${words(r.side_a)}; side B: ${words(r.side_b)}.`;
-      this.myReceipt = this.myReceipt && { ...this.myReceipt };
       this.#renderSeals();
     }
-    if (e.match_ended) {
-      this.sealed = { SEAT_SIDE_A: null, SEAT_SIDE_B: null };
-      this.myReceipt = null;
-    }
+    if (e.match_ended) this.over = true;
     if (e.choice_requested && e.choice_requested.seat === this.me) {
       this.choices.set(e.choice_requested.choice_id, e.choice_requested);
     }
