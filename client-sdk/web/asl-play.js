@@ -83,6 +83,8 @@ export class AslPlay {
     this.myReceipt = null;
     this.revealed = null;             // the reveal in words, once both declarations are open
     this.over = false;                // the close combat ended: the next set-up starts afresh
+    this.roundStart = 0;              // the seq of this CCPh's set-up event
+    this.revealCards = [];            // [{seq, card}] of every reveal shown
     this.countdown = null;
     this.#wire();
   }
@@ -201,6 +203,7 @@ export class AslPlay {
     }
     $('next').textContent = text;
     $('next').dataset.mine = step ? 'true' : 'false';
+    $('next').dataset.stage = view.stage || '';
   }
 
   #renderBoard(location, attacker, setupStage) {
@@ -459,8 +462,12 @@ export class AslPlay {
     $('seal').disabled = true;
     this.#say('');
     try {
+      const sealedAfter = this.client.lastSeq;
       const { receipt, problem } = await this.client.seal({ attacks });
-      this.myReceipt = { receipt, problem, attacks: this.draft.slice() };
+      // The ack comes after the events the seal caused (the reveal, the rolls, perhaps the next
+      // CCPh's set-up): the receipt belongs to the round that was under way when it was sent.
+      this.myReceipt = { receipt, problem, sealedAfter };
+      this.#noteReceipt();
       this.#renderSeals();
     } catch (error) {
       this.#say(`Refused — ${error.message}`);
@@ -469,10 +476,23 @@ export class AslPlay {
     }
   }
 
+  // Notes on the reveal's card that this seat's receipt was checked, once both are there.
+  #noteReceipt() {
+    const mine = this.myReceipt;
+    if (!mine || mine.noted) return;
+    const reveal = this.revealCards.find((r) => r.seq > mine.sealedAfter);
+    if (!reveal) return;
+    mine.noted = true;
+    reveal.card.append(make('p', { className: mine.problem ? 'problem' : 'facts receipt' },
+      mine.problem ? `WARNING — your receipt ${mine.problem}`
+        : 'Your seal’s receipt was verified in your browser; the fair-play check below opens ' +
+          'both seals against the commitments shown before the reveal.'));
+  }
+
   #renderSeals() {
     const lines = [];
     const short = (b64) => (b64 ? `${b64.slice(0, 16)}…` : '');
-    if (this.myReceipt) {
+    if (this.myReceipt && this.myReceipt.sealedAfter >= this.roundStart) {
       const { receipt, problem } = this.myReceipt;
       lines.push(['mine', problem
         ? `WARNING — your receipt ${problem}`
@@ -510,11 +530,10 @@ export class AslPlay {
       this.sealed[e.declaration_sealed.seat] = e.declaration_sealed.receipt;
       this.#renderSeals();
     }
-    if (this.over && (e.setup_submitted || e.setup_confirmed)) {
+    if (this.over && (e.setup_submitted || e.setup_confirmed || e.asl?.kind === 'EVENT_KIND_SET_UP')) {
       // The next close combat: forget the last one's declarations.
       this.over = false;
       this.sealed = { SEAT_SIDE_A: null, SEAT_SIDE_B: null };
-      this.myReceipt = null;
       this.revealed = null;
       this.#renderSeals();
     }
@@ -541,8 +560,20 @@ export class AslPlay {
     const dice = asl?.dice || [];
     const attack = asl?.attack;
     const ended = e.match_ended;
+    if (asl?.kind === 'EVENT_KIND_SET_UP') {
+      this.roundStart = Number(e.seq);
+      // A close combat (or its next Melee round) starts: a divider in the list of rolls.
+      const sit = asl.situation || {};
+      const card = make('li', { className: 'roll divider' });
+      const where = sit.location?.name || 'the Location';
+      card.append(make('h3', {}, sit.location?.melee
+        ? `#${e.seq} A new Close Combat Phase: the Melee in ${where} goes on (A11.15)`
+        : `#${e.seq} Close combat in ${where} starts`));
+      card.append(make('p', { className: 'facts' }, `ATTACKER: ${kSideNames[sit.attacker] || '?'}.`));
+      $('rolls').append(card);
+      return;
+    }
     if (!dice.length && !attack && !ended && !e.declarations_revealed && !asl?.effects?.length) return;
-    if (asl?.kind === 'EVENT_KIND_SET_UP') return;
     const card = make('li', { className: 'roll' });
     card.dataset.seq = e.seq;
     let title;
@@ -551,7 +582,8 @@ export class AslPlay {
       title = `${side.replace('s', 'S')}: ${(attack.attackers || []).join(' + ')} attack` +
         `${attack.capture ? ' to capture' : ''} ${(attack.targets || []).join(' + ')}`;
     } else if (ended) {
-      title = 'Close combat over';
+      title = asl?.melee ? 'End of this Close Combat Phase: Melee (A11.15)'
+        : 'End of this Close Combat Phase: the close combat is over';
     } else if (e.declarations_revealed) {
       title = 'Declarations revealed';
     } else {
@@ -610,7 +642,11 @@ export class AslPlay {
       }
     }
     if (ended) card.append(make('p', { className: 'result' }, ended.summary));
-    else if (e.declarations_revealed) card.append(make('p', {}, this.revealed || ''));
+    else if (e.declarations_revealed) {
+      card.append(make('p', {}, this.revealed || ''));
+      this.revealCards.push({ seq: Number(e.seq), card });
+      this.#noteReceipt();
+    }
     if (asl?.text && (attack || dice.length || asl.effects?.length)) {
       const more = make('details');
       more.append(make('summary', {}, 'The whole account'), make('pre', {}, asl.text.trim()));
@@ -633,6 +669,7 @@ export class AslPlay {
     const choice = this.choices.get(m[1]);
     if (!choice || this.openChoice === m[1]) return;
     this.openChoice = m[1];
+    dialog.dataset.choice = m[1];
     $('choice-title').textContent = `A choice for you (${choice.rule_ref})`;
     $('choice-prompt').textContent = choice.prompt;
     const box = $('choice-options');

@@ -210,26 +210,56 @@ async function play(a, b, s, problems) {
   await pick(['R1', 'R2', 'G1', 'L1']);
   assert.match(await b.locator('#draft').innerText(), /Attack 1: R1 4-4-7 \+ R2 6-2-8 attack G1 4-6-7 \+ L1 8-1/);
   await b.getByRole('button', { name: 'Seal 1 attack' }).click();
-  await b.locator('#seal-status li[data-who="mine"]', { hasText: 'verified in your browser' }).waitFor();
+  // The receipt is checked before the reveal: the reveal's card says so (the Declarations box
+  // starts afresh when a Melee goes on into the next CCPh).
+  await b.locator('#rolls li', { hasText: 'Your seal’s receipt was verified in your browser' }).waitFor();
 
-  // ---- the reveal and the resolution: answer any choice in its dialog ----
+  // ---- the reveal and the resolution, and as many Melee rounds as the dice make (A11.15): each
+  // seat answers what its page asks — a choice in its dialog, an announcement (nothing), a
+  // declaration (every unit it can attack with against every enemy unit; no attack if refused) —
+  // until the close combat is over ----
   let choiceShot = false;
-  const end = Date.now() + 45000;
-  for (;;) {
+  let meleeShot = false;
+  const end = Date.now() + 120000;
+  const visible = async (page, selector) => (await page.locator(selector).count()) > 0;
+  while (!(await visible(a, '#next[data-stage="STAGE_ENDED"]'))) {
     if (Date.now() > end) throw new Error('the close combat did not end');
-    if (await a.locator('#rolls', { hasText: 'Close combat over' }).count()) break;
     for (const page of [a, b]) {
-      const dialog = page.locator('#choice-dialog[open]');
-      if (await dialog.count()) {
+      if (await visible(page, '#choice-dialog[open]')) {
         assert.match(await page.locator('#choice-countdown').innerText(), /\d+:\d\d left to answer|No deadline/);
         assert.match(await page.locator('#choice-default').innerText(), /If you do not answer in time: /);
         if (!choiceShot) {
-          await shot(page, 'asl-5-choice-dialog.png');
+          await page.screenshot({ path: path.join(screenshotDir(), 'asl-5-choice-dialog.png') });
           choiceShot = true;
         }
         await settle(pages);
+        const id = await page.locator('#choice-dialog').getAttribute('data-choice');
         await page.getByRole('button', { name: 'Answer' }).click();
-        await dialog.waitFor({ state: 'detached', timeout: 10000 }).catch(() => {});
+        await page.waitForFunction((answered) => {
+          const dialog = document.getElementById('choice-dialog');
+          return !dialog.open || dialog.dataset.choice !== answered;
+        }, id, { timeout: 10000 });
+      } else if (await visible(page, '#announce-panel:not([hidden])')) {
+        if (!meleeShot && await visible(page, '#location-facts:has-text("in Melee")')) {
+          await shot(page, 'asl-5-melee-announce.png');
+          meleeShot = true;
+        }
+        await settle(pages);
+        await page.locator('#announce-submit').click();
+        await page.locator('#announce-panel').waitFor({ state: 'hidden', timeout: 10000 });
+      } else if (await visible(page, '#declare-panel:not([hidden])')) {
+        await settle(pages);
+        for (const c of await page.locator('#board button.counter[data-pickable="true"]').all()) await c.click();
+        if (await visible(page, '#pick-targets:not(:has-text("none yet"))')) {
+          await page.getByRole('button', { name: 'Add this attack' }).click();
+        }
+        await page.locator('#seal').click();
+        if (await page.locator('#declare-problem', { hasText: 'Refused' }).waitFor({ timeout: 1500 })
+          .then(() => true, () => false)) {
+          await page.getByRole('button', { name: 'Remove attack 1' }).click();
+          await page.locator('#seal').click();
+        }
+        await page.locator('#declare-panel').waitFor({ state: 'hidden', timeout: 10000 });
       }
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -246,12 +276,12 @@ async function play(a, b, s, problems) {
   for (const page of [a, s]) {
     const rolls = await page.locator('#rolls').innerText();
     assert.match(rolls, /Side A: G1 \+ L1 attack R1/);
-    assert.match(rolls, /Side B: R1 \+ R2 attack G1 \+ L1/);
+    assert.match(rolls, /Side B: R1 \+ R2[^\n]* attack G1 \+ L1/);
     assert.match(rolls, /A11\.11 CC DR: \d \+ \d = \d+/);
     assert.match(rolls, /odds [^,]+, Kill # \d+/);
     assert.match(rolls, /DRM: −1 leadership[^\n]*\(A11\.141\)/, 'the 8-1 directs: its DRM with its rule');
     assert.match(rolls, /R1: Final DR -?\d+.* vs Kill # \d+ → /);
-    assert.match(rolls, /Close combat over/);
+    assert.match(rolls, /the close combat is over/);
     assert.ok(await page.locator('#rolls svg.die-coloured[aria-label^="coloured die "]').count() >= 2);
     assert.ok(await page.locator('#rolls svg.die-white[aria-label^="white die "]').count() >= 2);
   }
