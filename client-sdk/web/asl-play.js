@@ -195,7 +195,8 @@ export class AslPlay {
             : step.startsWith('answer choice') ? 'Your turn: answer the choice the rules give you.'
               : `Your turn: ${step}.`;
     } else if (view.stage === 'STAGE_ENDED') {
-      text = 'This close combat is over. Either side may enter units for the next one.';
+      text = `This close combat is over${this.lastSummary ? ` — ${this.lastSummary}` : ''}. ` +
+        'Either side may enter units for the next one.';
     } else if (waiting.length) {
       text = `Waiting for ${waiting.join('; ')}.`;
     } else {
@@ -204,6 +205,7 @@ export class AslPlay {
     $('next').textContent = text;
     $('next').dataset.mine = step ? 'true' : 'false';
     $('next').dataset.stage = view.stage || '';
+    document.body.dataset.stage = view.stage || '';  // the form for the next one goes below
   }
 
   #renderBoard(location, attacker, setupStage) {
@@ -258,7 +260,7 @@ export class AslPlay {
           const fate = fateWord(f.fate) || (f.location ? `in ${f.location}` : 'off board');
           more.append(counterButton(unit, { hidden: Boolean(f.hidden), fate, size: 52 }));
         }
-        group.append(make('p', { className: 'hint' }, 'Elsewhere in the force:'), more);
+        group.append(make('p', { className: 'hint' }, 'The rest of the force (not in this Location now):'), more);
       }
       board.append(group);
     }
@@ -333,6 +335,7 @@ export class AslPlay {
   // ---- announce -----------------------------------------------------------------------------------
 
   #buildAnnounce() {
+    $('announce-status').textContent = '';
     const box = $('announce-units');
     box.replaceChildren();
     const asl = this.view.asl || {};
@@ -548,7 +551,10 @@ export class AslPlay {
       this.revealed = `Both declarations revealed — side A: ${words(r.side_a)}; side B: ${words(r.side_b)}.`;
       this.#renderSeals();
     }
-    if (e.match_ended) this.over = true;
+    if (e.match_ended) {
+      this.over = true;
+      this.lastSummary = e.match_ended.summary.replace(/^end of CCPh: /, '');
+    }
     if (e.choice_requested && e.choice_requested.seat === this.me) {
       this.choices.set(e.choice_requested.choice_id, e.choice_requested);
     }
@@ -615,9 +621,12 @@ export class AslPlay {
       const row = make('div', { className: 'dice-row' });
       const images = make('span', { className: 'dice' });
       for (const [value, colour] of g.dice) images.append(dieImage(value, colour));
-      const total = g.dice.reduce((s, [v]) => s + v, 0);
+      // A DR (coloured and white die) is read as its total; other dice (a Random Selection dr
+      // per unit, A.9) each on their own.
+      const values = g.dice.map(([v]) => v);
+      const dr = g.dice.some(([, c]) => c === 'coloured') && g.dice.length === 2;
       row.append(images, make('span', { className: 'purpose' },
-        `${g.purpose}: ${g.dice.length > 1 ? `${g.dice.map(([v]) => v).join(' + ')} = ${total}` : total}`));
+        `${g.purpose}: ${dr ? `${values.join(' + ')} = ${values[0] + values[1]}` : values.join(', ')}`));
       card.append(row);
     }
     const drmList = (drms) => drms.map((d) => `${signed(d.value)} ${d.cause} (${d.rule})`).join(', ');
@@ -647,7 +656,7 @@ export class AslPlay {
       this.revealCards.push({ seq: Number(e.seq), card });
       this.#noteReceipt();
     }
-    if (asl?.text && (attack || dice.length || asl.effects?.length)) {
+    if (asl?.text && (attack || dice.length)) {
       const more = make('details');
       more.append(make('summary', {}, 'The whole account'), make('pre', {}, asl.text.trim()));
       card.append(more);

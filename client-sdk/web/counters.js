@@ -161,11 +161,12 @@ export function counterButton(u, { hidden = false, fate = '', size = 72 } = {}) 
     }
   }
   if (fate) {
-    svg.append(el('line', { x1: 6, y1: 6, x2: 66, y2: 66, stroke: '#a32020', 'stroke-width': 3,
-      opacity: 0.8 }));
-    svg.append(el('rect', { x: 1, y: 27, width: 70, height: 16, fill: '#fff', opacity: 0.9 }));
-    svg.append(el('text', { x: 36, y: 39, 'font-size': 10, 'font-weight': 700, fill: '#a32020',
-      'text-anchor': 'middle' }, fate.toUpperCase()));
+    // Struck through, its fate on a band below the numbers (which stay readable).
+    svg.append(el('line', { x1: 8, y1: 8, x2: 64, y2: 56, stroke: '#a32020', 'stroke-width': 2.5,
+      opacity: 0.7 }));
+    svg.append(el('rect', { x: 1, y: 56, width: 70, height: 15, fill: '#fff', opacity: 0.92 }));
+    svg.append(el('text', { x: 36, y: 67.5, 'font-size': fate.length > 10 ? 8 : 10,
+      'font-weight': 700, fill: '#a32020', 'text-anchor': 'middle' }, fate.toUpperCase()));
   }
   button.append(svg);
   return button;
