@@ -195,8 +195,7 @@ export class AslPlay {
             : step.startsWith('answer choice') ? 'Your turn: answer the choice the rules give you.'
               : `Your turn: ${step}.`;
     } else if (view.stage === 'STAGE_ENDED') {
-      text = `This close combat is over${this.lastSummary ? ` — ${this.lastSummary}` : ''}. ` +
-        'Either side may enter units for the next one.';
+      text = `This close combat is over${this.#outcome()}. Either side may enter units for the next one.`;
     } else if (waiting.length) {
       text = `Waiting for ${waiting.join('; ')}.`;
     } else {
@@ -206,6 +205,18 @@ export class AslPlay {
     $('next').dataset.mine = step ? 'true' : 'false';
     $('next').dataset.stage = view.stage || '';
     document.body.dataset.stage = view.stage || '';  // the form for the next one goes below
+  }
+
+  // Who is left in the Location when the close combat is over, in words.
+  #outcome() {
+    const left = (seat) => [...this.units.values()].filter((e) => e.unit.owner === seat &&
+      e.presence === 'PRESENCE_PRESENT').length;
+    const [a, b] = [left('SEAT_SIDE_A'), left('SEAT_SIDE_B')];
+    const where = this.view.asl?.location?.name || 'the Location';
+    if (a && !b) return ` — side A holds ${where}: no unit of side B is left in it`;
+    if (b && !a) return ` — side B holds ${where}: no unit of side A is left in it`;
+    if (!a && !b) return ` — no unit of either side is left in ${where}`;
+    return this.lastSummary ? ` — ${this.lastSummary}` : '';
   }
 
   #renderBoard(location, attacker, setupStage) {
