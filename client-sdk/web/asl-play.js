@@ -588,6 +588,7 @@ export class AslPlay {
         : `#${e.seq} Close combat in ${where} starts`));
       card.append(make('p', { className: 'facts' }, `ATTACKER: ${kSideNames[sit.attacker] || '?'}.`));
       $('rolls').append(card);
+      $('rolls-empty').hidden = true;
       return;
     }
     if (!dice.length && !attack && !ended && !e.declarations_revealed && !asl?.effects?.length) return;
