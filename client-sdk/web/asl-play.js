@@ -514,8 +514,15 @@ export class AslPlay {
           '(SHA-256 of the server’s nonce and your declaration): the server cannot change it now.']);
     }
     const asl = this.view?.asl || {};
+    const mineShown = lines.length > 0;
     for (const seat of ['SEAT_SIDE_A', 'SEAT_SIDE_B']) {
-      if (seat === this.me) continue;
+      if (seat === this.me) {
+        // Sealed before this page was opened (a reload): the commitment, from the events.
+        if (!mineShown && this.sealed[seat]) {
+          lines.push(['mine', `You have sealed your declaration (commitment ${short(this.sealed[seat])}).`]);
+        }
+        continue;
+      }
       const sealed = seat === 'SEAT_SIDE_A' ? asl.side_a_sealed : asl.side_b_sealed;
       const receipt = this.sealed[seat];
       if (sealed || receipt) {

@@ -181,6 +181,11 @@ async function play(a, b, s, problems) {
   await a.getByRole('button', { name: 'Seal 1 attack' }).click();
   await a.locator('#seal-status li[data-who="mine"]', { hasText: 'verified in your browser' }).waitFor();
   await settle(pages);
+  // A reload finds the seal again from the events (the receipt itself was the ack's).
+  await a.reload();
+  await a.locator('#connection[data-state="connected"]').waitFor();
+  await a.locator('#seal-status li[data-who="mine"]', { hasText: 'You have sealed your declaration (commitment ' }).waitFor();
+  assert.equal(await a.locator('#declare-panel').isHidden(), true, 'nothing left to declare');
   await b.locator('#seal-status', { hasText: 'Side A has sealed its declaration' }).waitFor();
   await s.locator('#seal-status', { hasText: 'Side A has sealed its declaration' }).waitFor();
 
