@@ -225,7 +225,10 @@ export class AslPlay {
     const facts = [];
     facts.push(location?.name ? `Location ${location.name}` : 'Location not named yet');
     if (location?.woods_or_building) facts.push('woods or building (Ambush possible, A11.4)');
-    if (location?.melee || asl.melee) facts.push('in Melee (A11.15)');
+    // Once the CCPh is over, whether a Melee marker stays is the view's `melee`, not the
+    // Location's state at its start.
+    const melee = asl.phase === 'PHASE_ENDED' ? asl.melee : location?.melee || asl.melee;
+    if (melee) facts.push('in Melee (A11.15)');
     if (attacker) facts.push(`ATTACKER: ${kSideNames[attacker]}`);
     if (!setupStage && asl.phase) facts.push(kPhases[asl.phase] || asl.phase);
     $('location-facts').textContent = `${facts.join(' · ')}.`;
