@@ -77,7 +77,6 @@ export class AslPlay {
     this.pick = { attackers: [], targets: [] };
     this.draft = [];                  // [{attackers, targets}]
     this.choices = new Map();         // choice id -> ChoiceRequested for this seat
-    this.answered = new Set();
     this.openChoice = null;
     this.sealed = { SEAT_SIDE_A: null, SEAT_SIDE_B: null };  // receipts shown
     this.myReceipt = null;
@@ -751,7 +750,6 @@ export class AslPlay {
     $('choice-submit').disabled = true;
     try {
       await this.client.command('make_choice', { choice_id: id, selected });
-      this.answered.add(id);
     } catch (error) {
       if (error.code === 'ERROR_CODE_STALE' && attempt < 3) {
         // The match moved on (the other side acted) while this answer was on its way: the
