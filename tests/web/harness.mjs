@@ -28,6 +28,8 @@ export class ServerProcess {
   start() {
     const args = ['--port', String(this.port), '--data-dir', path.join(this.dir, 'data'),
       '--listen', '127.0.0.1'];
+    // The web files to serve (default: the server's own; set to try pages on another binary).
+    if (process.env.MELEE_WEB_ROOT) args.push('--web-root', process.env.MELEE_WEB_ROOT);
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;
     return new Promise((resolve, reject) => {

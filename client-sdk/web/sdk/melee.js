@@ -15,7 +15,9 @@ export { ROLES, parseSeatLink, seatLink } from './links.js';
 /** A refusal from the server: a melee.v1.Error (code, rule_ref, message, command_id). */
 export class MeleeError extends Error {
   constructor(error) {
-    super(error.rule_ref ? `${error.rule_ref}: ${error.message}` : error.message || 'refused');
+    const message = error.message || 'refused';
+    super(error.rule_ref && !message.startsWith(error.rule_ref)
+      ? `${error.rule_ref}: ${message}` : message);
     this.code = error.code || 'ERROR_CODE_UNSPECIFIED';
     this.ruleRef = error.rule_ref || '';
     this.commandId = error.command_id || '';
