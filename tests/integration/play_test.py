@@ -28,6 +28,23 @@ class Terminal:
         self.master = master
         self.screen = ""
 
+    mark = 0
+
+    def _read(self, timeout):
+        """Adds what the program printed within `timeout` seconds to the screen: None when
+        nothing came, False when the program has ended (nothing more will come), else True."""
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return None
+        try:
+            data = os.read(self.master, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            return False
+        self.screen += data.decode("utf-8", "replace")
+        return True
+
     def read_until(self, pattern, timeout=20.0):
         """Reads until `pattern` (a regex) appears after what was already matched; returns it."""
         deadline = time.monotonic() + timeout
@@ -40,17 +57,8 @@ class Terminal:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"no {pattern!r} on the screen:\n{self.screen}")
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    data = os.read(self.master, 4096)
-                except OSError:
-                    data = b""
-                if not data:
-                    raise AssertionError(f"the program ended before {pattern!r}:\n{self.screen}")
-                self.screen += data.decode("utf-8", "replace")
-
-    mark = 0
+            if self._read(left) is False:
+                raise AssertionError(f"the program ended before {pattern!r}:\n{self.screen}")
 
     def settle(self, prompt=r"side_[ab]> $", quiet=0.5, timeout=20.0):
         """Reads until nothing more comes for `quiet` seconds and the screen ends with `prompt`:
@@ -61,32 +69,17 @@ class Terminal:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"the screen did not settle on {prompt!r}:\n{self.screen}")
-            ready, _, _ = select.select([self.master], [], [], min(quiet, left))
-            if ready:
-                try:
-                    data = os.read(self.master, 4096)
-                except OSError:
-                    data = b""
-                if not data:
-                    raise AssertionError(f"the program ended while settling:\n{self.screen}")
-                self.screen += data.decode("utf-8", "replace")
-            elif re.search(prompt, self.screen):
+            got = self._read(min(quiet, left))
+            if got is False:
+                raise AssertionError(f"the program ended while settling:\n{self.screen}")
+            if got is None and re.search(prompt, self.screen):
                 self.mark = len(self.screen)
                 return
 
     def read_rest(self):
         """After the program ended: reads what it printed that was not read yet."""
-        while True:
-            ready, _, _ = select.select([self.master], [], [], 1.0)
-            if not ready:
-                return
-            try:
-                data = os.read(self.master, 4096)
-            except OSError:
-                return
-            if not data:
-                return
-            self.screen += data.decode("utf-8", "replace")
+        while self._read(1.0):
+            pass
 
     def quit(self):
         """Waits for the prompt, types quit and checks that melee play exits 0."""
