@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <sstream>
 #include <utility>
 
+#include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/render.h"
 #include "client-sdk/cli/rules_command.h"
 #include "client-sdk/http_call.h"
@@ -51,25 +51,6 @@ std::vector<std::string> SeatFiles(const std::vector<std::string>& paths, std::s
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;
-}
-
-bool ReadSeat(const std::string& path, v1::SeatLink& link, std::string& problem) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    problem = "cannot read " + path;
-    return false;
-  }
-  std::stringstream contents;
-  contents << in.rdbuf();
-  if (std::string wrong = proto::FromJson(contents.str(), link); !wrong.empty()) {
-    problem = path + ": not a seat file: " + wrong;
-    return false;
-  }
-  if (link.server().empty() || link.match_id().empty() || link.token().empty()) {
-    problem = path + ": a seat file needs server, match_id and token";
-    return false;
-  }
-  return true;
 }
 
 void PrintEntry(std::ostream& out, const Seat& seat) {
@@ -123,7 +104,7 @@ int InboxCommand::Run(std::ostream& out, std::ostream& err) const {
   std::vector<Seat> seats;
   for (const std::string& path : files) {
     Seat seat{.path = path, .link = {}, .entry = {}};
-    if (!ReadSeat(path, seat.link, problem)) {
+    if (!ReadSeatLink(path, seat.link, problem)) {
       err << "melee: " << problem << "\n";
       return kExitUsage;
     }

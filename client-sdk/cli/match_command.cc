@@ -212,6 +212,17 @@ bool ReadSeatFile(const std::string& path, v1::SeatLink& link, Failure& failure)
   return true;
 }
 
+}  // namespace
+
+bool ReadSeatLink(const std::string& path, v1::SeatLink& link, std::string& problem) {
+  Failure failure{0, ""};
+  if (ReadSeatFile(path, link, failure)) return true;
+  problem = failure.message;
+  return false;
+}
+
+namespace {
+
 // The receipt (SHA-256) in hex.
 std::string Hex(const std::string& bytes) {
   static const char* const kDigits = "0123456789abcdef";

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "melee/v1/match.pb.h"
+
 namespace melee::cli {
 
 // The parsed arguments of the match commands. Filled by CLI11 while it parses.
@@ -77,6 +79,10 @@ struct MatchArgs {
   std::string choice_id;
   std::vector<std::string> selected;
 };
+
+// Reads the seat file at `path` (it must name a server, a match and a token); on failure
+// `problem` says what is wrong with it. For the commands that read seat files too (inbox).
+bool ReadSeatLink(const std::string& path, melee::v1::SeatLink& link, std::string& problem);
 
 class MatchCommands {
  public:
