@@ -253,7 +253,13 @@ class AslHost final : public RulesetHost {
   }
 
   bool CanAnnounce(const AnyState& state, Seat seat) const override {
-    return asl::CanAnnounce(StateOf(state), seat);
+    // A side with a concealed unit present is always asked: announcing "nothing" for it would
+    // tell the other side what its "?" are not (no SMC, none able to withdraw).
+    const asl::State& s = StateOf(state);
+    const bool hides_something = std::any_of(s.units.begin(), s.units.end(), [&](const auto& u) {
+      return u.owner == seat && u.presence == asl::Presence::kPresent && u.concealed;
+    });
+    return hides_something || asl::CanAnnounce(s, seat);
   }
 
   DecodedCommand DefaultAction(const AnyState& state, Seat) const override {

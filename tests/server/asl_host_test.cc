@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/asl/protocol.h"
+#include "engine/asl/rules.h"
 #include "server/ruleset_host.h"
 
 namespace melee::server {
@@ -123,6 +124,31 @@ TEST_F(AslHostTest, WireCommandsAreReadWithFieldNamesInErrors) {
 // Forces that persist (docs/forces.md): what a close combat leaves to the next one. A leader
 // whose squad is gone stands alone (A11.14), and a SMC wounded twice carries the one wound A17.11
 // counts; a carried SMC whose MMC is elsewhere is not stacked on it in the next close combat.
+// A11.2: the server announces "nothing" for a side only when the other side could know it has
+// nothing to announce; a side with a "?" is always asked (leak: what its "?" are not).
+TEST_F(AslHostTest, ASideWithAConcealedUnitIsAlwaysAskedToAnnounce) {
+  engine::asl::State state;
+  state.phase = engine::asl::Phase::kAnnounce;
+  state.melee = true;
+  state.location.melee = true;
+  engine::asl::Unit berserk;
+  berserk.id = "R1";
+  berserk.owner = Seat::kSideB;
+  berserk.kind = engine::asl::UnitKind::kSquad;
+  berserk.berserk = true;
+  state.units = {berserk};
+  EXPECT_FALSE(host_->CanAnnounce(engine::AnyState(state), Seat::kSideB));
+  engine::asl::Unit hidden = berserk;
+  hidden.id = "R2";
+  hidden.berserk = false;
+  hidden.pinned = true;
+  hidden.concealed = true;
+  state.units.push_back(hidden);
+  EXPECT_FALSE(engine::asl::CanAnnounce(state, Seat::kSideB)) << "by the rules: nothing";
+  EXPECT_TRUE(host_->CanAnnounce(engine::AnyState(state), Seat::kSideB))
+      << "but its \"?\" must not be given away";
+}
+
 TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
   engine::asl::State state;
   state.phase = engine::asl::Phase::kEnded;
