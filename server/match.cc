@@ -1472,6 +1472,12 @@ void Match::Look(Viewer viewer, uint64_t after_seq, size_t max_events,
   });
 }
 
+void Match::CurrentView(Viewer viewer, std::function<void(v1::MatchView)> done) {
+  asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {
+    done(self->RenderView(viewer)->view());
+  });
+}
+
 void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)> done) {
   asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {
     auto logged = self->services_.store.Read(self->identity_.id, 0, self->seq_);

@@ -158,6 +158,10 @@ class Match : public std::enable_shared_from_this<Match> {
   void Look(engine::Viewer viewer, uint64_t after_seq, size_t max_events,
             std::function<void(engine::Result<melee::v1::InboxEntry>)> done);
 
+  // The view `viewer` has now (an outcome preview works from it alone). Thread-safe; `done` runs
+  // on the match strand.
+  void CurrentView(engine::Viewer viewer, std::function<void(melee::v1::MatchView)> done);
+
   // Runs `done` on the strand with the last seq (tests, metrics).
   void Inspect(std::function<void(uint64_t seq, bool ended)> done);
 

@@ -29,6 +29,7 @@
 #include "proto/codec/coc.h"
 #include "proto/codec/json.h"
 #include "proto/codec/notation.h"
+#include "proto/codec/view_preview.h"
 
 namespace melee::cli {
 
@@ -695,90 +696,19 @@ constexpr const char* kPlayHelp =
     "  choose ID [G1 ...]       answer a choice (no unit: decline)\n"
     "  quit                     leave (the match goes on; play again to come back)\n";
 
-// The Location at designation as this seat can see it, for the preview: its own units and the
-// visible enemy exactly, a concealed enemy unit as a squad of the strength factor A11.19
-// reveals. Ambush status comes from the view, so no die is rolled.
-engine::Result<engine::asl::State> StateFromView(const aslpb::AslView& view) {
-  aslpb::Situation situation;
-  *situation.mutable_location() = view.location();
-  situation.mutable_location()->set_woods_or_building(false);
-  situation.mutable_location()->set_ambusher(view.ambusher());
-  situation.mutable_location()->set_melee(view.melee());
-  situation.set_attacker(view.attacker());
-  for (const aslpb::ViewedUnit& viewed : view.units()) {
-    if (viewed.presence() != aslpb::PRESENCE_PRESENT &&
-        viewed.presence() != aslpb::PRESENCE_UNSPECIFIED) {
-      continue;
-    }
-    aslpb::Unit unit = viewed.unit();
-    unit.set_advanced(false);  // The server already rolled the PAATC (A11.6) and the Ambush.
-    if (viewed.hidden()) {
-      unit.set_kind(aslpb::UNIT_KIND_SQUAD);
-      unit.set_concealed(true);
-    }
-    *situation.add_units() = std::move(unit);
-  }
-  auto read = proto::SituationFromProto(situation, "view");
-  if (!read) return tl::unexpected(read.error());
-  const engine::asl::AslRules rules;
-  auto state = rules.NewState({});
-  if (!state) return state;
-  engine::SplitMix64 bits(1);
-  engine::SourceDice dice(bits);
-  const engine::Seat attacker = read->attacker;
-  const std::pair<engine::Seat, engine::asl::Command> commands[] = {
-      {attacker, engine::asl::SetUp{*read}},
-      {attacker, engine::asl::Announce{}},
-      {engine::Opponent(attacker), engine::asl::Announce{}}};
-  for (const auto& [seat, command] : commands) {
-    auto events = rules.Decide(*state, seat, command, dice);
-    if (!events) return tl::unexpected(events.error());
-    for (const engine::asl::Event& event : *events) rules.Apply(*state, event);
-  }
-  return state;
-}
-
 // `odds` in a coc match: the first round's Combat Dice of the contact as set up and the exact
 // margin of its hits, with the attacker fighting and the defender's default choices (its Units
 // able to give Supporting Fire give it). Everything on a CoC table is in plain sight, so this is
 // what the server will compute, up to the choices not yet revealed.
 void PrintCocOdds(const v1::MatchView& view, std::ostream& out) {
-  if (!view.has_coc() || view.coc().phase() == cocpb::PHASE_UNSPECIFIED ||
-      view.coc().phase() == cocpb::PHASE_SET_UP) {
-    out << "odds: the contact is not set up yet\n";
-    return;
-  }
-  auto situation = proto::CocSituationFromProto(view.coc().situation(), "view");
-  engine::MatchOptions options;
-  options.variant = view.settings().variant();
-  for (const auto& [key, value] : view.settings().options()) options.values[key] = value;
-  const engine::coc::CocRules rules;
-  auto state = rules.NewState(options);
-  if (!situation || !state) {
-    out << "odds: " << engine::Describe(!situation ? situation.error() : state.error()) << "\n";
-    return;
-  }
-  if (situation->engagement != engine::coc::Engagement::kCloseCombat) {
-    out << "odds: an over-run or a ramming has no Combat Dice\n";
-    return;
-  }
-  engine::ScriptedDice no_dice({});
-  auto events = rules.Decide(*state, situation->attacker, engine::coc::SetUp{*situation}, no_dice);
-  if (!events) {
-    out << "odds: " << engine::Describe(events.error()) << "\n";
-    return;
-  }
-  for (const engine::coc::Event& event : *events) rules.Apply(*state, event);
-  const engine::Seat defender = engine::Opponent(situation->attacker);
-  auto preview = engine::coc::PreviewCombat(*state, engine::coc::Declare{},
-                                            engine::coc::DefaultDeclaration(*state, defender));
-  if (!preview) {
-    out << "odds: " << engine::Describe(preview.error()) << "\n";
+  auto round = proto::CocFirstRoundFromView(view);
+  if (!round) {
+    out << "odds: " << engine::Describe(round.error()) << "\n";
     return;
   }
   out << "(the first round, the attacker fighting with all its Units together, the defender's "
          "supporting Units giving Supporting Fire where they can)\n";
-  PrintCocPreview(*preview, situation->attacker, out);
+  PrintCocPreview(round->preview, round->attacker, out);
 }
 
 }  // namespace
@@ -961,7 +891,7 @@ int MatchCommands::Play(std::istream& in, std::ostream& out, std::ostream& err) 
         out << "attack: attacks are declared at designation (after both announcements)\n";
         continue;
       }
-      auto state = StateFromView(now.asl());
+      auto state = proto::AslStateFromView(now.asl());
       auto attack = proto::AttackOrderFromProto(order, "attack");
       if (!state || !attack) {
         out << "attack: " << engine::Describe(!state ? state.error() : attack.error()) << "\n";

@@ -4,8 +4,11 @@
 // its DRMs and result, and the choices as a dialog with a countdown. Everything it offers comes
 // from the view's waiting_for (what the match waits for now, and from whom): the page holds no
 // rules beyond refusing the picks A11.12 forbids before they reach the server, which checks all.
+// While a player picks, the server's exact preview of the attack (odds.js) shows every result's
+// chance, or the rule that would refuse it.
 
-import { counterButton, fateWord, isSmc, unitWords } from './counters.js';
+import { counterButton, counterNumbers, fateWord, isSmc, unitWords } from './counters.js';
+import { oddsSummary, oddsTable } from './odds.js';
 import { readRoster } from './roster.js';
 
 const $ = (id) => document.getElementById(id);
@@ -85,6 +88,7 @@ export class AslPlay {
     this.roundStart = 0;              // the seq of this CCPh's set-up event
     this.revealCards = [];            // [{seq, card}] of every reveal shown
     this.countdown = null;
+    this.oddsAsked = 0;               // the latest preview asked: older answers are dropped
     this.#wire();
   }
 
@@ -471,6 +475,53 @@ export class AslPlay {
       const used = this.draft.some((a) => a.attackers.includes(b.dataset.unit) || a.targets.includes(b.dataset.unit));
       b.dataset.drafted = used ? 'true' : 'false';
     }
+    this.#refreshOdds();
+  }
+
+  // ---- the exact odds of the attack being picked -------------------------------------------------
+
+  // Asks the server for the outcome table of the attack picked now (worked out from this seat's
+  // view alone) and draws it; a pick the rules refuse shows the rule instead, before any seal.
+  async #refreshOdds() {
+    const asked = ++this.oddsAsked;
+    const { attackers, targets } = this.pick;
+    const table = $('odds-table');
+    if (!attackers.length || !targets.length) {
+      table.replaceChildren();
+      $('odds-status').textContent = attackers.length || targets.length
+        ? `Now pick ${attackers.length ? 'the enemy units they attack' : 'your attacking units'}: the odds show once both are picked.`
+        : 'Pick your attackers and their targets: the chance of every result shows here, every dice outcome counted (not sampled), from what your seat can see.';
+      return;
+    }
+    $('odds-status').textContent = 'Counting every dice outcome…';
+    let answer = null;
+    let refusal = null;
+    try {
+      answer = await this.client.preview({ attackers, targets });
+    } catch (error) {
+      refusal = error;
+    }
+    if (asked !== this.oddsAsked) return;  // the picks changed meanwhile
+    if (refusal) {
+      table.replaceChildren();
+      $('odds-status').textContent = `This attack would be refused — ${refusal.message}`;
+      $('odds-status').dataset.refused = 'true';
+      return;
+    }
+    delete $('odds-status').dataset.refused;
+    const hidden = targets.some((id) => this.units.get(id)?.hidden);
+    $('odds-status').textContent = oddsSummary(answer) + (hidden
+      ? ' (A concealed unit counts at the Strength Factor A11.19 reveals: its real counter is not known to you.)'
+      : '');
+    table.replaceChildren(...oddsTable(answer, (id) => this.#unitWords(id)));
+  }
+
+  // "R1 (4-6-7)", or "R2 (?)" for a concealed enemy unit.
+  #unitWords(id) {
+    const e = this.units.get(id);
+    if (!e) return id;
+    if (e.hidden) return `${id} (?)`;
+    return `${id} (${counterNumbers(e.unit)})`;
   }
 
   async #seal() {

@@ -1,11 +1,12 @@
 // The match page (match.html): opens the seat, spectator or director link in its fragment,
 // keeps the token in sessionStorage and takes it out of the address bar, joins through the SDK,
 // and shows the match: for asl the Location as counters and the controls to play it with the
-// mouse (asl-play.js); for every ruleset the view as text — connection state, each side's force,
+// mouse (asl-play.js), for coc the contact's Units and its forms (coc-play.js); for every ruleset the view as text — connection state, each side's force,
 // the events and the fair-play checks. It reconnects and resumes by itself.
 
 import { MeleeClient, parseSeatLink } from './sdk/melee.js';
 import { AslPlay } from './asl-play.js';
+import { CocPlay } from './coc-play.js';
 import { describeEvent, describeForce, describeSetup, describeView, seatName } from './describe.js';
 
 const kRoleNames = {
@@ -120,15 +121,19 @@ function start() {
   const client = new MeleeClient({ matchId: link.matchId, token: link.token, role: link.role });
   let witnessProblem = null;
   const asl = new AslPlay(client, link.role);
+  const coc = new CocPlay(client, link.role);
   client.addEventListener('state', (e) => setConnection(e.detail.state, e.detail));
   client.addEventListener('view', (e) => {
     renderView(e.detail);
-    const isAsl = (e.detail.settings?.ruleset || 'asl') === 'asl';
-    for (const section of document.querySelectorAll('.asl-only')) section.hidden = !isAsl;
-    if (isAsl) asl.onView(e.detail);
+    const ruleset = e.detail.settings?.ruleset || 'asl';
+    for (const section of document.querySelectorAll('.asl-only')) section.hidden = ruleset !== 'asl';
+    for (const section of document.querySelectorAll('.coc-only')) section.hidden = ruleset !== 'coc';
+    if (ruleset === 'asl') asl.onView(e.detail);
+    if (ruleset === 'coc') coc.onView(e.detail);
   });
   client.addEventListener('event', (e) => {
     asl.onEvent(e.detail);
+    coc.onEvent(e.detail);
     const li = document.createElement('li');
     li.textContent = describeEvent(e.detail);
     $('events').append(li);

@@ -16,6 +16,8 @@
 #include "proto/codec/json.h"
 #include "server/match_file.h"
 #include "server/transport/inbox_route.h"
+#include "server/transport/preview_route.h"
+#include "server/transport/roster_route.h"
 #include "server/transport/notification_routes.h"
 #include "server/transport/static_files.h"
 #include "server/version.h"
@@ -142,14 +144,6 @@ HttpResponse ServerKeyResponse(const HttpRequest& request, ServerContext& contex
   return MakeResponse(request, http::status::ok, "application/json", ToJson(key));
 }
 
-// The bearer token of a request ("Authorization: Bearer <token>"), or empty.
-std::string BearerToken(const HttpRequest& request) {
-  const std::string_view header = request[http::field::authorization];
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return {};
-  return std::string(header.substr(kBearer.size()));
-}
-
 // Shapes a response for `request` after the request object is gone.
 struct ResponseShape {
   unsigned version;
@@ -268,7 +262,8 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
 std::string AllowedMethods(std::string_view path) {
   constexpr std::string_view kMatches = "/api/matches/";
   constexpr std::string_view kExport = "/export";
-  if (path == "/api/matches" || path == "/api/matches/import" || path == "/api/inbox") {
+  if (path == "/api/matches" || path == "/api/matches/import" || path == "/api/inbox" ||
+      path == "/api/rosters/read" || PreviewMatchId(path)) {
     return "POST";
   }
   if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
@@ -288,6 +283,13 @@ bool IsWebClientPath(std::string_view path) {
 }
 
 }  // namespace
+
+std::string BearerToken(const HttpRequest& request) {
+  const std::string_view header = request[http::field::authorization];
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return {};
+  return std::string(header.substr(kBearer.size()));
+}
 
 HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
                        std::string message) {
@@ -342,6 +344,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     context.metrics.http_requests.Increment();
     return AnswerInbox(request, context, std::move(respond));
   }
+  if (path == "/api/rosters/read") {
+    context.metrics.http_requests.Increment();
+    return AnswerRosterRead(request, std::move(respond));
+  }
   constexpr std::string_view kMatches = "/api/matches/";
   constexpr std::string_view kExport = "/export";
   if (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
@@ -350,6 +356,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     const std::string match_id =
         path.substr(kMatches.size(), path.size() - kMatches.size() - kExport.size());
     return ExportMatch(request, match_id, context, std::move(respond));
+  }
+  if (std::optional<std::string> match_id = PreviewMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return AnswerPreview(request, *match_id, context, std::move(respond));
   }
   if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
     context.metrics.http_requests.Increment();

@@ -108,7 +108,7 @@ test('two players play a whole asl close combat with the mouse; a spectator foll
   await s.goto(link('spectator', created.spectator_key));
   const pages = [a, b, s];
   try {
-    await play(a, b, s, problems);
+    await play(a, b, s, problems, created);
   } catch (error) {
     // What each page showed when it failed, for whoever reads the log.
     for (const [page, name] of [[a, 'side-a'], [b, 'side-b'], [s, 'spectator']]) {
@@ -119,7 +119,7 @@ test('two players play a whole asl close combat with the mouse; a spectator foll
   for (const ctx of [ctxA, ctxB, ctxS]) await ctx.close();
 });
 
-async function play(a, b, s, problems) {
+async function play(a, b, s, problems, created) {
   const pages = [a, b, s];
   for (const page of pages) await page.locator('#connection[data-state="connected"]').waitFor();
 
@@ -171,6 +171,33 @@ async function play(a, b, s, problems) {
   await counter(a, 'R1').click();
   assert.equal(await counter(a, 'G1').getAttribute('aria-pressed'), 'true');
   assert.equal(await a.locator('#pick-attackers').innerText(), 'G1 4-6-7 + L1 8-1');
+  // The exact odds show while picking: the page draws the server's table for this attack (from
+  // side A's view), a bar per result with its exact fraction, and the leader's DRM with its rule.
+  await a.locator('#odds-table figure[data-unit="R1"] li').first().waitFor();
+  const asked = await fetch(`${server.origin}/api/matches/${created.match_id}/preview`, {
+    method: 'POST', headers: { Authorization: `Bearer ${created.side_a_token}` },
+    body: JSON.stringify({ attackers: ['G1', 'L1'], targets: ['R1'] }),
+  });
+  assert.equal(asked.status, 200);
+  const table = await asked.json();
+  const summary = await a.locator('#odds-status').innerText();
+  assert.ok(summary.includes(`odds ${table.column}, Kill # ${table.kill_number} (A11.11)`), summary);
+  assert.match(summary, /directed by L1 \(A11\.141\)/);
+  assert.match(await a.locator('#odds-table .odds-drms').innerText(), /\(A11\.141\)/);
+  const rows = await a.locator('#odds-table figure[data-unit="R1"] .odds-value').allInnerTexts();
+  const expected = ['eliminated', 'captured', 'reduced', 'wounded', 'burning', 'immobilized', 'no_effect']
+    .map((k) => table.targets[0][k]).filter((p) => Number(p?.percent || 0) > 0)
+    .map((p) => `${Number(p.percent).toFixed(2)} % (${p.exact})`);
+  assert.deepEqual(rows, expected);
+  const total = rows.reduce((sum, r) => sum + Number.parseFloat(r), 0);
+  assert.ok(Math.abs(total - 100) < 0.05, `the results add up to ${total} %`);
+  // A preview of an attack on the "?" names nothing of it (worked out from A's view alone).
+  const onHidden = await fetch(`${server.origin}/api/matches/${created.match_id}/preview`, {
+    method: 'POST', headers: { Authorization: `Bearer ${created.side_a_token}` },
+    body: JSON.stringify({ attackers: ['G1'], targets: ['R2'] }),
+  });
+  assertSecretKept(await onHidden.text(), 'a preview of an attack on R2', { designating: true });
+  await shot(a, 'asl-3-odds-side-a.png');
   await a.getByRole('button', { name: 'Add this attack' }).click();
   await counter(a, 'R1').click();
   assert.match(await a.locator('#declare-problem').innerText(), /A11\.12: R1 \(4-4-7\) is already attacked/);
@@ -200,14 +227,18 @@ async function play(a, b, s, problems) {
   // ---- B declares at phone width, with the keyboard: R1 and R2 attack G1; the server refuses
   // it with its rule (the 8-1 on G1 defends with it, A11.14), so B attacks the stack ----
   await b.locator('#declare-panel').waitFor();
-  const pick = async (ids) => {
+  const pick = async (ids, { before = async () => {} } = {}) => {
     for (const id of ids) {
       await counter(b, id).focus();
       await b.keyboard.press('Enter');
     }
+    await before();
     await b.getByRole('button', { name: 'Add this attack' }).click();
   };
-  await pick(['R1', 'R2', 'G1']);
+  await pick(['R1', 'R2', 'G1'], { before: async () => {
+    // The odds panel says the rules refuse this attack before anything is sealed.
+    await b.locator('#odds-status[data-refused="true"]', { hasText: /A11\.14: .*L1.*G1/ }).waitFor();
+  } });
   await b.getByRole('button', { name: 'Seal 1 attack' }).click();
   await b.locator('#declare-problem', { hasText: /^Refused — A11\.14: .*L1.*G1/ }).waitFor();
   await shot(b, 'asl-4-declare-side-b-phone-refused.png');

@@ -176,6 +176,29 @@ export class MeleeClient extends EventTarget {
     return { ack, receipt: ack.receipt, problem };
   }
 
+  /**
+   * The exact outcome preview of what this seat is drafting, worked out by the server from this
+   * seat's own view (POST /api/matches/{id}/preview; it tells nothing the view does not). asl:
+   * `order` is a melee.asl.v1.AttackOrder ({attackers: ['G1'], targets: ['R1']}) and it resolves
+   * with a melee.asl.v1.OutcomeTable; coc: no order, the first round's melee.coc.v1.PreviewTable.
+   * Rejects with a MeleeError naming the rule the attack would break (`.ruleRef`).
+   */
+  async preview(order = {}) {
+    const origin = new URL(this.url);
+    origin.protocol = origin.protocol === 'wss:' ? 'https:' : 'http:';
+    const url = new URL(`/api/matches/${encodeURIComponent(this.matchId)}/preview`, origin);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.#token}` },
+      body: JSON.stringify(order),
+      referrerPolicy: 'no-referrer',
+      cache: 'no-store',
+    });
+    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+    if (!response.ok) throw new MeleeError(body);
+    return body;
+  }
+
   // ---- the connection -------------------------------------------------------------------------
 
   #setState(state, detail = {}) {
