@@ -413,7 +413,9 @@ TEST_F(TournamentTest, OnlyTheTournamentsTokenOpensItsMatches) {
       R"({"seats": [{"match_id": ")" + second.created.match_id() + R"(", "token": ")" +
           tournament_.director_token() + R"("}]})");
   ASSERT_EQ(inbox.status, 200) << inbox.body;
-  EXPECT_EQ(Parsed<v1::Inbox>(inbox.body).entries(0).seat(), v1::SEAT_DIRECTOR);
+  const v1::Inbox answered = Parsed<v1::Inbox>(inbox.body);
+  EXPECT_EQ(answered.entries(0).seat(), v1::SEAT_DIRECTOR);
+  EXPECT_EQ(answered.entries(0).view().settings().side_a_name(), "Bob");
   // A player may not record a result for the director, nor a spectator at all.
   EXPECT_EQ(Post(port(), "/api/matches/" + second.created.match_id() + "/result",
                  R"({"outcome": "RESULT_OUTCOME_DRAW"})", second.created.spectator_key())
