@@ -134,6 +134,11 @@ TEST(DirectorGuide, TheTournamentGuideRunsVerbatim) {
        }) {
     EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
   }
+  std::ifstream pooled(dir.path() / "spring-audit.txt");
+  std::stringstream report;
+  report << pooled.rdbuf();
+  EXPECT_TRUE(Contains(report.str(), "Pooled audit of tournament t")) << report.str();
+  EXPECT_TRUE(Contains(report.str(), "Audit of match m")) << report.str();
   std::ifstream csv(dir.path() / "spring.csv");
   std::stringstream rows;
   rows << csv.rdbuf();

@@ -366,10 +366,15 @@ TEST_F(TournamentTest, OnlyTheTournamentsTokenOpensItsMatches) {
   const v1::ServerMessage refused = client->Call(create);
   ASSERT_TRUE(refused.has_error());
   EXPECT_EQ(refused.error().code(), v1::ERROR_CODE_PERMISSION_DENIED);
-  // With the token, over HTTP too.
-  const testing::HttpResult admitted =
-      Post(port(), "/api/matches", body, tournament_.director_token());
+  // With the token, over HTTP too. Its Idempotency-Key names the creation with that token: a
+  // retry without the token is refused, never answered with the first one's seat tokens.
+  const testing::HttpResult admitted = testing::HttpGet(
+      port(), "/api/matches", http::verb::post, body,
+      {{"Authorization", "Bearer " + tournament_.director_token()}, {"Idempotency-Key", "k1"}});
   EXPECT_EQ(admitted.status, 201) << admitted.body;
+  const testing::HttpResult retried = testing::HttpGet(port(), "/api/matches", http::verb::post,
+                                                       body, {{"Idempotency-Key", "k1"}});
+  EXPECT_EQ(retried.status, 422) << retried.body;
   // An id no tournament here has is the plain label it always was.
   const testing::HttpResult label = Post(
       port(), "/api/matches",
@@ -416,7 +421,17 @@ TEST_F(TournamentTest, OnlyTheTournamentsTokenOpensItsMatches) {
   const v1::Inbox answered = Parsed<v1::Inbox>(inbox.body);
   EXPECT_EQ(answered.entries(0).seat(), v1::SEAT_DIRECTOR);
   EXPECT_EQ(answered.entries(0).view().settings().side_a_name(), "Bob");
-  // A player may not record a result for the director, nor a spectator at all.
+  // The tournament's director records a result over the WebSocket too.
+  auto director = MatchClient::Connect(server_->ws_url());
+  ASSERT_TRUE(
+      director->Join(second.created.match_id(), tournament_.director_token(), 0, true).has_joined());
+  const v1::ServerMessage decided =
+      RecordResult(*director, 0, v1::RESULT_OUTCOME_SIDE_B_WON, "director-1");
+  ASSERT_TRUE(decided.has_ack()) << decided.DebugString();
+  ASSERT_TRUE(director->WaitForSeq(decided.ack().seq()));
+  ASSERT_EQ(director->view().results_size(), 1);
+  EXPECT_THAT(director->view().results(0).status(), HasSubstr("decided by the director"));
+  // A spectator may not record a result.
   EXPECT_EQ(Post(port(), "/api/matches/" + second.created.match_id() + "/result",
                  R"({"outcome": "RESULT_OUTCOME_DRAW"})", second.created.spectator_key())
                 .status,
