@@ -32,6 +32,7 @@ constexpr size_t kMaxEntropyBytes = 64;
 constexpr size_t kMaxFlagCommentBytes = 1000;
 constexpr size_t kMaxOrderedLocations = 32;
 constexpr size_t kMaxLocationNameBytes = 64;
+constexpr size_t kMaxResultNoteBytes = 200;
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 size_t ViewerIndex(Viewer viewer) { return static_cast<size_t>(viewer); }
@@ -152,6 +153,8 @@ std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message)
       return {&message.order_locations().match_id(), message.order_locations().expected_seq()};
     case v1::ClientMessage::kUpdateUnits:
       return {&message.update_units().match_id(), message.update_units().expected_seq()};
+    case v1::ClientMessage::kRecordResult:
+      return {&message.record_result().match_id(), message.record_result().expected_seq()};
     default:
       return {nullptr, 0};
   }
@@ -193,6 +196,9 @@ struct Match::Plan {
   std::string sealed;
   std::string client_entropy;  // SealDeclaration: the seat's entropy for the dice
   std::shared_ptr<const Forces> forces;  // UpdateUnits: the forces they leave
+  std::optional<Viewer> actor;  // who sent the command, when not `seat` (the director)
+  // Whose command it was, for its answer.
+  Viewer Actor() const { return actor.value_or(engine::ViewerOf(seat)); }
 };
 
 Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
@@ -202,6 +208,7 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
       services_(services),
       host_(host),
       identity_(std::move(identity)),
+      opened_unix_ms_(recorded_unix_ms),
       initial_state_(initial),
       state_(std::move(initial)),
       chain_(std::move(chain)),
@@ -234,6 +241,9 @@ storage::StoredEvent Match::OpenedEvent(const MatchIdentity& identity) {
   created.set_dice_commitment(HashBytes(identity.dice_commitment));
   created.set_dice_chain_length(identity.dice_chain_length);
   created.set_server_public_key(identity.server_public_key);
+  if (identity.tournament_token_hash) {
+    created.set_tournament_token_hash(HashBytes(*identity.tournament_token_hash));
+  }
   return stored;
 }
 
@@ -244,6 +254,10 @@ std::optional<Viewer> Match::Authenticate(std::string_view token) const {
     if (CRYPTO_memcmp(hash.data(), identity_.token_hashes[i].data(), hash.size()) == 0) {
       return kViewers[i];
     }
+  }
+  const std::optional<persistence::Hash>& tournament = identity_.tournament_token_hash;
+  if (tournament && CRYPTO_memcmp(hash.data(), tournament->data(), hash.size()) == 0) {
+    return Viewer::kDirector;
   }
   return std::nullopt;
 }
@@ -302,7 +316,9 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
     if (auto it = answers_.find(key); it != answers_.end()) {
       return reply({AckOf(command_id, it->second)});
     }
-    if (viewer != Viewer::kSideA && viewer != Viewer::kSideB) {
+    const bool may_act = viewer == Viewer::kSideA || viewer == Viewer::kSideB ||
+                         (viewer == Viewer::kDirector && message.has_record_result());
+    if (!may_act) {
       return reply({ErrorMessage(v1::ERROR_CODE_PERMISSION_DENIED,
                                  std::string(engine::Name(viewer)) +
                                      " follows the match but cannot act in it",
@@ -328,7 +344,7 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
     // can be stale.
     const uint8_t bit = viewer == Viewer::kSideA ? 1 : 2;
     const bool never_stale = message.has_submit_setup() || message.has_flag_for_director() ||
-                             message.has_update_units();
+                             message.has_update_units() || message.has_record_result();
     const uint64_t from = expected_seq == 0 || never_stale ? seq_ : expected_seq;
     for (uint64_t s = from; s < seq_; ++s) {
       if (material_[s] & bit) {
@@ -341,7 +357,7 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
       }
     }
   }
-  if (!message.has_flag_for_director() && !CanRoll()) {
+  if (!message.has_flag_for_director() && !message.has_record_result() && !CanRoll()) {
     // Created here (this server's key opened it) yet not rollable: dice-secret was replaced.
     const bool own = !identity_.server_public_key.empty() &&
                      identity_.server_public_key == services_.secrets->public_key();
@@ -356,7 +372,8 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
         command_id)});
   }
   const Seat seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
-  Result<Plan> plan = PlanCommand(seat, message, deadline_default);
+  Result<Plan> plan = message.has_record_result() ? PlanResult(viewer, message)
+                                                  : PlanCommand(seat, message, deadline_default);
   if (!plan) return reply({RuleErrorMessage(plan.error(), command_id)});
   Append(std::move(*plan), std::move(reply), command_id);
 }
@@ -411,7 +428,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
                                 command_id)});
           } else {
             const std::string answer_key =
-                AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id);
+                AnswerKey(shared_plan->Actor(), shared_plan->command_id);
             self->Commit(std::move(*shared_plan), appended->first_seq, recorded, appended->head);
             self->Broadcast(appended->first_seq);
             self->TrimRecent();
@@ -641,6 +658,48 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
     default:
       return Reject("", "not a match command");
   }
+}
+
+Result<Match::Plan> Match::PlanResult(Viewer viewer, const v1::ClientMessage& message) const {
+  const v1::RecordResult& result = message.record_result();
+  if (result.combat() > combats_.size()) {
+    return Reject("", "record_result.combat: " + std::to_string(result.combat()) +
+                          " is not a close combat of this match (0 for the match, 1.." +
+                          std::to_string(combats_.size()) + " for its close combats so far)");
+  }
+  if (result.outcome() != v1::RESULT_OUTCOME_SIDE_A_WON &&
+      result.outcome() != v1::RESULT_OUTCOME_SIDE_B_WON &&
+      result.outcome() != v1::RESULT_OUTCOME_DRAW) {
+    return Reject("", "record_result.outcome: give SIDE_A_WON, SIDE_B_WON or DRAW");
+  }
+  if (auto ok = proto::checks::CheckText(result.note(), "record_result.note",
+                                         kMaxResultNoteBytes);
+      !ok) {
+    return tl::unexpected(ok.error());
+  }
+  Plan plan;
+  plan.setup = setup_;
+  plan.state = state_;
+  plan.started = started_;
+  plan.command_id = message.command_id();
+  if (viewer == Viewer::kDirector) {
+    plan.actor = Viewer::kDirector;
+  } else {
+    plan.seat = viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB;
+  }
+  Planned planned;
+  storage::ResultRecorded& stored = *planned.stored.mutable_result_recorded();
+  stored.set_seat(StoredViewerSeat(viewer));
+  stored.set_combat(result.combat());
+  stored.set_outcome(static_cast<uint32_t>(result.outcome()));
+  stored.set_note(result.note());
+  stored.set_command_id(message.command_id());
+  plan.entries.push_back(std::move(planned));
+  return plan;
+}
+
+std::string Match::CombatLocation(uint32_t combat) const {
+  return combat >= 1 && combat <= combats_.size() ? combats_[combat - 1] : std::string();
 }
 
 Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
@@ -962,6 +1021,14 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
     } else if (planned.stored.has_setup_confirmed() || planned.stored.has_director_flag() ||
                planned.stored.has_head_signed()) {
       material = 0;
+    } else if (planned.stored.has_result_recorded()) {
+      // A result is the players' and the director's account: it changes nothing they answer.
+      material = 0;
+      const storage::ResultRecorded& recorded = planned.stored.result_recorded();
+      results_.Record(recorded.seat() == storage::SEAT_SIDE_A   ? ResultSource::kSideA
+                      : recorded.seat() == storage::SEAT_SIDE_B ? ResultSource::kSideB
+                                                                : ResultSource::kDirector,
+                      recorded.combat(), static_cast<v1::ResultOutcome>(recorded.outcome()));
     } else if (planned.stored.has_locations_ordered()) {
       const storage::LocationsOrdered& ordered = planned.stored.locations_ordered();
       const Seat by = SeatOfStored(ordered.seat()).value_or(Seat::kSideA);
@@ -978,6 +1045,11 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
                                           [](const Planned& p) { return p.event.has_value(); });
   const bool began = started_ && (!was_started || was_ended) && ruleset_events;
   const bool ends = started_ && host_.Ended(state_) && (!was_ended || began);
+  if (began) {
+    std::string location = host_.FactsOf(setup_.parts).location;
+    if (location.empty() && host_.CarriesForces()) location = host_.OutcomeOf(state_).location;
+    combats_.push_back(std::move(location));
+  }
   if (host_.CarriesForces() && (began || ends)) {
     const CombatOutcome outcome = host_.OutcomeOf(state_);
     if (began) {
@@ -1010,7 +1082,7 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
     order_->remaining.erase(order_->remaining.begin());
   }
   if (!plan.command_id.empty()) {
-    answers_[AnswerKey(engine::ViewerOf(plan.seat), plan.command_id)] =
+    answers_[AnswerKey(plan.Actor(), plan.command_id)] =
         Answer{.seq = seq_,
                .receipt = plan.receipt,
                .seal_nonce = plan.seal_nonce,
@@ -1112,6 +1184,15 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     updates.ParseFromString(stored.units_updated().updates());
     *out.mutable_units_updated() = MaskUpdates(host_, updates, owner, *planned.forces_before,
                                                *planned.forces_after, viewer);
+  } else if (stored.has_result_recorded()) {
+    const storage::ResultRecorded& recorded = stored.result_recorded();
+    v1::ResultRecorded& shown = *out.mutable_result_recorded();
+    shown.set_seat(recorded.seat() == storage::SEAT_DIRECTOR
+                       ? v1::SEAT_DIRECTOR
+                       : WireSeat(engine::ViewerOf(*SeatOfStored(recorded.seat()))));
+    shown.set_combat(recorded.combat());
+    shown.set_outcome(static_cast<v1::ResultOutcome>(recorded.outcome()));
+    shown.set_note(recorded.note());
   } else if (stored.has_locations_ordered()) {
     v1::LocationsOrdered& ordered = *out.mutable_locations_ordered();
     ordered.set_seat(WireSeat(engine::ViewerOf(
@@ -1199,6 +1280,10 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   view.set_deadline_unix_ms(deadline_unix_ms_);
   RenderForces(host_, forces_, viewer, view);
   view.set_ccph(ccph_);
+  for (v1::MatchResult& result :
+       results_.Summaries([this](uint32_t combat) { return CombatLocation(combat); })) {
+    *view.add_results() = std::move(result);
+  }
   return message;
 }
 
@@ -1589,6 +1674,12 @@ Result<std::shared_ptr<Match>> Match::Recover(
       !read_hash(created.spectator_key_hash(), identity.spectator_key_hash)) {
     return Reject("", "event 1: malformed token hashes");
   }
+  if (!created.tournament_token_hash().empty()) {
+    identity.tournament_token_hash.emplace();
+    if (!read_hash(created.tournament_token_hash(), *identity.tournament_token_hash)) {
+      return Reject("", "event 1: malformed tournament token hash");
+    }
+  }
   const RulesetHost* host = hosts(created.ruleset());
   if (host == nullptr) return Reject("", "ruleset '" + created.ruleset() + "' is not served");
   if (host->ruleset().version() != created.ruleset_version()) {
@@ -1741,6 +1832,18 @@ Result<std::shared_ptr<Match>> Match::Recover(
                       .forces_before = std::make_shared<const Forces>(match->forces_),
                       .forces_after = plan.forces};
       plan.entries.push_back(std::move(planned));
+      ++i;
+    } else if (!setup_event && plan.entries.empty() && stored.has_result_recorded()) {
+      const storage::Seat by = stored.result_recorded().seat();
+      if (by == storage::SEAT_DIRECTOR) {
+        plan.actor = Viewer::kDirector;
+      } else {
+        seat = SeatOfStored(by);
+        if (!seat) return Reject("", at(i) + "a result recorded by no seat");
+      }
+      plan.command_id = stored.result_recorded().command_id();
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_head_signed()) {
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},

@@ -34,6 +34,7 @@
 #include "server/clock.h"
 #include "server/net.h"
 #include "server/notices.h"
+#include "server/results.h"
 #include "server/ruleset_host.h"
 
 namespace melee::server {
@@ -96,6 +97,9 @@ struct MatchIdentity {
   persistence::Seed dice_commitment{};  // s_0 of the seed chain
   uint64_t dice_chain_length = 0;
   std::string server_public_key;  // the referee's Ed25519 key (raw)
+  // Set when the match was created in a tournament of this server: the hash of its director
+  // token, which opens the match as its director too (docs/tournaments.md).
+  std::optional<persistence::Hash> tournament_token_hash;
 };
 
 class Match : public std::enable_shared_from_this<Match> {
@@ -119,8 +123,11 @@ class Match : public std::enable_shared_from_this<Match> {
 
   const std::string& id() const { return identity_.id; }
   const MatchIdentity& identity() const { return identity_; }
+  // When the match's first event was recorded.
+  int64_t opened_unix_ms() const { return opened_unix_ms_; }
 
-  // Returns the viewer a seat token or spectator key opens, if any. Thread-safe.
+  // Returns the viewer a seat token, the director token or the match's tournament's director
+  // token opens, if any. Thread-safe.
   std::optional<engine::Viewer> Authenticate(std::string_view token) const;
   bool IsSpectatorKey(std::string_view key) const;
 
@@ -211,6 +218,11 @@ class Match : public std::enable_shared_from_this<Match> {
                bool deadline_default);
   engine::Result<Plan> PlanCommand(engine::Seat seat, const melee::v1::ClientMessage& message,
                                    bool deadline_default) const;
+  // RecordResult, from a player or the director.
+  engine::Result<Plan> PlanResult(engine::Viewer viewer,
+                                  const melee::v1::ClientMessage& message) const;
+  // The Location of close combat `combat` (1, 2, ...), "" when unknown.
+  std::string CombatLocation(uint32_t combat) const;
   engine::Result<Plan> PlanRuleset(engine::Seat seat, const DecodedCommand& command,
                                    const std::string& command_id, Plan plan,
                                    bool deadline_default) const;
@@ -263,6 +275,7 @@ class Match : public std::enable_shared_from_this<Match> {
   MatchServices services_;
   const RulesetHost& host_;
   const MatchIdentity identity_;
+  const int64_t opened_unix_ms_;
 
   const engine::AnyState initial_state_;  // the ruleset state every close combat starts from
 
@@ -284,6 +297,10 @@ class Match : public std::enable_shared_from_this<Match> {
     uint32_t ccph = 0;  // the CCPh of its last close combat
   };
   Forces forces_;
+  // The close combats begun so far, by their Location ("" when the set-up named none), and the
+  // results recorded for them and for the match.
+  std::vector<std::string> combats_;
+  Results results_;
   std::map<std::string, LocationMemo, std::less<>> locations_;
   uint32_t ccph_ = 1;
   std::optional<engine::Seat> ccph_attacker_;

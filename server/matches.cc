@@ -4,8 +4,10 @@
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
+#include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
 #include "server/match_file.h"
@@ -59,6 +61,31 @@ v1::ServerMessage Refusal(v1::ErrorCode code, std::string message, const std::st
   return reply;
 }
 
+// A player's display name: 0..64 bytes (UTF-8: protobuf refuses a proto3 string that is not)
+// without control characters (C0, DEL, C1) and without leading or trailing spaces, so that it
+// prints on one line in reports and CSV files.
+engine::Result<void> CheckDisplayName(const std::string& name, const std::string& field) {
+  constexpr size_t kMaxNameBytes = 64;
+  if (name.size() > kMaxNameBytes) {
+    return engine::Reject("", field + ": at most " + std::to_string(kMaxNameBytes) + " bytes");
+  }
+  if (!name.empty() && (name.front() == ' ' || name.back() == ' ')) {
+    return engine::Reject("", field + ": no leading or trailing spaces");
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(name[i]);
+    // C1 controls (U+0080..U+009F) are UTF-8 0xC2 0x80..0x9F.
+    const bool c1 = byte == 0xC2 && i + 1 < name.size() &&
+                    static_cast<unsigned char>(name[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(name[i + 1]) <= 0x9F;
+    if (byte < 0x20 || byte == 0x7F || c1) {
+      return engine::Reject("", field + ": control characters are not allowed (byte " +
+                                    std::to_string(i) + ")");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string NotRecoveredMessage(const std::string& reason) {
@@ -71,7 +98,8 @@ Matches::Matches(asio::any_io_executor executor, MatchServices services,
     : executor_(std::move(executor)),
       services_(std::move(services)),
       registry_(registry),
-      check_import_(std::move(check_import)) {
+      check_import_(std::move(check_import)),
+      tournaments_(executor_, services_.store, services_.clock) {
   if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
 }
 
@@ -82,6 +110,7 @@ void Matches::Register(std::shared_ptr<Match> match) {
 }
 
 size_t Matches::RecoverAll() {
+  tournaments_.RecoverAll();
   auto listed = services_.store.ListMatches();
   if (!listed) {
     spdlog::error("cannot list matches to recover: {}", listed.error().message);
@@ -92,6 +121,7 @@ size_t Matches::RecoverAll() {
   size_t recovered = 0;
   for (const persistence::MatchSummary& summary : *listed) {
     if (summary.match_id.starts_with(Match::JournalId(""))) continue;  // a session journal
+    if (Tournaments::IsTournamentLog(summary.match_id)) continue;
     std::string reason;
     if (auto events = services_.store.Read(summary.match_id); !events) {
       reason = events.error().message;
@@ -138,11 +168,16 @@ std::optional<std::string> Matches::RecoveryError() const {
 
 void Matches::Create(const v1::MatchSettings& requested, const std::string& command_id,
                      const std::string& idempotency_key,
-                     std::function<void(v1::ServerMessage)> done) {
+                     std::function<void(v1::ServerMessage)> done,
+                     const std::string& tournament_token) {
   // Only an explicit idempotency key (HTTP) is remembered: command_ids are chosen by clients and
   // shared by none, so answering another connection's id with its tokens would leak them.
-  if (idempotency_key.empty()) return CreateNow(requested, command_id, std::move(done));
-  std::string settings = proto::SerializeDeterministic(requested);
+  if (idempotency_key.empty()) {
+    return CreateNow(requested, command_id, tournament_token, std::move(done));
+  }
+  // The tournament token is part of what a key names: a retry with another token is another
+  // request (and is refused), never answered with the first one's seat tokens.
+  std::string settings = proto::SerializeDeterministic(requested) + "|" + tournament_token;
   uint64_t order = 0;
   {
     std::unique_lock lock(mutex_);
@@ -181,7 +216,7 @@ void Matches::Create(const v1::MatchSettings& requested, const std::string& comm
     creation.order = order;
     creation_order_.emplace_back(order, idempotency_key);
   }
-  CreateNow(requested, command_id,
+  CreateNow(requested, command_id, tournament_token,
             [this, key = idempotency_key, order, done = std::move(done)](v1::ServerMessage answer) {
               Finish(key, order, answer);
               done(std::move(answer));
@@ -205,6 +240,7 @@ void Matches::Finish(const std::string& key, uint64_t order, const v1::ServerMes
 }
 
 void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& command_id,
+                        const std::string& tournament_token,
                         std::function<void(v1::ServerMessage)> done) {
   v1::MatchSettings settings = requested;
   if (settings.ruleset().empty()) settings.set_ruleset("asl");
@@ -226,6 +262,38 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
                         "settings.tournament_id: at most " + std::to_string(kMaxTournamentBytes) +
                             " bytes",
                         command_id));
+  }
+  for (const auto& [field, name] : {std::pair{"settings.side_a_name", &settings.side_a_name()},
+                                    std::pair{"settings.side_b_name", &settings.side_b_name()}}) {
+    if (auto ok = CheckDisplayName(*name, field); !ok) {
+      return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION, engine::Describe(ok.error()),
+                          command_id));
+    }
+  }
+  // A tournament of this server admits a match only with its director token; an id no
+  // tournament here has is the free label it always was.
+  std::optional<persistence::Hash> tournament_token_hash;
+  switch (tournaments_.Check(settings.tournament_id(), tournament_token)) {
+    case TournamentAccess::kNoSuchTournament:
+      if (!tournament_token.empty()) {
+        return done(Refusal(v1::ERROR_CODE_NOT_FOUND,
+                            "a tournament token was given, but there is no tournament " +
+                                proto::checks::Quoted(settings.tournament_id()) +
+                                " on this server (settings.tournament_id); nothing was created",
+                            command_id));
+      }
+      break;
+    case TournamentAccess::kRefused:
+      return done(Refusal(v1::ERROR_CODE_PERMISSION_DENIED,
+                          "tournament " + settings.tournament_id() +
+                              " admits matches only with its director token" +
+                              (tournament_token.empty() ? " (none was given)"
+                                                        : " (the token given is not it)") +
+                              "; nothing was created",
+                          command_id));
+    case TournamentAccess::kGranted:
+      tournament_token_hash = tournaments_.Find(settings.tournament_id())->token_hash;
+      break;
   }
   if (static_cast<size_t>(settings.options_size()) > kMaxOptions) {
     return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION,
@@ -279,6 +347,7 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
   identity.dice_commitment = chain->commitment();
   identity.dice_chain_length = chain->length();
   identity.server_public_key = services_.secrets->public_key();
+  identity.tournament_token_hash = tournament_token_hash;
 
   persistence::AppendBatch batch;
   batch.match_id = identity.id;
@@ -354,6 +423,25 @@ std::shared_ptr<Match> Matches::Find(std::string_view id) const {
   std::lock_guard lock(mutex_);
   const auto it = matches_.find(std::string(id));
   return it == matches_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<Match>> Matches::InTournament(const Tournament& tournament) const {
+  std::vector<std::shared_ptr<Match>> found;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, match] : matches_) {
+      const MatchIdentity& identity = match->identity();
+      if (identity.settings.tournament_id() == tournament.id &&
+          identity.tournament_token_hash == tournament.token_hash &&
+          identity.server_public_key == services_.secrets->public_key()) {
+        found.push_back(match);
+      }
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::pair(a->opened_unix_ms(), a->id()) < std::pair(b->opened_unix_ms(), b->id());
+  });
+  return found;
 }
 
 void Matches::CheckDeadlines() {

@@ -20,6 +20,7 @@
 #include "melee/v1/envelope.pb.h"
 #include "server/hosts.h"
 #include "server/match.h"
+#include "server/tournaments.h"
 
 namespace melee::server {
 
@@ -68,9 +69,14 @@ class Matches {
   // still in flight; with other settings it is refused with ERROR_CODE_IDEMPOTENCY_KEY_REUSED and
   // nothing is created. A key is remembered while this process runs, for the last 1024 keys
   // that created a match; a refused creation forgets its key (a retry may try again).
+  //
+  // A `settings.tournament_id` that names a tournament of this server needs that tournament's
+  // director token (`tournament_token`; else ERROR_CODE_PERMISSION_DENIED, nothing created), and
+  // the match is then opened by that token too; an id no tournament here has stays a plain label.
   void Create(const melee::v1::MatchSettings& settings, const std::string& command_id,
               const std::string& idempotency_key,
-              std::function<void(melee::v1::ServerMessage)> done);
+              std::function<void(melee::v1::ServerMessage)> done,
+              const std::string& tournament_token = {});
 
   // Loads a match file exported by any Melee server (docs/fair-play.md): checks it with
   // `check_import` (a file that does not verify, or a seat's redacted export, is refused with
@@ -82,6 +88,12 @@ class Matches {
   // Returns the match, or nullptr.
   std::shared_ptr<Match> Find(std::string_view id) const;
 
+  // Returns the matches created here in `tournament` (named by its id and opened by its token;
+  // an imported match from another server is not one of them), oldest first.
+  std::vector<std::shared_ptr<Match>> InTournament(const Tournament& tournament) const;
+
+  Tournaments& tournaments() { return tournaments_; }
+
   // Takes the rules default in every match whose choice deadline has passed.
   void CheckDeadlines();
 
@@ -90,7 +102,7 @@ class Matches {
  private:
   // An Idempotency-Key's creation: what it asked for and, once durable, its answer.
   struct Creation {
-    std::string settings;  // the requested MatchSettings, serialized deterministically
+    std::string settings;  // the requested MatchSettings (deterministic bytes) and tournament token
     uint64_t order = 0;    // when it was first asked for, for forgetting the oldest
     std::optional<melee::v1::ServerMessage> answer;  // set once the match is durable
     std::vector<std::function<void(melee::v1::ServerMessage)>> waiting;  // retries in flight
@@ -100,6 +112,7 @@ class Matches {
   void Register(std::shared_ptr<Match> match);
   // Creates the match; `done` runs exactly once.
   void CreateNow(const melee::v1::MatchSettings& requested, const std::string& command_id,
+                 const std::string& tournament_token,
                  std::function<void(melee::v1::ServerMessage)> done);
   // Records the answer to the creation under `key` and answers the retries waiting for it.
   void Finish(const std::string& key, uint64_t order, const melee::v1::ServerMessage& answer);
@@ -109,6 +122,7 @@ class Matches {
   const engine::Registry& registry_;
   const HostLookup hosts_ = BuiltinHosts();
   const ImportCheck check_import_;
+  Tournaments tournaments_;
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Match>> matches_;

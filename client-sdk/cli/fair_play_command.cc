@@ -9,6 +9,7 @@
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/json.h"
 #include "server/fair_play/audit.h"
+#include "server/fair_play/pooled_audit.h"
 #include "server/fair_play/verify.h"
 #include "server/match_file.h"
 
@@ -101,6 +102,9 @@ FairPlayCommands::FairPlayCommands(CLI::App& app, FairPlayArgs& args) : args_(ar
       ->expected(2);
   audit_->add_option("--results", args_.results, "Win, Loss or Draw, for side A and side B")
       ->expected(2);
+  audit_->add_flag("--pool", args_.pool,
+                   "Then the pooled report of all the files: per player (by display name), the "
+                   "dice of every match per roll purpose, response times, deadlines, connections");
 }
 
 bool FairPlayCommands::chosen() const { return *export_ || *import_ || *verify_ || *audit_; }
@@ -232,6 +236,7 @@ int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
   std::string csv = server::AslprCsvHeader() + "\r\n";
   bool all_verified = true;
   size_t rows = 0;
+  std::vector<server::MatchAudit> audits;
   for (const std::string& path : args_.files) {
     std::string text;
     if (!ReadFile(path, text, err)) return kExitUsage;
@@ -253,6 +258,13 @@ int FairPlayCommands::Audit(std::ostream& out, std::ostream& err) const {
       csv += server::AslprCsvRow(*audit, fields) + "\r\n";
       ++rows;
     }
+    if (args_.pool) audits.push_back(std::move(*audit));
+  }
+  if (args_.pool) {
+    std::string tournament = args_.tournament_id;
+    if (tournament.empty() && !audits.empty()) tournament = audits.front().tournament_id;
+    server::WritePooledText(server::PoolAudits(tournament, audits), out);
+    out << "\n";
   }
   if (!args_.csv.empty()) {
     std::ofstream written(args_.csv, std::ios::binary | std::ios::trunc);

@@ -8,8 +8,9 @@
 //   melee verify FILE [--key HEX]
 //       offline: the hash chain, the seeds, every die, the signatures and the engine replay
 //   melee audit FILE... [--csv OUT] [--tournament ID] [--round R] [--round-date D]
-//       [--scenario S] [--players A B] [--allied-axis A B] [--results A B]
-//       the tournament director's report, and ASL Player Ratings CSV rows
+//       [--scenario S] [--players A B] [--allied-axis A B] [--results A B] [--pool]
+//       the tournament director's report, and ASL Player Ratings CSV rows; --pool adds the
+//       pooled report of all the files per player (docs/tournaments.md)
 //
 // Exit codes: 0 done / verified; 1 the file does not verify, or the server refused; 2 usage (bad
 // arguments, an unreadable file); 3 the server could not be reached.
@@ -43,6 +44,7 @@ struct FairPlayArgs {
   std::vector<std::string> players;
   std::vector<std::string> allied_axis;
   std::vector<std::string> results;
+  bool pool = false;
 };
 
 class FairPlayCommands {

@@ -62,6 +62,10 @@ void PrintEntry(std::ostream& out, const Seat& seat) {
     return;
   }
   const v1::MatchView& view = entry.view();
+  if (!view.settings().side_a_name().empty() || !view.settings().side_b_name().empty()) {
+    out << "    players: side_a " << view.settings().side_a_name() << ", side_b "
+        << view.settings().side_b_name() << "\n";
+  }
   for (const std::string& waiting : view.waiting_for()) out << "    waiting for " << waiting << "\n";
   if (view.deadline_unix_ms() != 0) {
     out << "    by " << Time(view.deadline_unix_ms()) << " (then the rules default)\n";

@@ -13,6 +13,7 @@
 #include "client-sdk/cli/inbox_command.h"
 #include "client-sdk/cli/match_command.h"
 #include "client-sdk/cli/rules_command.h"
+#include "client-sdk/cli/tournament_command.h"
 #include "client-sdk/sync_client.h"
 #include "proto/codec/json.h"
 
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
   melee::cli::FairPlayArgs fair_play_args;
   const melee::cli::FairPlayCommands fair_play(app, fair_play_args);
 
+  melee::cli::TournamentArgs tournament_args;
+  const melee::cli::TournamentCommands tournament(app, tournament_args);
+
   melee::cli::InboxArgs inbox_args;
   const melee::cli::InboxCommand inbox(app, inbox_args);
 
@@ -113,6 +117,11 @@ int main(int argc, char** argv) {
     fair_play_args.server = url;
     fair_play_args.ca_file = ca_file;
     return fair_play.Run(std::cout, std::cerr);
+  }
+  if (tournament.chosen()) {
+    tournament_args.server = url;
+    tournament_args.ca_file = ca_file;
+    return tournament.Run(std::cout, std::cerr);
   }
   if (inbox.chosen()) {
     inbox_args.ca_file = ca_file;

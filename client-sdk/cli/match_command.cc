@@ -21,6 +21,7 @@
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/coc/v1/coc.pb.h"
 #include "melee/v1/match.pb.h"
+#include "melee/v1/tournament.pb.h"
 #include "engine/asl/preview.h"
 #include "engine/asl/rules.h"
 #include "engine/coc/rules.h"
@@ -319,6 +320,15 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
                       "coc's leader_hit_effects, vv's grenades_per_assault_max)");
   create_->add_option("--choice-deadline", args_.choice_deadline_seconds,
                       "Seconds a seat has to answer a choice (0: the server's default)");
+  create_->add_option("--tournament", args_.tournament_file,
+                      "Create the match in a tournament: its director file (from `melee "
+                      "tournament create`), whose token then opens this match too")
+      ->check(CLI::ExistingFile);
+  create_->add_option("--tournament-id", args_.tournament_id,
+                      "A tournament label only (no tournament on the server needed)")
+      ->excludes("--tournament");
+  create_->add_option("--name-a", args_.name_a, "Side A's player, as every report names it");
+  create_->add_option("--name-b", args_.name_b, "Side B's player");
   create_->add_option("--declaration-deadline", args_.declaration_deadline_seconds,
                       "Seconds a seat has for each announcement and declaration (0: the "
                       "server's default, usually none)");
@@ -434,6 +444,19 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
                                        : v1::DECLARATION_ORDER_SEALED);
     settings.set_choice_deadline_seconds(args_.choice_deadline_seconds);
     settings.set_declaration_deadline_seconds(args_.declaration_deadline_seconds);
+    settings.set_side_a_name(args_.name_a);
+    settings.set_side_b_name(args_.name_b);
+    settings.set_tournament_id(args_.tournament_id);
+    if (!args_.tournament_file.empty()) {
+      v1::TournamentLink tournament;
+      if (!ReadJsonFile(args_.tournament_file, tournament, failure)) return Report(err, failure);
+      if (tournament.tournament_id().empty() || tournament.token().empty()) {
+        return Report(err, {kExitUsage, args_.tournament_file +
+                                            ": a director file needs tournament_id and token"});
+      }
+      settings.set_tournament_id(tournament.tournament_id());
+      create.mutable_create_match()->set_tournament_token(tournament.token());
+    }
     for (const std::string& option : args_.options) {
       const size_t equals = option.find('=');
       if (equals == std::string::npos || equals == 0) {

@@ -4,7 +4,9 @@
 // player runs, and what a live player can script:
 //
 //   melee match create [--title T] [--declaration-order sealed|attacker_first]
-//                      [--choice-deadline S] [--declaration-deadline S] --out DIR
+//                      [--choice-deadline S] [--declaration-deadline S]
+//                      [--tournament DIRECTOR_FILE | --tournament-id LABEL]
+//                      [--name-a NAME] [--name-b NAME] --out DIR
 //   melee match join --match ID --token TOKEN [--spectate] --out FILE
 //   melee match status --seat FILE [--all]
 //   melee match watch --seat FILE [--until-ended] [--idle-timeout S]
@@ -48,6 +50,10 @@ struct MatchArgs {
   std::vector<std::string> options;  // KEY=VALUE, the ruleset's match options
   uint32_t choice_deadline_seconds = 0;
   uint32_t declaration_deadline_seconds = 0;
+  std::string tournament_file;  // a director file of `melee tournament create`
+  std::string tournament_id;    // a plain label, as before tournaments existed
+  std::string name_a;           // the players' display names
+  std::string name_b;
   std::string out;  // create: a directory; join: a seat file
   // match join
   std::string match_id;

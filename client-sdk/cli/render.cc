@@ -141,6 +141,15 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
     out << SeatName(event.locations_ordered().seat())
         << " (the ATTACKER) ordered this CCPh's Locations: "
         << Join(event.locations_ordered().locations());
+  } else if (event.has_result_recorded()) {
+    const v1::ResultRecorded& result = event.result_recorded();
+    static const char* const kOutcomes[] = {"none", "side_a won", "side_b won", "a draw"};
+    const int outcome = result.outcome() >= 0 && result.outcome() <= 3 ? result.outcome() : 0;
+    out << SeatName(result.seat()) << " recorded the result of "
+        << (result.combat() == 0 ? std::string("the match")
+                                 : "close combat " + std::to_string(result.combat()))
+        << ": " << kOutcomes[outcome];
+    if (!result.note().empty()) out << " (\"" << result.note() << "\")";
   } else if (event.has_director_flag()) {
     out << SeatName(event.director_flag().seat()) << " flagged event #"
         << event.director_flag().seq() << " for the director";
@@ -193,6 +202,10 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
   if (!view.settings().title().empty()) out << " \"" << view.settings().title() << "\"";
   out << " (" << view.settings().ruleset() << "), seen by " << SeatName(view.seat())
       << ": " << kStages[stage] << ", last event #" << view.seq() << "\n";
+  if (!view.settings().side_a_name().empty() || !view.settings().side_b_name().empty()) {
+    out << "Players: side_a " << view.settings().side_a_name() << ", side_b "
+        << view.settings().side_b_name() << "\n";
+  }
   if (view.stage() == v1::STAGE_SETUP) {
     for (const auto& [name, part, status] :
          {std::tuple{"side_a", &view.side_a_setup(), &view.side_a()},
@@ -331,6 +344,12 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
   }
   if (view.deadline_unix_ms() != 0) {
     out << "Deadline: " << Time(view.deadline_unix_ms()) << " (then the rules default)\n";
+  }
+  for (const v1::MatchResult& result : view.results()) {
+    out << "Result of " << (result.combat() == 0 ? std::string("the match")
+                                                 : "close combat " +
+                                                       std::to_string(result.combat()))
+        << ": " << result.status() << "\n";
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "server/forces.h"
 #include "server/match_file.h"
+#include "server/results.h"
 
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
@@ -287,6 +288,15 @@ std::string DescribeMatchEvent(const storage::StoredEvent& stored) {
       text.pop_back();
       return text;
     }
+    case storage::StoredEvent::kResultRecorded: {
+      const storage::ResultRecorded& result = stored.result_recorded();
+      const auto outcome = static_cast<melee::v1::ResultOutcome>(result.outcome());
+      return SeatName(result.seat()) + " recorded the result of " +
+             (result.combat() == 0 ? std::string("the match")
+                                   : "close combat " + std::to_string(result.combat())) +
+             ": " + OutcomeWords(outcome) +
+             (result.note().empty() ? "" : " (\"" + OneLine(result.note()) + "\")");
+    }
     case storage::StoredEvent::kRulesetEvent:
     case storage::StoredEvent::KIND_NOT_SET:
       break;
@@ -313,6 +323,8 @@ storage::Seat ActorOf(const storage::StoredEvent& stored) {
       return stored.locations_ordered().seat();
     case storage::StoredEvent::kUnitsUpdated:
       return stored.units_updated().seat();
+    case storage::StoredEvent::kResultRecorded:
+      return stored.result_recorded().seat();
     default:
       return storage::SEAT_UNSPECIFIED;
   }
@@ -345,6 +357,7 @@ class Auditor {
   void CountDice(const std::vector<LoggedDie>& dice);
   void CountRoll(size_t bucket, const std::string& purpose, DiceShape shape,
                  std::initializer_list<int> values);
+  void AddCreation(const storage::MatchCreated& created);
   void AddSessions();
   void Finish();
 
@@ -354,7 +367,16 @@ class Auditor {
   // Per bucket of audit_.dice: counts per (purpose, shape), and of every die's face.
   std::array<std::map<std::pair<std::string, DiceShape>, std::vector<uint64_t>>, 4> by_purpose_;
   std::array<std::vector<uint64_t>, 4> faces_;
+  Results results_;
 };
+
+void Auditor::AddCreation(const storage::MatchCreated& created) {
+  audit_.tournament_id = created.tournament_id();
+  melee::v1::MatchSettings settings;
+  if (settings.ParseFromString(created.settings())) {
+    audit_.names = {settings.side_a_name(), settings.side_b_name()};
+  }
+}
 
 MatchAudit Auditor::Run(VerifyReport verification) {
   audit_.verification = std::move(verification);
@@ -382,7 +404,14 @@ void Auditor::AddEvent(int index) {
   } else if (stored.has_ruleset_event()) {
     AddRulesetEvent(index, stored.ruleset_event(), entry);
   } else {
-    if (stored.has_match_created()) audit_.tournament_id = stored.match_created().tournament_id();
+    if (stored.has_match_created()) AddCreation(stored.match_created());
+    if (stored.has_result_recorded()) {
+      const storage::ResultRecorded& result = stored.result_recorded();
+      results_.Record(result.seat() == storage::SEAT_SIDE_A   ? ResultSource::kSideA
+                      : result.seat() == storage::SEAT_SIDE_B ? ResultSource::kSideB
+                                                              : ResultSource::kDirector,
+                      result.combat(), static_cast<melee::v1::ResultOutcome>(result.outcome()));
+    }
     entry.who = SeatName(ActorOf(stored));
     entry.what = DescribeMatchEvent(stored);
   }
@@ -491,6 +520,8 @@ void Auditor::AddSessions() {
 }
 
 void Auditor::Finish() {
+  // The file carries no Location per close combat number; the summaries name the number.
+  audit_.results = results_.Summaries([](uint32_t) { return std::string(); });
   static constexpr std::array<std::string_view, 4> kPlayers = {"side_a", "side_b", "nobody",
                                                                "the whole match"};
   for (size_t b = 0; b < audit_.dice.size(); ++b) {
@@ -537,7 +568,18 @@ void WriteHeader(const MatchAudit& audit, std::ostream& out) {
   out << "  " << audit.timeline.size() << " events, the first recorded "
       << UtcTime(audit.first_event_unix_ms);
   if (!audit.tournament_id.empty()) out << ", tournament " << audit.tournament_id;
-  out << "\n\nVerification\n";
+  out << "\n";
+  if (!audit.names[0].empty() || !audit.names[1].empty()) {
+    out << "  players: side_a " << (audit.names[0].empty() ? "(unnamed)" : audit.names[0])
+        << ", side_b " << (audit.names[1].empty() ? "(unnamed)" : audit.names[1]) << "\n";
+  }
+  for (const melee::v1::MatchResult& result : audit.results) {
+    out << "  result of " << (result.combat() == 0 ? std::string("the match")
+                                                   : "close combat " +
+                                                         std::to_string(result.combat()))
+        << ": " << result.status() << "\n";
+  }
+  out << "\nVerification\n";
   WriteIndented(report.Describe(), "  ", out);
 }
 
@@ -715,6 +757,28 @@ std::string AslprCsvHeader() {
 
 bool HasAslprRow(const MatchAudit& audit) { return audit.ruleset.starts_with("asl "); }
 
+namespace {
+
+// "Win", "Loss" or "Draw" for `side` (0: side A) as the log decides the match, else "".
+std::string LoggedResult(const MatchAudit& audit, size_t side) {
+  for (const melee::v1::MatchResult& result : audit.results) {
+    if (result.combat() != 0) continue;
+    switch (result.decided()) {
+      case melee::v1::RESULT_OUTCOME_DRAW:
+        return "Draw";
+      case melee::v1::RESULT_OUTCOME_SIDE_A_WON:
+        return side == 0 ? "Win" : "Loss";
+      case melee::v1::RESULT_OUTCOME_SIDE_B_WON:
+        return side == 1 ? "Win" : "Loss";
+      default:
+        return "";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string AslprCsvRow(const MatchAudit& audit, const AslprFields& fields) {
   std::vector<std::string> row = {
       fields.tournament_id.empty() ? audit.tournament_id : fields.tournament_id, fields.round,
@@ -724,11 +788,11 @@ std::string AslprCsvRow(const MatchAudit& audit, const AslprFields& fields) {
     if (att_def.empty() && audit.first_attacker) {
       att_def = SideIndex(*audit.first_attacker) == side ? "Attacker" : "Defender";
     }
-    const std::string& player = fields.players[side];
-    row.push_back(player.empty() ? (side == 0 ? "side_a" : "side_b") : player);
+    std::string player = fields.players[side].empty() ? audit.names[side] : fields.players[side];
+    row.push_back(player.empty() ? (side == 0 ? "side_a" : "side_b") : std::move(player));
     row.push_back(std::move(att_def));
     row.push_back(fields.allied_axis[side]);
-    row.push_back(fields.results[side]);
+    row.push_back(fields.results[side].empty() ? LoggedResult(audit, side) : fields.results[side]);
   }
   row.push_back(audit.first_event_unix_ms != 0 ? UtcDate(audit.first_event_unix_ms) : "");
   row.push_back(audit.match_id);

@@ -18,6 +18,7 @@
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/storage/v1/match_file.pb.h"
+#include "melee/v1/match.pb.h"
 #include "server/fair_play/verify.h"
 
 namespace melee::server {
@@ -113,6 +114,9 @@ struct MatchAudit {
   std::string ruleset;  // "asl 1.0"
   std::string exported_for;
   std::string tournament_id;                   // as the match was created
+  std::array<std::string, 2> names;            // the players' display names ("" unnamed)
+  // The results recorded in the log (RecordResult), the match's (combat 0) first.
+  std::vector<melee::v1::MatchResult> results;
   int64_t first_event_unix_ms = 0;             // when event 1 was recorded
   std::optional<engine::Seat> first_attacker;  // the ATTACKER of the first close combat
   uint64_t redacted = 0;                       // events whose dice and words this file leaves out
@@ -138,11 +142,14 @@ struct AslprFields {
   std::string round;
   std::string round_date;
   std::string scenario;
-  std::array<std::string, 2> players = {"side_a", "side_b"};  // side A, side B
+  // Side A, side B; empty: the display name the match was created with, else "side_a"/"side_b".
+  std::array<std::string, 2> players;
   // "Attacker"/"Defender"; empty: from the log (the ATTACKER of the first close combat).
   std::array<std::string, 2> att_def;
   std::array<std::string, 2> allied_axis;  // "Allied"/"Axis" or empty
-  std::array<std::string, 2> results;      // "Win"/"Loss"/"Draw" or empty
+  // "Win"/"Loss"/"Draw"; empty: the match's result as the log decides it (the director's entry,
+  // or both players' when they agree), else empty.
+  std::array<std::string, 2> results;
 };
 
 // Returns the ASLPR CSV header, without a line ending: "Tournament ID,Round,Round Date,Scenario,

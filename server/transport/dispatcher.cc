@@ -92,6 +92,7 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
     case v1::ClientMessage::kFlagForDirector:
     case v1::ClientMessage::kOrderLocations:
     case v1::ClientMessage::kUpdateUnits:
+    case v1::ClientMessage::kRecordResult:
       if (matches_ == nullptr) {
         return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_SUPPORTED,
                                            "not supported: '" + CommandName(message) +
@@ -99,10 +100,10 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
                                            id));
       }
       if (message.has_create_match()) {
-        return matches_->Create(message.create_match().settings(), id, /*idempotency_key=*/"",
-                                [reply](v1::ServerMessage answer) {
-                                  ReplyWith(reply, std::move(answer));
-                                });
+        return matches_->Create(
+            message.create_match().settings(), id, /*idempotency_key=*/"",
+            [reply](v1::ServerMessage answer) { ReplyWith(reply, std::move(answer)); },
+            message.create_match().tournament_token());
       }
       if (message.has_join_seat() || message.has_spectate() || message.has_resume()) {
         return HandleJoin(message, connection, std::move(reply));

@@ -20,12 +20,20 @@
 #include "server/transport/roster_route.h"
 #include "server/transport/notification_routes.h"
 #include "server/transport/static_files.h"
+#include "server/transport/tournament_routes.h"
 #include "server/version.h"
 
 namespace melee::server {
-namespace {
-
 namespace http = boost::beast::http;
+
+std::string BearerToken(const HttpRequest& request) {
+  const std::string_view header = request[http::field::authorization];
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return {};
+  return std::string(header.substr(kBearer.size()));
+}
+
+namespace {
 
 std::string ToJson(const google::protobuf::Message& message) {
   return melee::proto::ToJson(message, melee::proto::JsonStyle::kReport) + "\n";
@@ -84,7 +92,8 @@ HttpResponse Health(const HttpRequest& request, ServerContext& context) {
 }
 
 // POST /api/matches: the body is a melee.v1.MatchSettings in JSON; the answer (201) is the
-// MatchCreated with the seat tokens, shown this once. An Idempotency-Key header makes a retry
+// MatchCreated with the seat tokens, shown this once. A match in a tournament of this server
+// needs "Authorization: Bearer <the tournament's director token>" (else 403). An Idempotency-Key header makes a retry
 // get the first answer (it is the command_id); the same key with another body is answered 422
 // (Matches::Create says how long a key is remembered).
 void CreateMatch(const HttpRequest& request, const std::string& address, ServerContext& context,
@@ -126,12 +135,15 @@ void CreateMatch(const HttpRequest& request, const std::string& address, ServerC
               code == melee::v1::ERROR_CODE_UNAVAILABLE ? http::status::service_unavailable
               : code == melee::v1::ERROR_CODE_IDEMPOTENCY_KEY_REUSED
                   ? http::status::unprocessable_entity
-                  : http::status::bad_request;
+              : code == melee::v1::ERROR_CODE_PERMISSION_DENIED ? http::status::forbidden
+              : code == melee::v1::ERROR_CODE_NOT_FOUND         ? http::status::not_found
+                                                                : http::status::bad_request;
           return respond(MakeResponse(shape, status, "application/json", ToJson(answer.error())));
         }
         respond(MakeResponse(shape, http::status::created, "application/json",
                              ToJson(answer.match_created())));
-      });
+      },
+      BearerToken(request));
 }
 
 HttpResponse ServerKeyResponse(const HttpRequest& request, ServerContext& context) {
@@ -255,7 +267,7 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
   return HttpError(
       request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
       "no such endpoint: " + path + " (try / for the web client, /healthz, /metrics, " +
-          "/api/matches, /api/server-key or " + kWebSocketPath + ")");
+          "/api/matches, /api/tournaments, /api/server-key or " + kWebSocketPath + ")");
 }
 
 // The methods `path` answers, for an Allow header; empty for an unknown path.
@@ -263,11 +275,12 @@ std::string AllowedMethods(std::string_view path) {
   constexpr std::string_view kMatches = "/api/matches/";
   constexpr std::string_view kExport = "/export";
   if (path == "/api/matches" || path == "/api/matches/import" || path == "/api/inbox" ||
-      path == "/api/rosters/read" || PreviewMatchId(path)) {
+      path == "/api/rosters/read" || PreviewMatchId(path) || path == "/api/tournaments" ||
+      (path.starts_with(kMatches) && path.ends_with("/result"))) {
     return "POST";
   }
   if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
-      path == kWebSocketPath ||
+      path == kWebSocketPath || path.starts_with("/api/tournaments/") ||
       (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
        path.ends_with(kExport))) {
     return "GET";
@@ -361,6 +374,7 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     context.metrics.http_requests.Increment();
     return AnswerPreview(request, *match_id, context, std::move(respond));
   }
+  if (HandleTournamentRequest(request, path, address, context, respond)) return;
   if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
     context.metrics.http_requests.Increment();
     return respond(HandleNotifications(request, *match_id, context));

@@ -32,6 +32,9 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
 std::optional<std::string> LimitMatchCreation(ServerContext& context, const std::string& address,
                                               long* retry_after);
 
+// Returns the bearer token of a request ("Authorization: Bearer <token>"), or empty.
+std::string BearerToken(const HttpRequest& request);
+
 // Builds a response with a JSON body (not cached).
 HttpResponse JsonResponse(const HttpRequest& request, boost::beast::http::status status,
                           std::string body);

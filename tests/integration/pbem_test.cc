@@ -25,10 +25,11 @@
 namespace melee {
 namespace {
 
-// The ```sh blocks between the `<marker>:start` and `<marker>:end` comments of README.md, joined
-// in order.
-std::string GuideScript(const std::string& marker = "pbem-guide") {
-  std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/README.md");
+// The ```sh blocks between the `<marker>:start` and `<marker>:end` comments of `document` (a path
+// from the source tree's top), joined in order.
+std::string GuideScript(const std::string& marker = "pbem-guide",
+                        const std::string& document = "README.md") {
+  std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/" + document);
   std::stringstream text;
   text << in.rdbuf();
   const std::string readme = text.str();
@@ -55,8 +56,9 @@ bool Contains(const std::string& text, const std::string& needle) {
   return text.find(needle) != std::string::npos;
 }
 
-// Runs the README guide between the `marker` comments as one bash script, in a fresh directory,
-// with `melee` on the PATH and a real server rolling `faces`; returns its exit code and output.
+// Runs the guide between the `marker` comments of `document` as one bash script, in a fresh
+// directory, with `melee` on the PATH and a real server rolling `faces` (none: its own committed
+// dice); returns its exit code and output.
 struct GuideRun {
   std::optional<int> code;
   std::string output;
@@ -64,13 +66,13 @@ struct GuideRun {
 };
 
 GuideRun RunGuide(const std::string& marker, std::initializer_list<int> faces,
-                  const testing::TempDir& dir) {
-  const std::string guide = GuideScript(marker);
-  EXPECT_FALSE(guide.empty()) << "README.md has no " << marker << " block";
+                  const testing::TempDir& dir, const std::string& document = "README.md") {
+  const std::string guide = GuideScript(marker, document);
+  EXPECT_FALSE(guide.empty()) << document << " has no " << marker << " block";
   testing::ScriptedFaces scripted(4);
   scripted.Push(faces);
   server::ServerHooks hooks;
-  hooks.dice = scripted.Source();
+  if (faces.size() != 0) hooks.dice = scripted.Source();
   testing::TestServer server({}, hooks);
   const std::string cli_dir = std::filesystem::path(MELEE_CLI_BINARY).parent_path().string();
   const std::string path = cli_dir + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "");
@@ -106,6 +108,42 @@ TEST(PbemGuide, TheReadmeGameRunsVerbatim) {
     EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "hill621" / "side_b.seat"));
+}
+
+// docs/tournaments.md: a director runs an event of two matches with one token and one pooled
+// report, with the server's own committed dice (the guide holds whatever they roll).
+TEST(DirectorGuide, TheTournamentGuideRunsVerbatim) {
+  testing::TempDir dir;
+  const GuideRun run = RunGuide("tournament-guide", {}, dir, "docs/tournaments.md");
+  const std::string& output = run.output;
+  ASSERT_EQ(run.code, 0) << output;
+  for (const char* expected : {
+           "Created tournament t",                              // tournament create
+           "Alice (side_a) vs Bob (side_b)",                    // the list names the players
+           "agreed by both players: side_a won",                // Hill 621's result
+           "the players disagree (side_a: side_a won, side_b: side_b won)",  // Bridge 7's
+           "2 match files of tournament",                       // tournament export
+           ", the trusted key",                                 // melee verify, each file
+           "Pooled audit of tournament",                        // tournament audit
+           "Alice (1 seat:",                                    // per player
+           "too few dice to judge",                             // a handful of dice
+           "closed cleanly, as every one-shot command does",    // not disconnects
+           "Alice v Bob: agreed by both players",               // curl: the list
+           "Carol v Dave: decided by the director: a draw",     // the director decided
+           "a forged token: 403",
+       }) {
+    EXPECT_TRUE(Contains(output, expected)) << expected << "\n" << output;
+  }
+  std::ifstream pooled(dir.path() / "spring-audit.txt");
+  std::stringstream report;
+  report << pooled.rdbuf();
+  EXPECT_TRUE(Contains(report.str(), "Pooled audit of tournament t")) << report.str();
+  EXPECT_TRUE(Contains(report.str(), "Audit of match m")) << report.str();
+  std::ifstream csv(dir.path() / "spring.csv");
+  std::stringstream rows;
+  rows << csv.rdbuf();
+  EXPECT_TRUE(Contains(rows.str(), ",Alice,Attacker,,Win,Bob,Defender,,Loss,")) << rows.str();
+  EXPECT_TRUE(Contains(rows.str(), ",Carol,Attacker,,Draw,Dave,Defender,,Draw,")) << rows.str();
 }
 
 // The README's forces guide: a Melee over three CCPhs by email, in words only. Its commands do

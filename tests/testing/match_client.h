@@ -82,6 +82,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kUpdateUnits:
         Fill(message.mutable_update_units());
         break;
+      case melee::v1::ClientMessage::kRecordResult:
+        Fill(message.mutable_record_result());
+        break;
       default:
         break;
     }
