@@ -297,13 +297,6 @@ bool IsWebClientPath(std::string_view path) {
 
 }  // namespace
 
-std::string BearerToken(const HttpRequest& request) {
-  const std::string_view header = request[http::field::authorization];
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return {};
-  return std::string(header.substr(kBearer.size()));
-}
-
 HttpResponse HttpError(const HttpRequest& request, http::status status, melee::v1::ErrorCode code,
                        std::string message) {
   return MakeResponse(request, status, "application/json",

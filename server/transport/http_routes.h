@@ -39,9 +39,6 @@ std::string BearerToken(const HttpRequest& request);
 HttpResponse JsonResponse(const HttpRequest& request, boost::beast::http::status status,
                           std::string body);
 
-// The bearer token of a request ("Authorization: Bearer <token>"), or empty.
-std::string BearerToken(const HttpRequest& request);
-
 // Builds an error response whose body is a melee.v1.Error in JSON.
 HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,
                        melee::v1::ErrorCode code, std::string message);
