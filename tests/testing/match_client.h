@@ -82,6 +82,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kUpdateUnits:
         Fill(message.mutable_update_units());
         break;
+      case melee::v1::ClientMessage::kTakeVacation:
+        Fill(message.mutable_take_vacation());
+        break;
       default:
         break;
     }
