@@ -19,6 +19,7 @@
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"
+#include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 #include "tests/testing/vv_commands.h"
@@ -420,6 +421,58 @@ TEST_F(ClockTest, APaceOutOfBoundsIsRefusedNamingTheField) {
       server->port(), "/api/matches", http::verb::post,
       R"({"ruleset": "vv", "pace": {"preset": "weekly", "on_expiry": "ON_EXPIRY_LOSS"}})");
   EXPECT_EQ(created.status, 201) << created.body;
+}
+
+// The `melee` command line, run as a player runs it against a server on the system clock: a pace
+// at creation, the clocks in `match status` and `inbox`, vacation, and the refusals.
+TEST(ClockCli, APaceVacationAndTheClocksOnTheCommandLine) {
+  testing::TestServer server;
+  testing::TempDir dir;
+  ASSERT_EQ(setenv("MELEE_SERVER", server.ws_url().c_str(), 1), 0);
+  const auto melee = [&](const std::string& args) {
+    testing::Subprocess process({"/bin/bash", "-c",
+                                 "cd '" + dir.path().string() + "' && exec '" MELEE_CLI_BINARY
+                                 "' " + args});
+    const std::optional<int> code = process.Wait(std::chrono::seconds(30));
+    return std::make_pair(code.value_or(-1), process.output());
+  };
+  const auto created = melee(
+      "match create --out m --ruleset vv --variant pc --pace daily --bank 2d --on-expiry loss "
+      "--reminder 12h");
+  ASSERT_EQ(created.first, 0) << created.second;
+  const auto status = melee("match status --seat m/side_a.seat");
+  ASSERT_EQ(status.first, 0) << status.second;
+  EXPECT_NE(status.second.find("Clocks (pace daily; when time runs out: the match is lost):\n"
+                               "  side_a: bank 2d 0h; 14 vacation days left"),
+            std::string::npos)
+      << status.second;
+  const auto away = melee("vacation --seat m/side_a.seat 3");
+  ASSERT_EQ(away.first, 0) << away.second;
+  EXPECT_NE(away.second.find("side_a is on vacation until"), std::string::npos) << away.second;
+  EXPECT_NE(away.second.find("side_a: on vacation until"), std::string::npos) << away.second;
+  EXPECT_NE(away.second.find("11 vacation days left"), std::string::npos) << away.second;
+  const auto inbox = melee("inbox m");
+  EXPECT_NE(inbox.second.find("your clock: on vacation until"), std::string::npos)
+      << inbox.second;
+  const auto too_many = melee("vacation --seat m/side_b.seat 20");
+  EXPECT_EQ(too_many.first, 1) << too_many.second;
+  EXPECT_NE(too_many.second.find("take_vacation.days: 20 asked, 14 left"), std::string::npos)
+      << too_many.second;
+  const auto back = melee("vacation --seat m/side_a.seat 0");
+  ASSERT_EQ(back.first, 0) << back.second;
+  EXPECT_NE(back.second.find("side_a is back from vacation (13 vacation days left)"),
+            std::string::npos)
+      << back.second;
+  const auto bad_duration = melee("match create --out x --pace daily --bank 2weeks");
+  EXPECT_EQ(bad_duration.first, 2) << bad_duration.second;
+  EXPECT_NE(bad_duration.second.find("--bank '2weeks': give a duration such as 90s"),
+            std::string::npos)
+      << bad_duration.second;
+  const auto too_short = melee("match create --out y --pace live --step-time 5s");
+  EXPECT_EQ(too_short.first, 1) << too_short.second;
+  EXPECT_NE(too_short.second.find("settings.pace.declaration_seconds: 5 s is out of bounds"),
+            std::string::npos)
+      << too_short.second;
 }
 
 }  // namespace
