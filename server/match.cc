@@ -1091,10 +1091,16 @@ void Match::SweepClocks() {
   }
   if (!started_ || deadline_unix_ms_ == 0 || host_.Ended(state_)) return;
   const Awaiting awaiting = host_.AwaitingOf(state_);
-  // One seat at a time, as without a pace: the next sweep takes the other's.
+  // One seat at a time, as without a pace (the next sweep takes the other's): the one whose time
+  // ran out first, the rules' order on a tie.
+  std::optional<Seat> expired;
   for (Seat seat : awaiting.seats) {
-    if (now >= FinalDeadline(seat)) return Expire(seat, awaiting, now);
+    if (now >= FinalDeadline(seat) &&
+        (!expired || FinalDeadline(seat) < FinalDeadline(*expired))) {
+      expired = seat;
+    }
   }
+  if (expired) return Expire(*expired, awaiting, now);
   SendReminders(awaiting, now);
 }
 

@@ -11,10 +11,13 @@
 
 #include "client-sdk/cli/render.h"
 #include "melee/storage/v1/events.pb.h"
+#include "persistence/fair_play.h"
+#include "proto/codec/frame.h"
 #include "server/clock.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
 #include "server/hosts.h"
+#include "server/match_file.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
@@ -70,6 +73,25 @@ std::vector<v1::ClockEvent> ClockEvents(const std::vector<v1::MatchEvent>& event
     if (event.has_clock()) clocks.push_back(event.clock());
   }
   return clocks;
+}
+
+// Recomputes every hash and signs the file again with a key of its own: a forger's file, which
+// only the replay's re-derivation of the match can catch.
+void Reexport(storage::MatchFile& file) {
+  const auto forger = persistence::ServerSecrets::Ephemeral();
+  persistence::Hash prev = persistence::Genesis(file.match_id());
+  for (storage::FileEvent& event : *file.mutable_events()) {
+    prev = persistence::ChainHash(prev, event.payload());
+    event.set_hash(std::string(reinterpret_cast<const char*>(prev.data()), prev.size()));
+    event.set_signature(forger->Sign(persistence::HeadMessage(file.match_id(), event.seq(), prev)));
+  }
+  file.set_server_public_key(forger->public_key());
+  const storage::FileEvent& last = file.events(file.events_size() - 1);
+  file.mutable_head_signature()->set_seq(last.seq());
+  file.mutable_head_signature()->set_hash(last.hash());
+  file.mutable_head_signature()->set_signature(
+      forger->Sign(persistence::HeadMessage(file.match_id(), last.seq(), prev)));
+  file.set_file_signature(forger->Sign(server::FileSignedMessage(file)));
 }
 
 class ClockTest : public ::testing::Test {
@@ -303,6 +325,24 @@ TEST_F(ClockTest, TheTimeBankIsHonoured) {
   EXPECT_EQ(a_->view().side_a_clock().bank_left_ms(), 30'000u);
   // Side A still has its whole bank: its time runs out 90 s after the step began.
   EXPECT_EQ(a_->view().side_a_clock().final_deadline_unix_ms(), started_ms_ + 90'000);
+
+  // The replay re-derives the draw: a file that says B paid less is refused, naming the event.
+  storage::MatchFile file = Export(*server);
+  ASSERT_TRUE(server::VerifyMatchFile(file, server::BuiltinHosts()).ok);
+  for (storage::FileEvent& event : *file.mutable_events()) {
+    storage::StoredEvent stored;
+    ASSERT_TRUE(stored.ParseFromString(event.payload()));
+    if (!stored.has_clock()) continue;
+    stored.mutable_clock()->set_drawn_ms(5'000);
+    stored.mutable_clock()->set_bank_left_ms(25'000);
+    event.set_payload(proto::SerializeDeterministic(stored));
+  }
+  Reexport(file);
+  const server::VerifyReport forged = server::VerifyMatchFile(file, server::BuiltinHosts());
+  EXPECT_FALSE(forged.ok);
+  EXPECT_NE(forged.Describe().find("the bank drawn does not follow from the step's deadline"),
+            std::string::npos)
+      << forged.Describe();
   ASSERT_TRUE(SealA().has_ack());
   ExpectVerifies(*server);
 }
