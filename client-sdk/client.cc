@@ -431,6 +431,9 @@ void Client::Send(v1::ClientMessage command, AnswerHandler done) {
       case v1::ClientMessage::kUpdateUnits:
         fill(*command.mutable_update_units());
         break;
+      case v1::ClientMessage::kTakeVacation:
+        fill(*command.mutable_take_vacation());
+        break;
       default:
         break;
     }

@@ -51,6 +51,9 @@ bool FillTarget(v1::ClientMessage& command, Fill&& fill) {
     case v1::ClientMessage::kUpdateUnits:
       fill(*command.mutable_update_units());
       return true;
+    case v1::ClientMessage::kTakeVacation:
+      fill(*command.mutable_take_vacation());
+      return true;
     default:
       return false;
   }

@@ -14,6 +14,7 @@
 #include "server/forces.h"
 #include "server/match_file.h"
 #include "server/metrics.h"
+#include "server/pace.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -155,9 +156,38 @@ std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message)
       return {&message.update_units().match_id(), message.update_units().expected_seq()};
     case v1::ClientMessage::kRecordResult:
       return {&message.record_result().match_id(), message.record_result().expected_seq()};
+    case v1::ClientMessage::kTakeVacation:
+      return {&message.take_vacation().match_id(), message.take_vacation().expected_seq()};
     default:
       return {nullptr, 0};
   }
+}
+
+constexpr int64_t kDayMs = 86'400'000;
+
+// What a seat owes in a step of `kind`, in the words of notices and clock events.
+std::string AwaitedWord(Awaiting::Kind kind) {
+  switch (kind) {
+    case Awaiting::Kind::kAnnouncement:
+      return "announcement";
+    case Awaiting::Kind::kChoice:
+      return "choice";
+    case Awaiting::Kind::kDeclaration:
+      return "declaration";
+    case Awaiting::Kind::kNothing:
+      break;
+  }
+  return "";
+}
+
+// A clock event of `seat` at `at_unix_ms`, to be filled in.
+storage::StoredEvent ClockEventOf(Seat seat, v1::ClockEventKind kind, int64_t at_unix_ms) {
+  storage::StoredEvent stored;
+  storage::ClockEvent& clock = *stored.mutable_clock();
+  clock.set_seat(StoredSeat(seat));
+  clock.set_kind(static_cast<uint32_t>(kind));
+  clock.set_at_unix_ms(at_unix_ms);
+  return stored;
 }
 
 // What a Location carries to its next close combat ("" nothing).
@@ -199,6 +229,7 @@ struct Match::Plan {
   std::optional<Viewer> actor;  // who sent the command, when not `seat` (the director)
   // Whose command it was, for its answer.
   Viewer Actor() const { return actor.value_or(engine::ViewerOf(seat)); }
+  bool decides = false;  // a seat loses the match on time: the match is over
 };
 
 Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
@@ -213,6 +244,12 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
       state_(std::move(initial)),
       chain_(std::move(chain)),
       recent_limit_(std::max<size_t>(services_.recent_events, 1)) {
+  if (Paced()) {
+    for (SeatClock& clock : clocks_) {
+      clock.bank_left_ms = static_cast<int64_t>(identity_.settings.pace().bank_seconds()) * 1000;
+      clock.vacation_days_left = identity_.settings.pace().vacation_days();
+    }
+  }
   Plan opened;
   opened.setup = setup_;
   opened.state = state_;
@@ -286,7 +323,12 @@ void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
 
 void Match::CheckDeadlines() {
   asio::post(strand_, [self = shared_from_this()] {
-    if (self->appending_ || self->deadline_unix_ms_ == 0 || !self->started_) return;
+    if (self->appending_ || self->decided_) return;
+    if (self->Paced()) {
+      if (self->CanRoll()) self->SweepClocks();  // (imported: read-only here)
+      return;
+    }
+    if (self->deadline_unix_ms_ == 0 || !self->started_) return;
     if (!self->CanRoll()) return;  // imported: read-only here
     if (self->services_.clock.NowUnixMs() < self->deadline_unix_ms_) return;
     const Awaiting awaiting = self->host_.AwaitingOf(self->state_);
@@ -357,6 +399,12 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
       }
     }
   }
+  if (decided_ && !message.has_flag_for_director() && !message.has_record_result()) {
+    return reply({ErrorMessage(v1::ERROR_CODE_RULE_VIOLATION,
+                               "the match is over: " + std::string(engine::Name(decided_->loser)) +
+                                   " lost on time (event " + std::to_string(decided_->seq) + ")",
+                               command_id)});
+  }
   if (!message.has_flag_for_director() && !message.has_record_result() && !CanRoll()) {
     // Created here (this server's key opened it) yet not rollable: dice-secret was replaced.
     const bool own = !identity_.server_public_key.empty() &&
@@ -390,7 +438,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
     batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
   }
   // A close combat ends: the server signs the head of the log (a turn boundary).
-  if (plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) {
+  if ((plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) ||
+      plan->decides) {
     SignHead(*plan, batch.payloads);
   }
   if (services_.notices) {
@@ -642,6 +691,12 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
                                                  message.seal_declaration().declaration())
                                            : host_.FromChoice(message.make_choice());
       if (!command) return tl::unexpected(command.error());
+      std::optional<storage::StoredEvent> drawn;
+      if (Paced()) {
+        auto draw = BankDraw(seat, services_.clock.NowUnixMs());
+        if (!draw) return tl::unexpected(draw.error());
+        drawn = std::move(*draw);
+      }
       if (message.has_seal_declaration()) {
         const v1::SealDeclaration& seal = message.seal_declaration();
         if (seal.client_entropy().size() > kMaxEntropyBytes) {
@@ -653,8 +708,17 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
         plan.receipt = HashBytes(persistence::SealCommitment(plan.seal_nonce, plan.sealed));
         plan.client_entropy = seal.client_entropy();
       }
-      return PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
+      auto planned = PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
+      // The overrun is taken from the bank before the answer, in the same append.
+      if (planned && drawn) {
+        planned->entries.insert(planned->entries.begin(),
+                                Planned{.stored = std::move(*drawn), .event = {}, .before = {},
+                                        .after = {}, .forces_before = {}, .forces_after = {}});
+      }
+      return planned;
     }
+    case v1::ClientMessage::kTakeVacation:
+      return PlanVacation(seat, message.take_vacation(), message.command_id());
     default:
       return Reject("", "not a match command");
   }
@@ -845,6 +909,10 @@ void Match::ResumeOwedWork() {
 }
 
 uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {
+  if (Paced()) {
+    return kind == Awaiting::Kind::kChoice ? identity_.settings.pace().choice_seconds()
+                                           : identity_.settings.pace().declaration_seconds();
+  }
   if (kind == Awaiting::Kind::kChoice) {
     return identity_.settings.choice_deadline_seconds() != 0
                ? identity_.settings.choice_deadline_seconds()
@@ -873,6 +941,353 @@ Result<void> Match::CheckOrder(const SetupFacts& facts) const {
                                 " (it ordered the Locations)");
   }
   return {};
+}
+
+// ---- correspondence clocks (docs/clocks.md) ----------------------------------------------------
+
+bool Match::OwesTimedStep(Seat seat) const {
+  if (decided_ || !started_ || deadline_unix_ms_ == 0 || host_.Ended(state_)) return false;
+  const Awaiting awaiting = host_.AwaitingOf(state_);
+  return std::find(awaiting.seats.begin(), awaiting.seats.end(), seat) != awaiting.seats.end();
+}
+
+int64_t Match::StepDeadline(Seat seat) const {
+  const SeatClock& clock = clocks_[SeatIndex(seat)];
+  int64_t deadline = deadline_unix_ms_ + clock.away_ms;
+  // On vacation: the clock stands still until the seat is back (counted from the step's start
+  // when the vacation began before it).
+  if (clock.vacation_until_unix_ms != 0) {
+    deadline += std::max<int64_t>(
+        0, clock.vacation_until_unix_ms -
+               std::max(clock.vacation_from_unix_ms, step_started_unix_ms_));
+  }
+  return deadline;
+}
+
+int64_t Match::FinalDeadline(Seat seat) const {
+  return StepDeadline(seat) + clocks_[SeatIndex(seat)].bank_left_ms;
+}
+
+Result<std::optional<storage::StoredEvent>> Match::BankDraw(Seat seat, int64_t now) const {
+  if (!OwesTimedStep(seat) || now <= StepDeadline(seat)) return std::nullopt;
+  const int64_t final_deadline = FinalDeadline(seat);
+  if (now >= final_deadline) {
+    return Reject("", std::string(engine::Name(seat)) + "'s time for this step ran out at " +
+                          UtcTime(final_deadline) + " (its step's time and its time bank): " +
+                          (identity_.settings.pace().on_expiry() == v1::ON_EXPIRY_LOSS
+                               ? "the match is lost on time"
+                               : "the rules default is taken for it"));
+  }
+  const int64_t over = now - StepDeadline(seat);
+  storage::StoredEvent stored = ClockEventOf(seat, v1::CLOCK_EVENT_KIND_BANK_DRAWN, now);
+  storage::ClockEvent& clock = *stored.mutable_clock();
+  clock.set_drawn_ms(static_cast<uint64_t>(over));
+  clock.set_bank_left_ms(static_cast<uint64_t>(clocks_[SeatIndex(seat)].bank_left_ms - over));
+  clock.set_step(AwaitedWord(host_.AwaitingOf(state_).kind));
+  return stored;
+}
+
+Result<void> Match::CheckClockEvent(const storage::ClockEvent& event,
+                                    int64_t recorded_unix_ms) const {
+  if (!Paced()) return Reject("", "a clock event in a match without a pace");
+  const std::optional<Seat> seat = SeatOfStored(event.seat());
+  if (!seat) return Reject("", "a clock event of no seat");
+  if (event.at_unix_ms() > recorded_unix_ms) {
+    return Reject("", "a clock event dated after the time it was recorded");
+  }
+  const SeatClock& clock = clocks_[SeatIndex(*seat)];
+  const int64_t at = event.at_unix_ms();
+  switch (static_cast<v1::ClockEventKind>(event.kind())) {
+    case v1::CLOCK_EVENT_KIND_BANK_DRAWN: {
+      const int64_t over = at - StepDeadline(*seat);
+      if (!OwesTimedStep(*seat) || over <= 0 || at >= FinalDeadline(*seat) ||
+          event.drawn_ms() != static_cast<uint64_t>(over) ||
+          event.bank_left_ms() != static_cast<uint64_t>(clock.bank_left_ms - over)) {
+        return Reject("", "the bank drawn does not follow from the step's deadline and the "
+                          "time of the answer");
+      }
+      return {};
+    }
+    case v1::CLOCK_EVENT_KIND_TIME_EXPIRED: {
+      if (!OwesTimedStep(*seat) || at < FinalDeadline(*seat)) {
+        return Reject("", "time expired for a seat whose time had not run out");
+      }
+      if (event.drawn_ms() != static_cast<uint64_t>(clock.bank_left_ms) ||
+          event.bank_left_ms() != 0) {
+        return Reject("", "an expiry that does not spend the bank left");
+      }
+      if (event.action() != ExpiryAction(identity_.settings.pace())) {
+        return Reject("", "an expiry that does not do what the pace says (" +
+                              std::string(ExpiryAction(identity_.settings.pace())) + ")");
+      }
+      if (event.action() == "match_lost" &&
+          (SeatOfStored(event.loser()) != seat ||
+           SeatOfStored(event.winner()) != engine::Opponent(*seat))) {
+        return Reject("", "a loss on time that names the wrong winner or loser");
+      }
+      return {};
+    }
+    case v1::CLOCK_EVENT_KIND_VACATION_STARTED: {
+      const uint32_t days = event.vacation_days();
+      if (clock.vacation_until_unix_ms != 0 || days == 0 || days > clock.vacation_days_left ||
+          event.vacation_until_unix_ms() != at + days * kDayMs ||
+          event.vacation_days_left() != clock.vacation_days_left - days) {
+        return Reject("", "a vacation that does not follow from the seat's vacation days");
+      }
+      return {};
+    }
+    case v1::CLOCK_EVENT_KIND_VACATION_ENDED: {
+      const int64_t until = clock.vacation_until_unix_ms;
+      const bool early = !event.command_id().empty();
+      if (until == 0 || at < clock.vacation_from_unix_ms || (early ? at > until : at != until) ||
+          event.vacation_days_left() !=
+              clock.vacation_days_left + static_cast<uint32_t>((until - at) / kDayMs)) {
+        return Reject("", "a vacation's end that does not follow from its start");
+      }
+      return {};
+    }
+    default:
+      return Reject("", "a clock event of unknown kind " + std::to_string(event.kind()));
+  }
+}
+
+uint8_t Match::ApplyClock(const storage::ClockEvent& event, uint64_t seq) {
+  const Seat seat = SeatOfStored(event.seat()).value_or(Seat::kSideA);
+  SeatClock& clock = clocks_[SeatIndex(seat)];
+  switch (static_cast<v1::ClockEventKind>(event.kind())) {
+    case v1::CLOCK_EVENT_KIND_BANK_DRAWN:
+      clock.bank_left_ms = static_cast<int64_t>(event.bank_left_ms());
+      return 0;
+    case v1::CLOCK_EVENT_KIND_TIME_EXPIRED:
+      clock.bank_left_ms = 0;
+      if (event.action() == "match_lost") {
+        decided_ = Decided{.winner = engine::Opponent(seat), .loser = seat, .seq = seq};
+        return 3;  // nothing more can be played
+      }
+      return 0;
+    case v1::CLOCK_EVENT_KIND_VACATION_STARTED:
+      clock.vacation_from_unix_ms = event.at_unix_ms();
+      clock.vacation_until_unix_ms = event.vacation_until_unix_ms();
+      clock.vacation_days_left = event.vacation_days_left();
+      return 0;
+    case v1::CLOCK_EVENT_KIND_VACATION_ENDED:
+      // The time away within the current step moves the seat's deadlines for good.
+      if (deadline_unix_ms_ != 0) {
+        clock.away_ms += std::max<int64_t>(
+            0, event.at_unix_ms() - std::max(clock.vacation_from_unix_ms, step_started_unix_ms_));
+      }
+      clock.vacation_from_unix_ms = 0;
+      clock.vacation_until_unix_ms = 0;
+      clock.vacation_days_left = event.vacation_days_left();
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+Result<Match::Plan> Match::PlanVacation(Seat seat, const v1::TakeVacation& vacation,
+                                        const std::string& command_id) const {
+  if (!Paced() || identity_.settings.pace().vacation_days() == 0) {
+    return Reject("", "this match gives no vacation days (its pace has none)");
+  }
+  const SeatClock& clock = clocks_[SeatIndex(seat)];
+  const int64_t now = services_.clock.NowUnixMs();
+  storage::StoredEvent stored;
+  if (vacation.days() == 0) {
+    if (clock.vacation_until_unix_ms == 0) {
+      return Reject("", "take_vacation.days 0 ends a vacation, and " +
+                            std::string(engine::Name(seat)) + " is not on vacation");
+    }
+    stored = ClockEventOf(seat, v1::CLOCK_EVENT_KIND_VACATION_ENDED, now);
+    stored.mutable_clock()->set_vacation_days_left(
+        clock.vacation_days_left +
+        static_cast<uint32_t>((clock.vacation_until_unix_ms - now) / kDayMs));
+  } else {
+    if (clock.vacation_until_unix_ms != 0) {
+      return Reject("", std::string(engine::Name(seat)) + " is on vacation until " +
+                            UtcTime(clock.vacation_until_unix_ms) +
+                            " already; end it first (days 0)");
+    }
+    if (vacation.days() > clock.vacation_days_left) {
+      return Reject("", "take_vacation.days: " + std::to_string(vacation.days()) + " asked, " +
+                            std::to_string(clock.vacation_days_left) + " left");
+    }
+    stored = ClockEventOf(seat, v1::CLOCK_EVENT_KIND_VACATION_STARTED, now);
+    storage::ClockEvent& started = *stored.mutable_clock();
+    started.set_vacation_days(vacation.days());
+    started.set_vacation_until_unix_ms(now + vacation.days() * kDayMs);
+    started.set_vacation_days_left(clock.vacation_days_left - vacation.days());
+  }
+  stored.mutable_clock()->set_command_id(command_id);
+  Plan plan;
+  plan.setup = setup_;
+  plan.state = state_;
+  plan.started = started_;
+  plan.seat = seat;
+  plan.command_id = command_id;
+  plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                 .after = {}, .forces_before = {}, .forces_after = {}});
+  return plan;
+}
+
+void Match::SweepClocks() {
+  const int64_t now = services_.clock.NowUnixMs();
+  // A vacation that is over ends at its last moment (so its length is the days taken).
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    const SeatClock& clock = clocks_[SeatIndex(seat)];
+    if (clock.vacation_until_unix_ms == 0 || now < clock.vacation_until_unix_ms) continue;
+    storage::StoredEvent ended =
+        ClockEventOf(seat, v1::CLOCK_EVENT_KIND_VACATION_ENDED, clock.vacation_until_unix_ms);
+    ended.mutable_clock()->set_vacation_days_left(clock.vacation_days_left);
+    Plan plan;
+    plan.setup = setup_;
+    plan.state = state_;
+    plan.started = started_;
+    plan.seat = seat;
+    plan.entries.push_back(Planned{.stored = std::move(ended), .event = {}, .before = {},
+                                   .after = {}, .forces_before = {}, .forces_after = {}});
+    return Append(std::move(plan), [](std::vector<MessagePtr>) {}, "");
+  }
+  if (!started_ || deadline_unix_ms_ == 0 || host_.Ended(state_)) return;
+  const Awaiting awaiting = host_.AwaitingOf(state_);
+  // One seat at a time, as without a pace (the next sweep takes the other's): the one whose time
+  // ran out first, the rules' order on a tie.
+  std::optional<Seat> expired;
+  for (Seat seat : awaiting.seats) {
+    if (now >= FinalDeadline(seat) &&
+        (!expired || FinalDeadline(seat) < FinalDeadline(*expired))) {
+      expired = seat;
+    }
+  }
+  if (expired) return Expire(*expired, awaiting, now);
+  SendReminders(awaiting, now);
+}
+
+void Match::Expire(Seat seat, const Awaiting& awaiting, int64_t now) {
+  const std::string_view action = ExpiryAction(identity_.settings.pace());
+  spdlog::info("match {}: {}'s time for {} ran out; {}", identity_.id, engine::Name(seat),
+               awaiting.step, action);
+  storage::StoredEvent stored = ClockEventOf(seat, v1::CLOCK_EVENT_KIND_TIME_EXPIRED, now);
+  storage::ClockEvent& expired = *stored.mutable_clock();
+  expired.set_drawn_ms(static_cast<uint64_t>(clocks_[SeatIndex(seat)].bank_left_ms));
+  expired.set_bank_left_ms(0);
+  expired.set_step(AwaitedWord(awaiting.kind));
+  expired.set_action(std::string(action));
+  Planned clock{.stored = std::move(stored), .event = {}, .before = {}, .after = {},
+                .forces_before = {}, .forces_after = {}};
+  if (action == "match_lost") {
+    clock.stored.mutable_clock()->set_loser(StoredSeat(seat));
+    clock.stored.mutable_clock()->set_winner(StoredSeat(engine::Opponent(seat)));
+    Plan plan;
+    plan.setup = setup_;
+    plan.state = state_;
+    plan.started = started_;
+    plan.seat = seat;
+    plan.decides = true;
+    plan.entries.push_back(std::move(clock));
+    return Append(std::move(plan), [](std::vector<MessagePtr>) {}, "");
+  }
+  Result<Plan> plan = PlanCommand(seat, v1::ClientMessage(), true);
+  if (!plan) {
+    spdlog::error("match {}: the rules default for {} cannot be taken: {}", identity_.id,
+                  engine::Name(seat), engine::Describe(plan.error()));
+    return;
+  }
+  plan->entries.insert(plan->entries.begin(), std::move(clock));
+  Append(std::move(*plan), [](std::vector<MessagePtr>) {}, "");
+}
+
+bool Match::ReadReminders() {
+  if (reminders_read_) return true;
+  auto logged = services_.store.Read(RemindersId(identity_.id));
+  if (!logged && logged.error().code != persistence::StoreErrorCode::kNotFound) {
+    spdlog::warn("match {}: reminder log unreadable: {}", identity_.id, logged.error().message);
+    return false;
+  }
+  reminders_sent_.clear();
+  reminders_next_ = 1;
+  if (logged) {
+    for (const persistence::Event& entry : *logged) {
+      storage::ReminderSent sent;
+      if (!sent.ParseFromString(entry.payload)) continue;
+      const std::optional<Seat> seat = SeatOfStored(sent.seat());
+      if (!seat) continue;
+      reminders_sent_.emplace(sent.deadline_seq(), SeatIndex(*seat), sent.seconds_before());
+    }
+    reminders_next_ = logged->size() + 1;
+  }
+  reminders_read_ = true;
+  return true;
+}
+
+void Match::SendReminders(const Awaiting& awaiting, int64_t now) {
+  const v1::Pace& pace = identity_.settings.pace();
+  if (!services_.notices || reminder_appending_ || pace.reminder_seconds().empty()) return;
+  NoticeSink& sink = *services_.notices;
+  std::vector<std::string> payloads;
+  MatchNotices notices{.match_id = identity_.id, .last_seq = seq_, .recorded_unix_ms = now,
+                       .notices = {}};
+  std::vector<std::tuple<uint64_t, size_t, uint32_t>> keys;
+  const std::vector<std::string> words = host_.WaitingFor(state_);
+  for (Seat seat : awaiting.seats) {
+    const SeatClock& clock = clocks_[SeatIndex(seat)];
+    if (clock.vacation_until_unix_ms != 0 || !sink.Wants(identity_.id, seat)) continue;
+    const int64_t final_deadline = FinalDeadline(seat);
+    bool due = false;
+    // Every reminder time passed is recorded; the seat is told once (a server that was down
+    // over two of them does not send both at once).
+    for (uint32_t seconds : pace.reminder_seconds()) {
+      if (now < final_deadline - static_cast<int64_t>(seconds) * 1000) continue;
+      if (!ReadReminders()) return;
+      const auto key = std::make_tuple(deadline_seq_, SeatIndex(seat), seconds);
+      if (reminders_sent_.contains(key)) continue;
+      storage::ReminderSent sent;
+      sent.set_deadline_seq(deadline_seq_);
+      sent.set_seat(StoredSeat(seat));
+      sent.set_seconds_before(seconds);
+      sent.set_deadline_unix_ms(final_deadline);
+      payloads.push_back(proto::SerializeDeterministic(sent));
+      keys.push_back(key);
+      due = true;
+    }
+    if (!due) continue;
+    SeatNotice notice{.kind = SeatNotice::Kind::kReminder, .seat = seat,
+                      .awaited = AwaitedWord(awaiting.kind), .waiting_for = "",
+                      .deadline_unix_ms = final_deadline};
+    for (const std::string& line : words) {
+      if (line.starts_with(engine::Name(seat))) notice.waiting_for = line;
+    }
+    notices.notices.push_back(std::move(notice));
+  }
+  if (payloads.empty()) return;
+  for (const auto& key : keys) reminders_sent_.insert(key);
+  persistence::AppendBatch batch;
+  batch.match_id = RemindersId(identity_.id);
+  batch.expected_seq = reminders_next_ - 1;
+  reminders_next_ += payloads.size();
+  batch.payloads = std::move(payloads);
+  batch.recorded_unix_ms = now;
+  // The notice and its entry in the reminder log are one transaction: once, across restarts.
+  batch.notices = sink.Outbox(notices);
+  const bool wake = !batch.notices.empty();
+  reminder_appending_ = true;
+  services_.store.Append(std::move(batch), [weak = weak_from_this(),
+                                            lifeline = services_.lifeline, wake](
+                                               persistence::StoreResult<persistence::Appended> done) {
+    std::lock_guard alive(lifeline->mutex);
+    if (!lifeline->alive) return;
+    std::shared_ptr<Match> self = weak.lock();
+    if (!self) return;
+    if (wake && done) self->services_.notices->Committed();
+    asio::post(self->strand_, [self, ok = done.has_value()] {
+      self->reminder_appending_ = false;
+      if (!ok) {
+        // Not sent: the log is read again, and the next sweep tries again.
+        spdlog::warn("match {}: a reminder could not be written", self->identity_.id);
+        self->reminders_read_ = false;
+      }
+    });
+  });
 }
 
 // ---- applying ---------------------------------------------------------------------------------
@@ -955,6 +1370,20 @@ std::vector<persistence::OutboxNotice> Match::NoticesOf(const Plan& plan, uint64
   if (!sink.Wants(identity_.id, Seat::kSideA) && !sink.Wants(identity_.id, Seat::kSideB)) {
     return {};
   }
+  if (plan.decides) {
+    // Lost on time: both seats are told the match is over, and why.
+    const std::string why = std::string(engine::Name(plan.seat)) + " lost on time";
+    MatchNotices ended{.match_id = identity_.id,
+                       .last_seq = last_seq,
+                       .recorded_unix_ms = recorded_unix_ms,
+                       .notices = {}};
+    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+      ended.notices.push_back(SeatNotice{.kind = SeatNotice::Kind::kEnded, .seat = seat,
+                                         .awaited = "", .waiting_for = why,
+                                         .deadline_unix_ms = 0});
+    }
+    return sink.Outbox(ended);
+  }
   std::vector<Seat> defaulted;
   for (const Planned& planned : plan.entries) {
     if (!planned.stored.has_ruleset_event()) continue;
@@ -1010,6 +1439,7 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
       const storage::RulesetEvent& logged = planned.stored.ruleset_event();
       if (logged.deadline_unix_ms() != 0) {
         deadline_unix_ms_ = logged.deadline_unix_ms();
+        deadline_seq_ = seq;
         deadline_set = true;
       }
       if (logged.dice_step() != 0) dice_steps_ = logged.dice_step();
@@ -1029,6 +1459,8 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
                       : recorded.seat() == storage::SEAT_SIDE_B ? ResultSource::kSideB
                                                                 : ResultSource::kDirector,
                       recorded.combat(), static_cast<v1::ResultOutcome>(recorded.outcome()));
+    } else if (planned.stored.has_clock()) {
+      material = ApplyClock(planned.stored.clock(), seq);
     } else if (planned.stored.has_locations_ordered()) {
       const storage::LocationsOrdered& ordered = planned.stored.locations_ordered();
       const Seat by = SeatOfStored(ordered.seat()).value_or(Seat::kSideA);
@@ -1071,9 +1503,17 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
     deadline_step_.clear();
   } else if (deadline_set) {
     deadline_step_ = awaiting.step;
+    // A new step: its own time, from now; vacation taken in the step before is spent.
+    step_started_unix_ms_ =
+        deadline_unix_ms_ - static_cast<int64_t>(DeadlineSeconds(awaiting.kind)) * 1000;
+    for (SeatClock& clock : clocks_) clock.away_ms = 0;
   } else if (awaiting.step != deadline_step_) {
     deadline_unix_ms_ = 0;
     deadline_step_ = awaiting.step;
+  }
+  if (decided_) {
+    deadline_unix_ms_ = 0;
+    deadline_step_.clear();
   }
   // A11.12: the close combat in the next ordered Location is over.
   if (started_ && host_.Ended(state_) && !was_ended && order_ && !order_->remaining.empty() &&
@@ -1198,6 +1638,26 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     ordered.set_seat(WireSeat(engine::ViewerOf(
         SeatOfStored(stored.locations_ordered().seat()).value_or(Seat::kSideA))));
     *ordered.mutable_locations() = stored.locations_ordered().locations();
+  } else if (stored.has_clock()) {
+    // Clocks are public: every viewer gets the whole event.
+    const storage::ClockEvent& logged = stored.clock();
+    v1::ClockEvent& clock = *out.mutable_clock();
+    clock.set_seat(WireSeat(engine::ViewerOf(SeatOfStored(logged.seat()).value_or(Seat::kSideA))));
+    clock.set_kind(static_cast<v1::ClockEventKind>(logged.kind()));
+    clock.set_at_unix_ms(logged.at_unix_ms());
+    clock.set_drawn_ms(logged.drawn_ms());
+    clock.set_bank_left_ms(logged.bank_left_ms());
+    clock.set_step(logged.step());
+    clock.set_action(logged.action());
+    if (const auto winner = SeatOfStored(logged.winner())) {
+      clock.set_winner(WireSeat(engine::ViewerOf(*winner)));
+    }
+    if (const auto loser = SeatOfStored(logged.loser())) {
+      clock.set_loser(WireSeat(engine::ViewerOf(*loser)));
+    }
+    clock.set_vacation_days(logged.vacation_days());
+    clock.set_vacation_until_unix_ms(logged.vacation_until_unix_ms());
+    clock.set_vacation_days_left(logged.vacation_days_left());
   } else if (planned.event) {
     host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
     const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
@@ -1278,6 +1738,29 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     for (const std::string& name : order_->remaining) order.add_remaining(name);
   }
   view.set_deadline_unix_ms(deadline_unix_ms_);
+  if (Paced()) {
+    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+      const SeatClock& clock = clocks_[SeatIndex(seat)];
+      v1::SeatClock& shown =
+          seat == Seat::kSideA ? *view.mutable_side_a_clock() : *view.mutable_side_b_clock();
+      if (OwesTimedStep(seat)) {
+        shown.set_step_deadline_unix_ms(StepDeadline(seat));
+        shown.set_final_deadline_unix_ms(FinalDeadline(seat));
+      }
+      shown.set_bank_left_ms(static_cast<uint64_t>(clock.bank_left_ms));
+      shown.set_vacation_days_left(clock.vacation_days_left);
+      shown.set_vacation_until_unix_ms(clock.vacation_until_unix_ms);
+    }
+  }
+  if (decided_) {
+    view.set_stage(v1::STAGE_ENDED);
+    view.clear_waiting_for();
+    v1::MatchDecision& result = *view.mutable_result();
+    result.set_winner(WireSeat(engine::ViewerOf(decided_->winner)));
+    result.set_loser(WireSeat(engine::ViewerOf(decided_->loser)));
+    result.set_reason("lost on time");
+    result.set_seq(decided_->seq);
+  }
   RenderForces(host_, forces_, viewer, view);
   view.set_ccph(ccph_);
   for (v1::MatchResult& result :
@@ -1530,6 +2013,7 @@ bool SeatMayHave(const storage::StoredEvent& stored, Viewer viewer, const v1::Ma
 }  // namespace
 
 bool Match::Owes(Seat seat) const {
+  if (decided_) return false;
   const size_t i = SeatIndex(seat);
   if (!started_) return !setup_.parts[i] || !setup_.confirmed[i];
   if (host_.Ended(state_)) return order_ && !order_->remaining.empty();  // the next Location
@@ -1707,6 +2191,24 @@ Result<std::shared_ptr<Match>> Match::Recover(
     plan.started = match->started_;
     const size_t batch_start = i;
     std::optional<Seat> seat;
+    if (match->decided_ && !stored.has_head_signed() && !stored.has_director_flag()) {
+      return Reject("", at(i) + "an event after the match was decided on time");
+    }
+    if (stored.has_clock()) {
+      // A clock event is its own step of the replay, checked against the clocks before it.
+      if (auto ok = match->CheckClockEvent(stored.clock(), events[i].recorded_unix_ms); !ok) {
+        return Reject("", at(i) + engine::Describe(ok.error()));
+      }
+      plan.seat = SeatOfStored(stored.clock().seat()).value_or(Seat::kSideA);
+      plan.command_id = stored.clock().command_id();
+      plan.decides = stored.clock().action() == "match_lost";
+      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
+                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      match->Commit(std::move(plan), events[i].seq, events[i].recorded_unix_ms, events[i].hash);
+      match->TrimRecent();
+      ++i;
+      continue;
+    }
     const bool setup_event = stored.has_setup_submitted() || stored.has_setup_confirmed();
     if (stored.has_setup_submitted()) {
       seat = SeatOfStored(stored.setup_submitted().seat());

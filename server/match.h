@@ -19,7 +19,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -149,8 +151,15 @@ class Match : public std::enable_shared_from_this<Match> {
     return "sessions:" + std::string(match_id);
   }
 
+  // The store's log holding a match's sent reminders (docs/clocks.md).
+  static std::string RemindersId(std::string_view match_id) {
+    return "reminders:" + std::string(match_id);
+  }
+
   // Takes the rules default for a step (choice, announcement, declaration) whose deadline has
-  // passed. Thread-safe.
+  // passed. With a pace (docs/clocks.md): when a seat's step time and time bank are both spent,
+  // does what the pace says (the default, or the match lost on time), logged as a clock event;
+  // ends vacations that are over; and writes the reminders that are due. Thread-safe.
   void CheckDeadlines();
 
   // Writes the match file (docs/fair-play.md) as `viewer` may have it: everything for the
@@ -258,8 +267,40 @@ class Match : public std::enable_shared_from_this<Match> {
   bool CombatUnderWay() const;
   // Whether the match waits for `seat` now: its set-up, or what the rules wait for.
   bool Owes(engine::Seat seat) const;
-  // How long a step of `kind` may take (0: no deadline), from the settings or the server.
+  // How long a step of `kind` may take (0: no deadline), from the pace, the settings or the
+  // server.
   uint32_t DeadlineSeconds(Awaiting::Kind kind) const;
+
+  // ---- correspondence clocks (docs/clocks.md) ----
+  bool Paced() const { return identity_.settings.has_pace(); }
+  // Whether the rules wait for `seat` in a step that has a deadline.
+  bool OwesTimedStep(engine::Seat seat) const;
+  // When `seat`'s own time for the step runs out (the bank runs after it), and when its time
+  // runs out for good (the bank spent). Both move by the time the seat was on vacation during
+  // the step; while it is on vacation they are at least its return plus what was left.
+  int64_t StepDeadline(engine::Seat seat) const;
+  int64_t FinalDeadline(engine::Seat seat) const;
+  // A bank draw for a command `seat` sends now, if it answers after its step's time; refused
+  // when its time has run out for good.
+  engine::Result<std::optional<melee::storage::v1::StoredEvent>> BankDraw(engine::Seat seat,
+                                                                        int64_t now) const;
+  // Checks a logged clock event against the match before it (replay re-derives each one).
+  engine::Result<void> CheckClockEvent(const melee::storage::v1::ClockEvent& event,
+                                       int64_t recorded_unix_ms) const;
+  // Folds a durable clock event (event `seq`) into the clocks; returns which seats' older
+  // commands it makes stale (material_'s bits).
+  uint8_t ApplyClock(const melee::storage::v1::ClockEvent& event, uint64_t seq);
+  // The sweep of a paced match (CheckDeadlines), on the strand.
+  void SweepClocks();
+  // `seat`'s time ran out at `now`: logs it and takes the default or ends the match.
+  void Expire(engine::Seat seat, const Awaiting& awaiting, int64_t now);
+  // Plans `seat`'s TakeVacation.
+  engine::Result<Plan> PlanVacation(engine::Seat seat, const melee::v1::TakeVacation& vacation,
+                                    const std::string& command_id) const;
+  // Writes the reminders due at `now` for the seats `awaiting` waits for, once each.
+  void SendReminders(const Awaiting& awaiting, int64_t now);
+  // Reads the reminder log once; false when it cannot be read (no reminder is sent then).
+  bool ReadReminders();
   // A11.12: refuses a set-up part that does not fit the ATTACKER's order of Locations.
   engine::Result<void> CheckOrder(const SetupFacts& facts) const;
   MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
@@ -333,6 +374,29 @@ class Match : public std::enable_shared_from_this<Match> {
   std::vector<Subscription> subscribers_;
   bool appending_ = false;
   std::deque<std::function<void()>> queued_;
+  // Correspondence clocks (docs/clocks.md): each seat's bank and vacation, the event that set
+  // the current step's deadline, and the result when a seat lost on time.
+  struct SeatClock {
+    int64_t bank_left_ms = 0;
+    uint32_t vacation_days_left = 0;
+    int64_t vacation_from_unix_ms = 0;   // 0: not on vacation
+    int64_t vacation_until_unix_ms = 0;
+    int64_t away_ms = 0;  // vacation time within the current step, over
+  };
+  std::array<SeatClock, 2> clocks_;
+  uint64_t deadline_seq_ = 0;
+  int64_t step_started_unix_ms_ = 0;  // when the step with the current deadline began
+  struct Decided {
+    engine::Seat winner = engine::Seat::kSideA;
+    engine::Seat loser = engine::Seat::kSideB;
+    uint64_t seq = 0;
+  };
+  std::optional<Decided> decided_;
+  // Reminders sent (deadline_seq, seat index, seconds before), from the reminder log.
+  std::set<std::tuple<uint64_t, size_t, uint32_t>> reminders_sent_;
+  bool reminders_read_ = false;
+  uint64_t reminders_next_ = 0;
+  bool reminder_appending_ = false;
 };
 
 }  // namespace melee::server

@@ -12,6 +12,7 @@
 #include "proto/codec/frame.h"
 #include "server/match_file.h"
 #include "server/metrics.h"
+#include "server/pace.h"
 
 namespace melee::server {
 namespace {
@@ -120,8 +121,12 @@ size_t Matches::RecoverAll() {
   }
   size_t recovered = 0;
   for (const persistence::MatchSummary& summary : *listed) {
-    if (summary.match_id.starts_with(Match::JournalId(""))) continue;  // a session journal
-    if (Tournaments::IsTournamentLog(summary.match_id)) continue;
+    // A session journal or a reminder log: a match's side logs; a tournament's log.
+    if (summary.match_id.starts_with(Match::JournalId("")) ||
+        summary.match_id.starts_with(Match::RemindersId("")) ||
+        Tournaments::IsTournamentLog(summary.match_id)) {
+      continue;
+    }
     std::string reason;
     if (auto events = services_.store.Read(summary.match_id); !events) {
       reason = events.error().message;
@@ -313,6 +318,10 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
                           command_id));
     }
     options["declaration_order"] = order;
+  }
+  if (auto paced = ResolvePace(settings); !paced) {
+    return done(Refusal(v1::ERROR_CODE_RULE_VIOLATION, engine::Describe(paced.error()),
+                        command_id));
   }
   engine::MatchOptions options;
   options.variant = settings.variant();

@@ -14,6 +14,8 @@ std::string_view Name(SeatNotice::Kind kind) {
       return "default_taken";
     case SeatNotice::Kind::kEnded:
       return "ended";
+    case SeatNotice::Kind::kReminder:
+      return "reminder";
   }
   return "your_turn";
 }

@@ -21,7 +21,9 @@ namespace melee::server {
 
 // One seat's change of situation.
 struct SeatNotice {
-  enum class Kind { kYourTurn, kDefaultTaken, kEnded };
+  // kReminder: a correspondence clock's reminder before the deadline (docs/clocks.md); made by
+  // the match's clock sweep, not by an append.
+  enum class Kind { kYourTurn, kDefaultTaken, kEnded, kReminder };
   Kind kind = Kind::kYourTurn;
   engine::Seat seat = engine::Seat::kSideA;
   // What the rules wait for from the seat now: "set-up", "announcement", "declaration",
@@ -39,7 +41,7 @@ struct MatchNotices {
   std::vector<SeatNotice> notices;
 };
 
-// Returns "your_turn", "default_taken" or "ended".
+// Returns "your_turn", "default_taken", "ended" or "reminder".
 std::string_view Name(SeatNotice::Kind kind);
 
 // Where a match stands, as far as notices care: what each seat owes.

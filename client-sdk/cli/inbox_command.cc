@@ -53,6 +53,19 @@ std::vector<std::string> SeatFiles(const std::vector<std::string>& paths, std::s
   return files;
 }
 
+// When the seat's time runs out: its clock's last moment in a paced match, else the view's
+// deadline (0: none).
+int64_t DeadlineOf(const Seat& seat) {
+  const v1::MatchView& view = seat.entry.view();
+  if (view.settings().has_pace() && seat.link.seat() == v1::SEAT_SIDE_A) {
+    return view.side_a_clock().final_deadline_unix_ms();
+  }
+  if (view.settings().has_pace() && seat.link.seat() == v1::SEAT_SIDE_B) {
+    return view.side_b_clock().final_deadline_unix_ms();
+  }
+  return view.deadline_unix_ms();
+}
+
 void PrintEntry(std::ostream& out, const Seat& seat) {
   const v1::InboxEntry& entry = seat.entry;
   out << "  " << seat.path << "  (" << (seat.link.ruleset().empty() ? "asl" : seat.link.ruleset())
@@ -67,7 +80,18 @@ void PrintEntry(std::ostream& out, const Seat& seat) {
         << view.settings().side_b_name() << "\n";
   }
   for (const std::string& waiting : view.waiting_for()) out << "    waiting for " << waiting << "\n";
-  if (view.deadline_unix_ms() != 0) {
+  if (view.has_result()) {
+    out << "    over: " << SeatName(view.result().winner()) << " won, "
+        << SeatName(view.result().loser()) << " " << view.result().reason() << "\n";
+  } else if (view.settings().has_pace() &&
+             (seat.link.seat() == v1::SEAT_SIDE_A || seat.link.seat() == v1::SEAT_SIDE_B)) {
+    // A correspondence clock (docs/clocks.md): this seat's time left, bank and vacation.
+    out << "    your clock: "
+        << ClockLeft(seat.link.seat() == v1::SEAT_SIDE_A ? view.side_a_clock()
+                                                           : view.side_b_clock(),
+                     view.settings().pace(), NowUnixMs())
+        << "\n";
+  } else if (view.deadline_unix_ms() != 0) {
     out << "    by " << Time(view.deadline_unix_ms()) << " (then the rules default)\n";
   }
   if (entry.new_events() == 0) {
@@ -175,8 +199,8 @@ int InboxCommand::Run(std::ostream& out, std::ostream& err) const {
     if (group.empty()) return;
     // Soonest deadline first; then by file.
     std::stable_sort(group.begin(), group.end(), [](const Seat* a, const Seat* b) {
-      const int64_t da = a->entry.view().deadline_unix_ms();
-      const int64_t db = b->entry.view().deadline_unix_ms();
+      const int64_t da = DeadlineOf(*a);
+      const int64_t db = DeadlineOf(*b);
       return (da != 0 && (db == 0 || da < db));
     });
     out << title << " (" << group.size() << "):\n";

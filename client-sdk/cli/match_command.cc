@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <cctype>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -60,6 +62,57 @@ int Report(std::ostream& err, const Failure& failure) {
 Failure FromClient(const ClientError& error) {
   if (error.refused) return {kExitRefused, "the server refused: " + error.message};
   return {kExitUnreachable, error.message};
+}
+
+// Reads a duration as "90s", "30m", "12h" or "3d" (a bare number: seconds) into `seconds`.
+bool ParseDuration(const std::string& flag, const std::string& text, uint32_t& seconds,
+                   Failure& failure) {
+  static constexpr std::pair<char, uint64_t> kUnits[] = {{'s', 1}, {'m', 60}, {'h', 3600},
+                                                         {'d', 86400}};
+  uint64_t unit = 1;
+  std::string digits = text;
+  for (const auto& [suffix, factor] : kUnits) {
+    if (!text.empty() && text.back() == suffix) {
+      unit = factor;
+      digits.pop_back();
+    }
+  }
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoull(digits) * unit > UINT32_MAX) {
+    failure = {kExitUsage, flag + " '" + text + "': give a duration such as 90s, 30m, 12h or 3d"};
+    return false;
+  }
+  seconds = static_cast<uint32_t>(std::stoull(digits) * unit);
+  return true;
+}
+
+// Sets `settings.pace` from the pace options of `melee match create`, when any is given.
+bool PaceFromArgs(const MatchArgs& args, v1::MatchSettings& settings, Failure& failure) {
+  const bool paced = !args.pace.empty() || !args.step_time.empty() || !args.choice_time.empty() ||
+                     !args.bank.empty() || args.pace_vacation_days != 0 ||
+                     !args.on_expiry.empty() || !args.reminders.empty();
+  if (!paced) return true;
+  v1::Pace& pace = *settings.mutable_pace();
+  pace.set_preset(args.pace);
+  uint32_t seconds = 0;
+  for (const auto& [flag, text, set] :
+       {std::tuple{"--step-time", &args.step_time, &v1::Pace::set_declaration_seconds},
+        std::tuple{"--choice-time", &args.choice_time, &v1::Pace::set_choice_seconds},
+        std::tuple{"--bank", &args.bank, &v1::Pace::set_bank_seconds}}) {
+    if (text->empty()) continue;
+    if (!ParseDuration(flag, *text, seconds, failure)) return false;
+    (pace.*set)(seconds);
+  }
+  pace.set_vacation_days(args.pace_vacation_days);
+  if (!args.on_expiry.empty()) {
+    pace.set_on_expiry(args.on_expiry == "loss" ? v1::ON_EXPIRY_LOSS : v1::ON_EXPIRY_DEFAULT);
+  }
+  for (const std::string& text : args.reminders) {
+    if (!ParseDuration("--reminder", text, seconds, failure)) return false;
+    pace.add_reminder_seconds(seconds);
+  }
+  return true;
 }
 
 // Reads a whole (small) file.
@@ -332,6 +385,25 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   create_->add_option("--declaration-deadline", args_.declaration_deadline_seconds,
                       "Seconds a seat has for each announcement and declaration (0: the "
                       "server's default, usually none)");
+  create_->add_option("--pace", args_.pace,
+                      "A correspondence clock (docs/clocks.md): live, daily or weekly; the "
+                      "options below override the preset's values")
+      ->check(CLI::IsMember({"live", "daily", "weekly"}));
+  create_->add_option("--step-time", args_.step_time,
+                      "With a pace: the time for each announcement and declaration, e.g. 1d");
+  create_->add_option("--choice-time", args_.choice_time,
+                      "With a pace: the time for each choice, e.g. 12h");
+  create_->add_option("--bank", args_.bank,
+                      "With a pace: each seat's time bank, drawn on past a step's time, e.g. 2d");
+  create_->add_option("--vacation-days", args_.pace_vacation_days,
+                      "With a pace: each seat's vacation days");
+  create_->add_option("--on-expiry", args_.on_expiry,
+                      "With a pace: when a seat's time runs out, take the rules default or the "
+                      "seat loses the match")
+      ->check(CLI::IsMember({"default", "loss"}));
+  create_->add_option("--reminder", args_.reminders,
+                      "With a pace: tell the seat this long before its time runs out, "
+                      "repeatable, e.g. --reminder 24h --reminder 1h");
 
   join_ = match_->add_subcommand(
       "join", "Check a seat token (from a link or an email) and write it into a seat file");
@@ -409,13 +481,22 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
   choose_->add_option("--select", args_.selected, "The unit ids you select, e.g. G1,G2")
       ->delimiter(',');
 
+  vacation_ = app.add_subcommand(
+      "vacation", "Take DAYS of your seat's vacation days now: your clock stops and your "
+                  "deadlines move (docs/clocks.md); 0 comes back early");
+  vacation_->add_option("--seat", args_.seat_file, "The seat file")->required();
+  vacation_->add_option("days", args_.vacation_days, "Whole days (0: end a vacation now)")
+      ->required();
+
   play_ = app.add_subcommand(
       "play", "An interactive session for one seat: see the Location, declare attacks with their "
               "outcome preview, seal, answer choices, watch every roll (type help)");
   play_->add_option("--seat", args_.seat_file, "The seat file")->required();
 }
 
-bool MatchCommands::chosen() const { return *match_ || *submit_ || *choose_ || *play_; }
+bool MatchCommands::chosen() const {
+  return *match_ || *submit_ || *choose_ || *vacation_ || *play_;
+}
 
 int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
   if (*play_) return Play(std::cin, out, err);
@@ -457,6 +538,7 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
       settings.set_tournament_id(tournament.tournament_id());
       create.mutable_create_match()->set_tournament_token(tournament.token());
     }
+    if (!PaceFromArgs(args_, settings, failure)) return Report(err, failure);
     for (const std::string& option : args_.options) {
       const size_t equals = option.find('=');
       if (equals == std::string::npos || equals == 0) {
@@ -560,9 +642,11 @@ int MatchCommands::Run(std::ostream& out, std::ostream& err) const {
     return SaveMark(args_.seat_file, link, match, err, EXIT_SUCCESS);
   }
 
-  // submit / choose: exactly one action.
+  // submit / choose / vacation: exactly one action.
   v1::ClientMessage command;
-  if (*submit_) {
+  if (*vacation_) {
+    command.mutable_take_vacation()->set_days(args_.vacation_days);
+  } else if (*submit_) {
     const bool from_options = !args_.units.empty() || !args_.location.empty() ||
                               !args_.attacker.empty() || !args_.force_morale.empty() ||
                               !args_.target.empty() || !args_.source_hex.empty() ||

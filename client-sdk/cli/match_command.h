@@ -54,6 +54,14 @@ struct MatchArgs {
   std::string tournament_id;    // a plain label, as before tournaments existed
   std::string name_a;           // the players' display names
   std::string name_b;
+  // match create: a correspondence clock (docs/clocks.md); durations as "90s", "30m", "12h", "3d"
+  std::string pace;
+  std::string step_time;
+  std::string choice_time;
+  std::string bank;
+  uint32_t pace_vacation_days = 0;
+  std::string on_expiry;
+  std::vector<std::string> reminders;
   std::string out;  // create: a directory; join: a seat file
   // match join
   std::string match_id;
@@ -81,6 +89,8 @@ struct MatchArgs {
   std::vector<std::string> order;
   uint64_t flag_seq = 0;
   std::string comment;
+  // vacation
+  uint32_t vacation_days = 0;
   // choose
   std::string choice_id;
   std::vector<std::string> selected;
@@ -92,7 +102,7 @@ bool ReadSeatLink(const std::string& path, melee::v1::SeatLink& link, std::strin
 
 class MatchCommands {
  public:
-  // Adds `match` (create, join, status, watch), `submit` and `choose` to `app`.
+  // Adds `match` (create, join, status, watch), `submit`, `choose` and `vacation` to `app`.
   MatchCommands(CLI::App& app, MatchArgs& args);
 
   bool chosen() const;
@@ -111,6 +121,7 @@ class MatchCommands {
   CLI::App* watch_ = nullptr;
   CLI::App* submit_ = nullptr;
   CLI::App* choose_ = nullptr;
+  CLI::App* vacation_ = nullptr;
   CLI::App* play_ = nullptr;
   CLI::Option* announce_ = nullptr;
 };

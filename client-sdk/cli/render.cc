@@ -1,5 +1,7 @@
 #include "client-sdk/cli/render.h"
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <string_view>
 #include <tuple>
@@ -40,6 +42,47 @@ std::string Time(int64_t unix_ms) {
   return text;
 }
 
+std::string Duration(int64_t ms) {
+  const int64_t total = std::max<int64_t>(0, ms) / 1000;
+  const int64_t days = total / 86400;
+  const int64_t hours = total % 86400 / 3600;
+  const int64_t minutes = total % 3600 / 60;
+  const int64_t secs = total % 60;
+  if (days > 0) return std::to_string(days) + "d " + std::to_string(hours) + "h";
+  if (hours > 0) return std::to_string(hours) + "h " + std::to_string(minutes) + "m";
+  if (minutes > 0) return std::to_string(minutes) + "m " + std::to_string(secs) + "s";
+  return std::to_string(secs) + "s";
+}
+
+std::string ClockLeft(const v1::SeatClock& clock, const v1::Pace& pace, int64_t now) {
+  std::string text;
+  const int64_t bank = static_cast<int64_t>(clock.bank_left_ms());
+  if (clock.vacation_until_unix_ms() != 0) {
+    text += "on vacation until " + Time(clock.vacation_until_unix_ms()) + ", its clock stopped; ";
+  }
+  if (clock.step_deadline_unix_ms() == 0) {
+    text += "bank " + Duration(bank);
+  } else if (now < clock.step_deadline_unix_ms()) {
+    text += Duration(clock.step_deadline_unix_ms() - now) + " left for this step, then a bank of " +
+            Duration(bank) + " (all gone at " + Time(clock.final_deadline_unix_ms()) + ")";
+  } else if (now < clock.final_deadline_unix_ms()) {
+    text += "its step's time is over; " + Duration(clock.final_deadline_unix_ms() - now) +
+            " of its bank left (until " + Time(clock.final_deadline_unix_ms()) + ")";
+  } else {
+    text += "its time ran out at " + Time(clock.final_deadline_unix_ms());
+  }
+  if (pace.vacation_days() != 0) {
+    text += "; " + std::to_string(clock.vacation_days_left()) + " vacation days left";
+  }
+  return text;
+}
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 namespace {
 
 std::string Join(const google::protobuf::RepeatedPtrField<std::string>& values,
@@ -50,6 +93,42 @@ std::string Join(const google::protobuf::RepeatedPtrField<std::string>& values,
     out += value;
   }
   return out;
+}
+
+// One clock event in words.
+std::string ClockLine(const v1::ClockEvent& clock) {
+  const std::string seat = SeatName(clock.seat());
+  switch (clock.kind()) {
+    case v1::CLOCK_EVENT_KIND_BANK_DRAWN:
+      return seat + " answered " + Duration(static_cast<int64_t>(clock.drawn_ms())) +
+             " after its step's time: drawn from its bank, " +
+             Duration(static_cast<int64_t>(clock.bank_left_ms())) + " left";
+    case v1::CLOCK_EVENT_KIND_TIME_EXPIRED:
+      return seat + "'s time for its " + clock.step() + " ran out" +
+             (clock.action() == "match_lost" ? ": it lost the match on time, " +
+                                                   SeatName(clock.winner()) + " won"
+                                             : ": the rules default is taken");
+    case v1::CLOCK_EVENT_KIND_VACATION_STARTED:
+      return seat + " is on vacation until " + Time(clock.vacation_until_unix_ms()) + " (" +
+             std::to_string(clock.vacation_days()) + " days; " +
+             std::to_string(clock.vacation_days_left()) + " left): its clock stops";
+    case v1::CLOCK_EVENT_KIND_VACATION_ENDED:
+      return seat + " is back from vacation (" + std::to_string(clock.vacation_days_left()) +
+             " vacation days left): its clock runs again";
+    default:
+      return seat + "'s clock changed";
+  }
+}
+
+// Each seat's clock, with the time left counted from `now`.
+void PrintClocks(std::ostream& out, const v1::MatchView& view, int64_t now) {
+  const v1::Pace& pace = view.settings().pace();
+  out << "Clocks (pace " << (pace.preset().empty() ? "explicit" : pace.preset())
+      << "; when time runs out: "
+      << (pace.on_expiry() == v1::ON_EXPIRY_LOSS ? "the match is lost" : "the rules default")
+      << "):\n";
+  out << "  side_a: " << ClockLeft(view.side_a_clock(), pace, now) << "\n";
+  out << "  side_b: " << ClockLeft(view.side_b_clock(), pace, now) << "\n";
 }
 
 // "G1 4-6-7 german", "G2 HS of 4-6-7 broken" (docs/counter-notation.md); a concealed unit this
@@ -182,6 +261,8 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
   } else if (event.has_head_signed()) {
     out << "the server signed the log's head after event #" << event.head_signed().seq()
         << " (docs/fair-play.md)";
+  } else if (event.has_clock()) {
+    out << ClockLine(event.clock());
   } else if (event.has_asl() && !event.asl().text().empty()) {
     out << Indented(event.asl().text(), "      ");
   } else {
@@ -195,7 +276,7 @@ void PrintEvent(std::ostream& out, const v1::MatchEvent& event) {
   out << "\n";
 }
 
-void PrintView(std::ostream& out, const v1::MatchView& view) {
+void PrintView(std::ostream& out, const v1::MatchView& view, int64_t now_unix_ms) {
   static const char* const kStages[] = {"unknown", "set-up", "playing", "over"};
   const int stage = view.stage() >= 0 && view.stage() <= 3 ? view.stage() : 0;
   out << "Match " << view.match_id();
@@ -342,7 +423,9 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
   } else {
     out << "Waiting for: " << Join(view.waiting_for(), "; ") << "\n";
   }
-  if (view.deadline_unix_ms() != 0) {
+  if (view.settings().has_pace()) {
+    PrintClocks(out, view, now_unix_ms != 0 ? now_unix_ms : NowUnixMs());
+  } else if (view.deadline_unix_ms() != 0) {
     out << "Deadline: " << Time(view.deadline_unix_ms()) << " (then the rules default)\n";
   }
   for (const v1::MatchResult& result : view.results()) {
@@ -350,6 +433,11 @@ void PrintView(std::ostream& out, const v1::MatchView& view) {
                                                  : "close combat " +
                                                        std::to_string(result.combat()))
         << ": " << result.status() << "\n";
+  }
+  if (view.has_result()) {
+    out << "Result: " << SeatName(view.result().winner()) << " won: "
+        << SeatName(view.result().loser()) << " " << view.result().reason() << " (event #"
+        << view.result().seq() << ")\n";
   }
 }
 

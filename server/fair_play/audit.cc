@@ -232,6 +232,32 @@ RulesetFacts FactsOf(const std::string& ruleset, const std::string& logged) {
   return facts;
 }
 
+// The words for a correspondence clock's event (docs/clocks.md).
+std::string DescribeClock(const storage::ClockEvent& clock) {
+  const std::string seat = SeatName(clock.seat());
+  switch (static_cast<melee::v1::ClockEventKind>(clock.kind())) {
+    case melee::v1::CLOCK_EVENT_KIND_BANK_DRAWN:
+      return seat + " answered " + Duration(static_cast<int64_t>(clock.drawn_ms())) +
+             " after its step's time: drawn from its time bank, " +
+             Duration(static_cast<int64_t>(clock.bank_left_ms())) + " left";
+    case melee::v1::CLOCK_EVENT_KIND_TIME_EXPIRED:
+      return seat + "'s time ran out (" + clock.step() + "; " +
+             Duration(static_cast<int64_t>(clock.drawn_ms())) + " of bank spent): " +
+             (clock.action() == "match_lost"
+                  ? "it lost the match on time, " + SeatName(clock.winner()) + " won"
+                  : "the rules default was taken");
+    case melee::v1::CLOCK_EVENT_KIND_VACATION_STARTED:
+      return seat + " went on vacation for " + std::to_string(clock.vacation_days()) +
+             " days, until " + UtcTime(clock.vacation_until_unix_ms()) + " (" +
+             std::to_string(clock.vacation_days_left()) + " days left)";
+    case melee::v1::CLOCK_EVENT_KIND_VACATION_ENDED:
+      return seat + " came back from vacation (" + std::to_string(clock.vacation_days_left()) +
+             " days left)";
+    default:
+      return seat + "'s clock: an event of a kind this audit does not know";
+  }
+}
+
 // The words for the match's own (not the ruleset's) events.
 std::string DescribeMatchEvent(const storage::StoredEvent& stored) {
   switch (stored.kind_case()) {
@@ -297,6 +323,8 @@ std::string DescribeMatchEvent(const storage::StoredEvent& stored) {
              ": " + OutcomeWords(outcome) +
              (result.note().empty() ? "" : " (\"" + OneLine(result.note()) + "\")");
     }
+    case storage::StoredEvent::kClock:
+      return DescribeClock(stored.clock());
     case storage::StoredEvent::kRulesetEvent:
     case storage::StoredEvent::KIND_NOT_SET:
       break;
@@ -354,6 +382,8 @@ class Auditor {
   void AddEvent(int index);
   void AddRulesetEvent(int index, const storage::RulesetEvent& logged, TimelineEntry& entry);
   void AddCause(int index, const storage::Cause& cause);
+  void AddClock(const storage::FileEvent& event, const storage::ClockEvent& clock,
+                TimelineEntry& entry);
   void CountDice(const std::vector<LoggedDie>& dice);
   void CountRoll(size_t bucket, const std::string& purpose, DiceShape shape,
                  std::initializer_list<int> values);
@@ -375,6 +405,7 @@ void Auditor::AddCreation(const storage::MatchCreated& created) {
   melee::v1::MatchSettings settings;
   if (settings.ParseFromString(created.settings())) {
     audit_.names = {settings.side_a_name(), settings.side_b_name()};
+    audit_.clocked = settings.has_pace();
   }
 }
 
@@ -403,6 +434,8 @@ void Auditor::AddEvent(int index) {
     entry.what = "(unreadable: not a melee.storage.v1.StoredEvent)";
   } else if (stored.has_ruleset_event()) {
     AddRulesetEvent(index, stored.ruleset_event(), entry);
+  } else if (stored.has_clock()) {
+    AddClock(event, stored.clock(), entry);
   } else {
     if (stored.has_match_created()) AddCreation(stored.match_created());
     if (stored.has_result_recorded()) {
@@ -462,6 +495,43 @@ void Auditor::AddCause(int index, const storage::Cause& cause) {
                .what = what,
                .unix_ms = event.recorded_unix_ms(),
                .waited_ms = event.recorded_unix_ms() - file_.events(index - 1).recorded_unix_ms()});
+}
+
+void Auditor::AddClock(const storage::FileEvent& event, const storage::ClockEvent& clock,
+                       TimelineEntry& entry) {
+  const auto kind = static_cast<melee::v1::ClockEventKind>(clock.kind());
+  // The server runs the clock; a seat takes vacation and pays its overrun by answering.
+  entry.who = kind == melee::v1::CLOCK_EVENT_KIND_TIME_EXPIRED ||
+                      (kind == melee::v1::CLOCK_EVENT_KIND_VACATION_ENDED &&
+                       clock.command_id().empty())
+                  ? "server"
+                  : SeatName(clock.seat());
+  entry.what = DescribeClock(clock);
+  const std::optional<size_t> side = SideIndex(clock.seat());
+  if (!side) return;
+  SeatTiming& timing = audit_.timing[*side];
+  switch (kind) {
+    case melee::v1::CLOCK_EVENT_KIND_BANK_DRAWN:
+      ++timing.bank_draws;
+      timing.bank_drawn_ms += static_cast<int64_t>(clock.drawn_ms());
+      break;
+    case melee::v1::CLOCK_EVENT_KIND_TIME_EXPIRED:
+      ++timing.expired;
+      timing.bank_drawn_ms += static_cast<int64_t>(clock.drawn_ms());
+      // A loss on time takes no default: it is the missed deadline itself.
+      if (clock.action() == "match_lost") {
+        timing.missed_deadlines.push_back(MissedDeadline{
+            .seq = event.seq(), .unix_ms = event.recorded_unix_ms(),
+            .what = clock.step() + " (the match lost on time)"});
+      }
+      break;
+    case melee::v1::CLOCK_EVENT_KIND_VACATION_STARTED:
+      ++timing.vacations;
+      timing.vacation_days += clock.vacation_days();
+      break;
+    default:
+      break;
+  }
 }
 
 void Auditor::CountDice(const std::vector<LoggedDie>& dice) {
@@ -648,7 +718,17 @@ void WriteTiming(const MatchAudit& audit, std::ostream& out) {
           << Duration(response.waited_ms) << "\n";
     }
   }
-  out << "\nDeadlines missed (the server took the rules default)\n";
+  if (audit.clocked) {
+    out << "\nClocks (docs/clocks.md)\n";
+    for (const SeatTiming& timing : audit.timing) {
+      out << "  " << timing.seat << ": time bank drawn " << Count(timing.bank_draws, "time")
+          << " (" << Duration(timing.bank_drawn_ms) << " in all), time ran out "
+          << Count(timing.expired, "time") << ", " << Count(timing.vacations, "vacation") << " ("
+          << Count(timing.vacation_days, "day") << ")\n";
+    }
+  }
+  out << "\nDeadlines missed (the server took the rules default, or the match was lost on "
+         "time)\n";
   for (const SeatTiming& timing : audit.timing) {
     out << "  " << timing.seat << ": "
         << (timing.missed_deadlines.empty() ? "none"

@@ -79,6 +79,13 @@ struct SeatTiming {
   int64_t median_ms = 0;            // of the responses' waits; 0 without responses
   int64_t max_ms = 0;
   std::vector<MissedDeadline> missed_deadlines;  // in event order
+  // Its correspondence clock (docs/clocks.md): answers past a step's time paid from the bank,
+  // the time they took from it, how often its time ran out, and its vacations.
+  uint32_t bank_draws = 0;
+  int64_t bank_drawn_ms = 0;
+  uint32_t expired = 0;
+  uint32_t vacations = 0;
+  uint32_t vacation_days = 0;
 };
 
 // One connection of a seat that ended.
@@ -122,6 +129,7 @@ struct MatchAudit {
   uint64_t redacted = 0;                       // events whose dice and words this file leaves out
   std::array<PlayerDice, 4> dice;              // side A, side B, nobody, the whole match
   std::array<SeatTiming, 2> timing;            // side A, side B
+  bool clocked = false;                        // the match has a pace (docs/clocks.md)
   std::array<SeatSessions, 3> sessions;        // side A, side B, the director
   std::vector<TimelineEntry> timeline;         // every event of the file, in order
 };

@@ -68,8 +68,13 @@ std::string Sentence(const MatchNotices& notices, const SeatNotice& notice) {
       return "Match " + notices.match_id + ": the deadline passed and the rules default was "
              "taken for " + seat + "." + now;
     case SeatNotice::Kind::kEnded:
-      return "Match " + notices.match_id + ": the close combat is over (event " +
-             std::to_string(notices.last_seq) + ").";
+      return "Match " + notices.match_id + ": " +
+             (notice.waiting_for.empty() ? "the close combat is over"
+                                         : "the match is over: " + notice.waiting_for) +
+             " (event " + std::to_string(notices.last_seq) + ").";
+    case SeatNotice::Kind::kReminder:
+      return "Match " + notices.match_id + ": a reminder: " + seat + "'s time for its " +
+             notice.awaited + " runs out at " + Rfc3339(notice.deadline_unix_ms) + "." + now;
   }
   return {};
 }

@@ -93,6 +93,7 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
     case v1::ClientMessage::kOrderLocations:
     case v1::ClientMessage::kUpdateUnits:
     case v1::ClientMessage::kRecordResult:
+    case v1::ClientMessage::kTakeVacation:
       if (matches_ == nullptr) {
         return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_SUPPORTED,
                                            "not supported: '" + CommandName(message) +

@@ -85,6 +85,9 @@ class MatchClient {
       case melee::v1::ClientMessage::kRecordResult:
         Fill(message.mutable_record_result());
         break;
+      case melee::v1::ClientMessage::kTakeVacation:
+        Fill(message.mutable_take_vacation());
+        break;
       default:
         break;
     }
