@@ -855,7 +855,12 @@ Situation Match::SituationOf(bool started, const AnyState& state, const SetupSta
       const bool entered = setup.parts[i] != nullptr;
       if (entered && setup.confirmed[i]) continue;
       const char* owed = entered ? ": confirm the set-up" : ": enter its units";
-      situation.seats[i] = {.step = entered ? "setup/confirm" : "setup/enter",
+      // Once the other side has confirmed, the match waits for this seat alone: a step of its
+      // own, so that the seat is told (a player by mail learns it is up to him now).
+      const size_t other = 1 - i;
+      const bool alone = setup.parts[other] != nullptr && setup.confirmed[other];
+      situation.seats[i] = {.step = std::string(entered ? "setup/confirm" : "setup/enter") +
+                                    (alone ? "/alone" : ""),
                             .awaited = "set-up",
                             .waiting_for = std::string(engine::Name(seat)) + owed};
     }
