@@ -548,7 +548,7 @@ class EmailPrivacy(Work):
         # Each mail goes to its own seat only, and names no other address.
         for mail in mails:
             other = BOB if mail.rcpt == ALICE else ALICE
-            self.assertEqual(str(mail.message["To"]), f"<{mail.rcpt}>")
+            self.assertEqual([a.addr_spec for a in mail.message["To"].addresses], [mail.rcpt])
             self.assertNotIn(other.encode(), mail.raw)
             mine = a if mail.rcpt == ALICE else b
             theirs = b if mail.rcpt == ALICE else a
@@ -632,6 +632,7 @@ class EmailGame(Work):
                                                  f"from the mail:\n{mail.text}")
             acted += 1
         self.assertEqual(ended, {ALICE, BOB}, f"after {acted} commands, {read} mails")
+        self.assertGreaterEqual(acted, 6)  # confirm, two announcements, two attacks, at least
         view = melee(self.work, server.env(), "match", "status", "--seat",
                      f"{folder}/director.seat").stdout
         self.assertIn(": over,", view)
