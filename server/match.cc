@@ -395,11 +395,10 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
         if (!self) return;
-        if (notices && appended) self->services_.notices->Committed();
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
-        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id,
+        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id, notices,
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {
@@ -413,6 +412,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
             const std::string answer_key =
                 AnswerKey(engine::ViewerOf(shared_plan->seat), shared_plan->command_id);
             self->Commit(std::move(*shared_plan), appended->first_seq, recorded, appended->head);
+            // Only now: a mail asks the match for the view and the file its notice tells of.
+            if (notices) self->services_.notices->Committed();
             self->Broadcast(appended->first_seq);
             self->TrimRecent();
             const auto it = self->answers_.find(answer_key);

@@ -86,6 +86,9 @@ std::optional<std::string> EmailAddressProblem(std::string_view address) {
     return "the mail address is " + std::to_string(address.size()) + " bytes long; at most " +
            std::to_string(kMaxEmailAddressBytes) + " are accepted";
   }
+  if (address.find_first_of("<>\"") != std::string_view::npos) {
+    return "give the bare address (name@example.org), without a name, quotes or <...>";
+  }
   for (const char c : address) {
     if (c == '\r' || c == '\n') {
       return "the mail address holds a line break (CR or LF): a mail header cannot carry one";
@@ -97,10 +100,6 @@ std::optional<std::string> EmailAddressProblem(std::string_view address) {
              "internationalised domain as xn--...)";
     }
     if (c == ' ') return "the mail address holds a space";
-  }
-  if (address.front() == '<' || address.back() == '>' ||
-      address.find('"') != std::string_view::npos) {
-    return "give the bare address (name@example.org), without a name, quotes or <...>";
   }
   const size_t at = address.rfind('@');
   if (at == std::string_view::npos) return "the mail address has no @ (write it as name@example.org)";

@@ -297,8 +297,15 @@ std::string MailDelivery::Send(const std::string& address, const Mail& mail) {
   CURL* handle = curl.get();
   std::unique_ptr<curl_mime, decltype(&curl_mime_free)> mime(curl_mime_init(handle),
                                                               &curl_mime_free);
+  // Text travels with CRLF line breaks (RFC 2045): the quoted-printable encoder keeps them as
+  // lines, where it would encode a bare LF as =0A.
+  std::string crlf_text;
+  for (const char c : mail.text) {
+    if (c == '\n') crlf_text += '\r';
+    crlf_text += c;
+  }
   curl_mimepart* text = curl_mime_addpart(mime.get());
-  curl_mime_data(text, mail.text.data(), mail.text.size());
+  curl_mime_data(text, crlf_text.data(), crlf_text.size());
   curl_mime_type(text, "text/plain; charset=utf-8");
   curl_mime_encoder(text, "quoted-printable");
   for (const auto& [name, content] : mail.attachments) {
