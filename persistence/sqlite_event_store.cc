@@ -190,18 +190,27 @@ StoreResult<std::string> QueryText(sqlite3* db, const char* sql, const std::stri
   return tl::unexpected(SqliteError(db, rc, what));
 }
 
-// Creates the schema if needed and checks that the file is a Melee database this build reads.
-StoreResult<void> PrepareSchema(sqlite3* db, const std::string& path) {
-  if (auto ok = ExecOrError(db, "BEGIN IMMEDIATE", "cannot initialise " + path); !ok) return ok;
-  if (auto ok = ExecOrError(db, kSchema, "cannot initialise " + path + " as a Melee database");
-      !ok) {
-    Exec(db, "ROLLBACK");
-    return ok;
-  }
-  if (auto ok = ExecOrError(db, "COMMIT", "cannot initialise " + path); !ok) {
-    Exec(db, "ROLLBACK");
-    return ok;
-  }
+// Format 2 (persistence/FORMAT.md): mail notifications. Outbox rows name their channel (the
+// rows of format 1 were all webhook notices), and `emails` holds the seats' mail addresses. A
+// format 1 file, and a new one (created as format 1 by kSchema), is brought to 2 by this, in the
+// transaction that opens it.
+constexpr const char* kMigrationTo2 =
+    "ALTER TABLE outbox ADD COLUMN channel TEXT NOT NULL DEFAULT 'webhook';"
+    "CREATE INDEX IF NOT EXISTS outbox_seat ON outbox(match_id, seat);"
+    "CREATE TABLE IF NOT EXISTS emails ("
+    "  match_id TEXT NOT NULL,"
+    "  seat TEXT NOT NULL,"
+    "  address TEXT NOT NULL,"
+    "  digest_minutes INTEGER NOT NULL,"
+    "  token TEXT NOT NULL,"
+    "  last_mailed_unix_ms INTEGER NOT NULL DEFAULT 0,"
+    "  last_mailed_seq INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (match_id, seat)) STRICT;"
+    "UPDATE meta SET value = '2' WHERE key = 'format_version';";
+
+// Checks that the file is a Melee database this build reads, and brings an older format up to
+// this build's; inside the opening transaction.
+StoreResult<void> CheckAndMigrate(sqlite3* db, const std::string& path) {
   auto application = QueryText(db, "SELECT value FROM meta WHERE key = 'application'", path);
   if (!application) return tl::unexpected(application.error());
   if (*application != "melee") {
@@ -225,7 +234,23 @@ StoreResult<void> PrepareSchema(sqlite3* db, const std::string& path) {
                                          std::to_string(kFormatVersion) + ": upgrade Melee",
                                      0});
   }
+  if (version < 2) {
+    return ExecOrError(db, kMigrationTo2,
+                       "cannot bring " + path + " from format version " +
+                           std::to_string(version) + " to 2");
+  }
   return {};
+}
+
+// Creates the schema if needed, checks that the file is a Melee database this build reads and
+// migrates an older one, all in one transaction: a failure leaves the file as it was.
+StoreResult<void> PrepareSchema(sqlite3* db, const std::string& path) {
+  if (auto ok = ExecOrError(db, "BEGIN IMMEDIATE", "cannot initialise " + path); !ok) return ok;
+  auto ok = ExecOrError(db, kSchema, "cannot initialise " + path + " as a Melee database");
+  if (ok) ok = CheckAndMigrate(db, path);
+  if (ok) ok = ExecOrError(db, "COMMIT", "cannot initialise " + path);
+  if (!ok) Exec(db, "ROLLBACK");
+  return ok;
 }
 
 }  // namespace
@@ -251,7 +276,7 @@ struct SqliteEventStore::WriterStatements {
                     "ON e.id = m.head_id WHERE m.match_id = ?1"),
         insert_notice(db,
                       "INSERT INTO outbox(delivery_id, match_id, seat, body, created_unix_ms, "
-                      "next_attempt_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, 0)") {}
+                      "next_attempt_unix_ms, channel) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)") {}
 
   bool ok() const {
     return savepoint.ok() && release.ok() && rollback_to.ok() && insert_match.ok() &&
@@ -626,6 +651,7 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         insert.Bind(3, notice.seat);
         insert.Bind(4, notice.body);
         insert.Bind(5, notice.created_unix_ms);
+        insert.Bind(6, notice.channel);
         rc = insert.Step();
       }
       if (rc != SQLITE_DONE) {

@@ -33,7 +33,7 @@ struct sqlite3;
 namespace melee::persistence {
 
 // The on-disk format version this build reads and writes (persistence/FORMAT.md).
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
 
 // The database file inside a data directory.
 inline constexpr const char* kDatabaseFileName = "melee.db";
@@ -106,11 +106,20 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
   StoreResult<void> SetWebhook(const Webhook& webhook) override;
   StoreResult<void> RemoveWebhook(const std::string& match_id, const std::string& seat) override;
   StoreResult<std::vector<Webhook>> Webhooks() override;
-  StoreResult<std::vector<OutboxNotice>> DueNotices(int64_t now_unix_ms, size_t limit) override;
+  StoreResult<void> SetEmail(const EmailRegistration& email) override;
+  StoreResult<void> RemoveEmail(const std::string& match_id, const std::string& seat) override;
+  StoreResult<std::vector<EmailRegistration>> Emails() override;
+  StoreResult<void> EmailSent(const std::string& match_id, const std::string& seat,
+                              int64_t unix_ms, uint64_t seq) override;
+  StoreResult<std::vector<OutboxNotice>> DueNotices(const std::string& channel,
+                                                    int64_t now_unix_ms, size_t limit) override;
+  StoreResult<std::vector<OutboxNotice>> SeatNotices(const std::string& channel,
+                                                     const std::string& match_id,
+                                                     const std::string& seat) override;
   StoreResult<void> NoticeDelivered(const std::string& delivery_id) override;
   StoreResult<void> NoticeFailed(const std::string& delivery_id, uint32_t attempts,
                                  int64_t next_attempt_unix_ms, const std::string& error) override;
-  StoreResult<OutboxStats> Outbox() override;
+  StoreResult<OutboxStats> Outbox(const std::string& channel) override;
 
   // Returns the journal mode in force ("wal" for a file, "memory" for :memory:).
   StoreResult<std::string> JournalMode();

@@ -1,5 +1,5 @@
-// SqliteEventStore's webhooks and outbox (persistence/notification_store.h). The outbox rows
-// themselves are inserted by the writer thread, in the transaction of their events
+// SqliteEventStore's webhooks, mail addresses and outbox (persistence/notification_store.h). The
+// outbox rows themselves are inserted by the writer thread, in the transaction of their events
 // (sqlite_event_store.cc); these small reads and writes use the reader connection, as snapshots
 // do, and wait for the writer's lock up to the busy timeout.
 
@@ -32,6 +32,37 @@ StoreResult<void> Change(sqlite3* db, const char* sql, const std::string& what, 
   return {};
 }
 
+// Deletes the registration of (match_id, seat) from `table` and its notices of `channel` from the
+// outbox, in one transaction.
+StoreResult<void> RemoveRegistration(sqlite3* db, const std::string& table,
+                                     const std::string& channel, const std::string& match_id,
+                                     const std::string& seat, const std::string& what) {
+  if (const int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+      rc != SQLITE_OK) {
+    return tl::unexpected(Failed(db, rc, what));
+  }
+  const auto bind = [&](Statement& s) {
+    s.Bind(1, match_id);
+    s.Bind(2, seat);
+  };
+  const std::string remove = "DELETE FROM " + table + " WHERE match_id = ?1 AND seat = ?2";
+  auto removed = Change(db, remove.c_str(), what, bind);
+  if (removed) {
+    removed = Change(db, "DELETE FROM outbox WHERE match_id = ?1 AND seat = ?2 AND channel = ?3",
+                     what, [&](Statement& s) {
+                       bind(s);
+                       s.Bind(3, channel);
+                     });
+  }
+  if (removed) {
+    if (const int rc = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr); rc != SQLITE_OK) {
+      removed = tl::unexpected(Failed(db, rc, what));
+    }
+  }
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  return removed;
+}
+
 }  // namespace
 
 StoreResult<void> SqliteEventStore::SetWebhook(const Webhook& webhook) {
@@ -50,28 +81,8 @@ StoreResult<void> SqliteEventStore::SetWebhook(const Webhook& webhook) {
 StoreResult<void> SqliteEventStore::RemoveWebhook(const std::string& match_id,
                                                   const std::string& seat) {
   std::lock_guard lock(reader_mutex_);
-  const std::string what = "cannot remove the webhook";
-  sqlite3* db = reader_;
-  if (const int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-      rc != SQLITE_OK) {
-    return tl::unexpected(Failed(db, rc, what));
-  }
-  const auto bind = [&](Statement& s) {
-    s.Bind(1, match_id);
-    s.Bind(2, seat);
-  };
-  auto removed =
-      Change(db, "DELETE FROM webhooks WHERE match_id = ?1 AND seat = ?2", what, bind);
-  if (removed) {
-    removed = Change(db, "DELETE FROM outbox WHERE match_id = ?1 AND seat = ?2", what, bind);
-  }
-  if (removed) {
-    if (const int rc = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr); rc != SQLITE_OK) {
-      removed = tl::unexpected(Failed(db, rc, what));
-    }
-  }
-  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  return removed;
+  return RemoveRegistration(reader_, "webhooks", kWebhookChannel, match_id, seat,
+                            "cannot remove the webhook");
 }
 
 StoreResult<std::vector<Webhook>> SqliteEventStore::Webhooks() {
@@ -91,17 +102,74 @@ StoreResult<std::vector<Webhook>> SqliteEventStore::Webhooks() {
   return webhooks;
 }
 
-StoreResult<std::vector<OutboxNotice>> SqliteEventStore::DueNotices(int64_t now_unix_ms,
-                                                                    size_t limit) {
+StoreResult<void> SqliteEventStore::SetEmail(const EmailRegistration& email) {
   std::lock_guard lock(reader_mutex_);
-  const std::string what = "cannot read the outbox";
+  return Change(reader_,
+                "INSERT INTO emails(match_id, seat, address, digest_minutes, token) "
+                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(match_id, seat) DO UPDATE SET "
+                "address = ?3, digest_minutes = ?4, token = ?5",
+                "cannot store the mail address", [&](Statement& s) {
+                  s.Bind(1, email.match_id);
+                  s.Bind(2, email.seat);
+                  s.Bind(3, email.address);
+                  s.Bind(4, static_cast<int64_t>(email.digest_minutes));
+                  s.Bind(5, email.token);
+                });
+}
+
+StoreResult<void> SqliteEventStore::RemoveEmail(const std::string& match_id,
+                                                const std::string& seat) {
+  std::lock_guard lock(reader_mutex_);
+  return RemoveRegistration(reader_, "emails", kEmailChannel, match_id, seat,
+                            "cannot remove the mail address");
+}
+
+StoreResult<std::vector<EmailRegistration>> SqliteEventStore::Emails() {
+  std::lock_guard lock(reader_mutex_);
+  const std::string what = "cannot read the mail addresses";
   Statement select(reader_,
-                   "SELECT delivery_id, match_id, seat, body, created_unix_ms, attempts, "
-                   "next_attempt_unix_ms FROM outbox WHERE next_attempt_unix_ms <= ?1 "
-                   "ORDER BY id LIMIT ?2");
+                   "SELECT match_id, seat, address, digest_minutes, token, last_mailed_unix_ms, "
+                   "last_mailed_seq FROM emails");
   if (!select.ok()) return tl::unexpected(Failed(reader_, select.rc(), what));
-  select.Bind(1, now_unix_ms);
-  select.Bind(2, static_cast<int64_t>(limit));
+  std::vector<EmailRegistration> emails;
+  int rc;
+  while ((rc = select.Step()) == SQLITE_ROW) {
+    emails.push_back(
+        EmailRegistration{.match_id = select.Text(0),
+                          .seat = select.Text(1),
+                          .address = select.Text(2),
+                          .digest_minutes = static_cast<uint32_t>(select.Int(3)),
+                          .token = select.Text(4),
+                          .last_mailed_unix_ms = select.Int(5),
+                          .last_mailed_seq = static_cast<uint64_t>(select.Int(6))});
+  }
+  if (rc != SQLITE_DONE) return tl::unexpected(Failed(reader_, rc, what));
+  return emails;
+}
+
+StoreResult<void> SqliteEventStore::EmailSent(const std::string& match_id,
+                                              const std::string& seat, int64_t unix_ms,
+                                              uint64_t seq) {
+  std::lock_guard lock(reader_mutex_);
+  return Change(reader_,
+                "UPDATE emails SET last_mailed_unix_ms = ?3, "
+                "last_mailed_seq = max(last_mailed_seq, ?4) WHERE match_id = ?1 AND seat = ?2",
+                "cannot record the mail sent", [&](Statement& s) {
+                  s.Bind(1, match_id);
+                  s.Bind(2, seat);
+                  s.Bind(3, unix_ms);
+                  s.Bind(4, static_cast<int64_t>(seq));
+                });
+}
+
+namespace {
+
+constexpr const char* kNoticeColumns =
+    "SELECT delivery_id, match_id, seat, body, created_unix_ms, attempts, next_attempt_unix_ms, "
+    "channel FROM outbox ";
+
+// Reads the notices `select` (of kNoticeColumns) returns.
+StoreResult<std::vector<OutboxNotice>> ReadNotices(sqlite3* db, Statement& select) {
   std::vector<OutboxNotice> notices;
   int rc;
   while ((rc = select.Step()) == SQLITE_ROW) {
@@ -109,12 +177,43 @@ StoreResult<std::vector<OutboxNotice>> SqliteEventStore::DueNotices(int64_t now_
                                    .match_id = select.Text(1),
                                    .seat = select.Text(2),
                                    .body = select.Text(3),
+                                   .channel = select.Text(7),
                                    .created_unix_ms = select.Int(4),
                                    .attempts = static_cast<uint32_t>(select.Int(5)),
                                    .next_attempt_unix_ms = select.Int(6)});
   }
-  if (rc != SQLITE_DONE) return tl::unexpected(Failed(reader_, rc, what));
+  if (rc != SQLITE_DONE) return tl::unexpected(Failed(db, rc, "cannot read the outbox"));
   return notices;
+}
+
+}  // namespace
+
+StoreResult<std::vector<OutboxNotice>> SqliteEventStore::DueNotices(const std::string& channel,
+                                                                    int64_t now_unix_ms,
+                                                                    size_t limit) {
+  std::lock_guard lock(reader_mutex_);
+  const std::string sql = std::string(kNoticeColumns) +
+                          "WHERE channel = ?1 AND next_attempt_unix_ms <= ?2 ORDER BY id LIMIT ?3";
+  Statement select(reader_, sql.c_str());
+  if (!select.ok()) return tl::unexpected(Failed(reader_, select.rc(), "cannot read the outbox"));
+  select.Bind(1, channel);
+  select.Bind(2, now_unix_ms);
+  select.Bind(3, static_cast<int64_t>(limit));
+  return ReadNotices(reader_, select);
+}
+
+StoreResult<std::vector<OutboxNotice>> SqliteEventStore::SeatNotices(const std::string& channel,
+                                                                     const std::string& match_id,
+                                                                     const std::string& seat) {
+  std::lock_guard lock(reader_mutex_);
+  const std::string sql = std::string(kNoticeColumns) +
+                          "WHERE channel = ?1 AND match_id = ?2 AND seat = ?3 ORDER BY id";
+  Statement select(reader_, sql.c_str());
+  if (!select.ok()) return tl::unexpected(Failed(reader_, select.rc(), "cannot read the outbox"));
+  select.Bind(1, channel);
+  select.Bind(2, match_id);
+  select.Bind(3, seat);
+  return ReadNotices(reader_, select);
 }
 
 StoreResult<void> SqliteEventStore::NoticeDelivered(const std::string& delivery_id) {
@@ -139,11 +238,14 @@ StoreResult<void> SqliteEventStore::NoticeFailed(const std::string& delivery_id,
                 });
 }
 
-StoreResult<OutboxStats> SqliteEventStore::Outbox() {
+StoreResult<OutboxStats> SqliteEventStore::Outbox(const std::string& channel) {
   std::lock_guard lock(reader_mutex_);
   const std::string what = "cannot read the outbox";
-  Statement select(reader_, "SELECT count(*), coalesce(min(created_unix_ms), 0) FROM outbox");
+  Statement select(reader_,
+                   "SELECT count(*), coalesce(min(created_unix_ms), 0) FROM outbox "
+                   "WHERE channel = ?1");
   if (!select.ok()) return tl::unexpected(Failed(reader_, select.rc(), what));
+  select.Bind(1, channel);
   if (const int rc = select.Step(); rc != SQLITE_ROW) {
     return tl::unexpected(Failed(reader_, rc, what));
   }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <tl/expected.hpp>
 #include <system_error>
 #include <iostream>
 #include <memory>
@@ -16,6 +18,22 @@
 #include "server/transport/server.h"
 #include "server/transport/static_files.h"
 #include "server/version.h"
+
+namespace {
+
+// Returns the first line of `path` (a password file), or why it cannot be read.
+tl::expected<std::string, std::string> ReadPasswordFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line)) {
+    return tl::unexpected("cannot read the password in " + path.string());
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.empty()) return tl::unexpected(path.string() + " holds no password on its first line");
+  return line;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   melee::server::ServerConfig config;
@@ -92,6 +110,24 @@ int main(int argc, char** argv) {
                  "Folder of the web client served at / (index.html, match.html, sdk/)")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
+  app.add_option("--smtp-url", config.smtp_url,
+                 "SMTP relay for email notices: smtp://host:port, or smtps://host:port for TLS "
+                 "from the start. Without it the server sends no mail and refuses mail "
+                 "registrations");
+  app.add_flag("--smtp-starttls", config.smtp_starttls,
+               "Require STARTTLS on an smtp:// relay (never send a mail in clear)");
+  app.add_option("--smtp-user", config.smtp_user, "User name for the relay's AUTH");
+  std::filesystem::path smtp_password_file;
+  app.add_option("--smtp-password-file", smtp_password_file,
+                 "File holding the relay's AUTH password (one line; never on the command line)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--smtp-from", config.smtp_from, "Address the mails come from");
+  app.add_option("--smtp-ca-file", config.smtp_ca_file,
+                 "PEM certificates to trust for the relay's TLS (default: the system's)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--public-url", config.public_url,
+                 "Base URL of this server's web pages for the links in mails "
+                 "(https://melee.example.org); default: http[s]://<listen address>:<port>");
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "
@@ -110,6 +146,15 @@ int main(int argc, char** argv) {
   if (log_format == "json") melee::server::UseJsonLogs();
   if (config.hard_max_message_bytes < config.max_message_bytes) {
     config.hard_max_message_bytes = config.max_message_bytes * 2;
+  }
+
+  if (!smtp_password_file.empty()) {
+    auto password = ReadPasswordFile(smtp_password_file);
+    if (!password) {
+      spdlog::error("{}", password.error());
+      return EXIT_FAILURE;
+    }
+    config.smtp_password = std::move(*password);
   }
 
   try {

@@ -461,11 +461,10 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
         if (!self) return;
-        if (notices && appended) self->services_.notices->Committed();
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
-        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id,
+        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id, notices,
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {
@@ -479,6 +478,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
             const std::string answer_key =
                 AnswerKey(shared_plan->Actor(), shared_plan->command_id);
             self->Commit(std::move(*shared_plan), appended->first_seq, recorded, appended->head);
+            // Only now: a mail asks the match for the view and the file its notice tells of.
+            if (notices) self->services_.notices->Committed();
             self->Broadcast(appended->first_seq);
             self->TrimRecent();
             const auto it = self->answers_.find(answer_key);
@@ -1329,7 +1330,12 @@ Situation Match::SituationOf(bool started, const AnyState& state, const SetupSta
       const bool entered = setup.parts[i] != nullptr;
       if (entered && setup.confirmed[i]) continue;
       const char* owed = entered ? ": confirm the set-up" : ": enter its units";
-      situation.seats[i] = {.step = entered ? "setup/confirm" : "setup/enter",
+      // Once the other side has confirmed, the match waits for this seat alone: a step of its
+      // own, so that the seat is told (a player by mail learns it is up to him now).
+      const size_t other = 1 - i;
+      const bool alone = setup.parts[other] != nullptr && setup.confirmed[other];
+      situation.seats[i] = {.step = std::string(entered ? "setup/confirm" : "setup/enter") +
+                                    (alone ? "/alone" : ""),
                             .awaited = "set-up",
                             .waiting_for = std::string(engine::Name(seat)) + owed};
     }

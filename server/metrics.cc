@@ -92,6 +92,23 @@ Metrics::Metrics()
       webhook_attempts_failed(CounterFamily(*registry_, "melee_webhook_attempts_failed_total",
                                             "Webhook delivery attempts that failed (retried)")
                                   .Add({})),
+      emails_pending(prometheus::BuildGauge()
+                         .Name("melee_emails_pending")
+                         .Help("Email notices in the outbox, not mailed yet")
+                         .Register(*registry_)
+                         .Add({})),
+      emails_oldest_pending_seconds(
+          prometheus::BuildGauge()
+              .Name("melee_emails_oldest_pending_seconds")
+              .Help("Age of the oldest email notice not mailed yet (0: none)")
+              .Register(*registry_)
+              .Add({})),
+      emails_delivered(CounterFamily(*registry_, "melee_emails_delivered_total",
+                                     "Notification mails the SMTP relay accepted")
+                           .Add({})),
+      email_attempts_failed(CounterFamily(*registry_, "melee_email_attempts_failed_total",
+                                          "Mail delivery attempts that failed (retried)")
+                                .Add({})),
       errors_(CounterFamily(*registry_, "melee_errors_total",
                             "Frames and commands refused, by error code")),
       commands_(CounterFamily(*registry_, "melee_commands_total",

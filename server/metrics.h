@@ -55,6 +55,11 @@ class Metrics {
   prometheus::Gauge& webhooks_oldest_pending_seconds;
   prometheus::Counter& webhooks_delivered;
   prometheus::Counter& webhook_attempts_failed;
+  // Email notices (docs/notifications.md).
+  prometheus::Gauge& emails_pending;
+  prometheus::Gauge& emails_oldest_pending_seconds;
+  prometheus::Counter& emails_delivered;
+  prometheus::Counter& email_attempts_failed;
 
  private:
   prometheus::Family<prometheus::Counter>& errors_;

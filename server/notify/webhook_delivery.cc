@@ -78,7 +78,7 @@ void WebhookDelivery::Loop() {
       if (stopping_) return;
       woken_ = false;
     }
-    auto due = store_.DueNotices(NowUnixMs(), options_.batch);
+    auto due = store_.DueNotices(persistence::kWebhookChannel, NowUnixMs(), options_.batch);
     if (!due) spdlog::warn("webhooks: {}", due.error().message);
     bool full = false;
     next_retry_unix_ms_ = 0;
@@ -172,7 +172,7 @@ std::string WebhookDelivery::Post(const persistence::Webhook& webhook,
 }
 
 void WebhookDelivery::UpdateGauges() {
-  auto outbox = store_.Outbox();
+  auto outbox = store_.Outbox(persistence::kWebhookChannel);
   if (!outbox) return;
   metrics_.webhooks_pending.Set(static_cast<double>(outbox->pending));
   const int64_t age_ms =

@@ -51,6 +51,18 @@ struct ServerConfig {
   bool deliver_webhooks = true;
   int64_t webhook_first_retry_ms = 1000;
   int64_t webhook_max_retry_ms = 300000;
+  // Email notices (docs/notifications.md): the SMTP relay (empty: this server sends no mail, and
+  // refuses mail registrations), STARTTLS required on smtp://, AUTH, the From address,
+  // certificates to trust for the relay. Retries follow the webhooks' backoff.
+  std::string smtp_url;  // smtp://host:port or smtps://host:port
+  bool smtp_starttls = false;
+  std::string smtp_user;
+  std::string smtp_password;  // read from --smtp-password-file, never given on a command line
+  std::string smtp_from;
+  std::filesystem::path smtp_ca_file;
+  // The base URL of this server's web pages for the links in mails (http[s]://host[:port]);
+  // empty: made from the listen address and port.
+  std::string public_url;
 };
 
 }  // namespace melee::server

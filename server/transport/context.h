@@ -8,6 +8,7 @@
 #include "persistence/fair_play.h"
 #include "server/matches.h"
 #include "server/metrics.h"
+#include "server/notify/emails.h"
 #include "server/notify/webhooks.h"
 #include "server/transport/config.h"
 #include "server/transport/connections.h"
@@ -26,6 +27,7 @@ struct ServerContext {
   const persistence::ServerSecrets& secrets;
   AddressRateLimiter& match_creations;  // per client address
   notify::Webhooks& webhooks;           // the seats' webhooks (docs/notifications.md)
+  notify::Emails& emails;               // the seats' mail addresses (docs/notifications.md)
 };
 
 }  // namespace melee::server

@@ -1,9 +1,10 @@
 #pragma once
 
-// The HTTP endpoint where a seat registers, changes or removes its webhook
+// The HTTP endpoint where a seat registers, changes or removes its webhook and its mail address
 // (docs/notifications.md):
 //   PUT    /api/matches/{id}/notifications   {"webhook_url": "https://..."}  -> the secret, once
-//   DELETE /api/matches/{id}/notifications
+//                                            {"email": "a@example.org", "digest_minutes": 0}
+//   DELETE /api/matches/{id}/notifications[?channel=webhook|email]  (no channel: both)
 // both with "Authorization: Bearer <seat token>".
 
 #include <functional>

@@ -1,11 +1,13 @@
 #include "server/transport/server.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <stdexcept>
 #include <utility>
 
 #include "server/fair_play/verify.h"
+#include "server/notify/notice_sinks.h"
 #include "server/transport/sessions.h"
 
 namespace melee::server {
@@ -38,10 +40,12 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       clock_(OrSystemClock(std::move(hooks.clock))),
       secrets_(LoadSecrets(config_.data_dir)),
       webhooks_(std::make_shared<notify::Webhooks>(store_->notifications())),
+      emails_(std::make_shared<notify::Emails>(store_->notifications(),
+                                               !config_.smtp_url.empty())),
       match_creations_(config_.match_creations_per_minute, config_.match_creation_burst),
       connections_(config_.max_connections, config_.max_connections_per_address),
       context_{config_,  metrics_, connections_, dispatcher_, *store_,
-               matches_, *secrets_,  match_creations_, *webhooks_},
+               matches_, *secrets_,  match_creations_, *webhooks_, *emails_},
       ioc_(config_.threads),
       matches_(ioc_.get_executor(),
                MatchServices{.store = *store_,
@@ -54,7 +58,8 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
                              .dice_source = std::move(hooks.dice),
                              .recent_events = hooks.recent_events,
                              .lifeline = lifeline_,
-                             .notices = webhooks_},
+                             .notices = std::make_shared<notify::NoticeSinks>(
+                                 std::vector<std::shared_ptr<NoticeSink>>{webhooks_, emails_})},
                registry_, &CheckImport),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       acceptor_(asio::make_strand(ioc_)),
@@ -65,7 +70,9 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
 Server::~Server() {
   // No notice is woken for after this; what is left waits in the outbox for the next start.
   webhooks_->OnCommitted(nullptr);
+  emails_->OnCommitted(nullptr);
   if (delivery_) delivery_->Stop();
+  if (mail_delivery_) mail_delivery_->Stop();
   // Before any member goes: store callbacks still to come leave the matches alone (Lifeline).
   std::lock_guard lock(lifeline_->mutex);
   lifeline_->alive = false;
@@ -95,6 +102,9 @@ tl::expected<uint16_t, std::string> Server::Start() {
   }
   if (auto loaded = webhooks_->Load(); !loaded) {
     return tl::unexpected("cannot read the webhooks: " + loaded.error().message);
+  }
+  if (auto loaded = emails_->Load(); !loaded) {
+    return tl::unexpected("cannot read the mail addresses: " + loaded.error().message);
   }
   if (persistence::NotificationStore* outbox = store_->notifications();
       outbox != nullptr && config_.deliver_webhooks) {
@@ -126,10 +136,60 @@ tl::expected<uint16_t, std::string> Server::Start() {
     return tl::unexpected("cannot listen on " + where + ": " + ec.message());
   }
   const uint16_t port = acceptor_.local_endpoint().port();
+  if (auto started = StartMailDelivery(port); !started) return tl::unexpected(started.error());
   spdlog::info("{} listening on {}://{}:{} (WebSocket at /ws), data in {}", "melee-server",
                tls_ ? "https" : "http", config_.address, port, config_.data_dir.string());
   DoAccept();
   return port;
+}
+
+tl::expected<void, std::string> Server::StartMailDelivery(uint16_t port) {
+  persistence::NotificationStore* outbox = store_->notifications();
+  if (outbox == nullptr || config_.smtp_url.empty()) return {};
+  if (!config_.smtp_url.starts_with("smtp://") && !config_.smtp_url.starts_with("smtps://")) {
+    return tl::unexpected("--smtp-url must be smtp://host:port or smtps://host:port, not \"" +
+                          config_.smtp_url + "\"");
+  }
+  if (config_.smtp_url.find('@') != std::string::npos) {
+    return tl::unexpected(std::string("--smtp-url carries credentials (user:password@): give "
+                                      "--smtp-user and --smtp-password-file instead"));
+  }
+  if (config_.smtp_from.empty()) {
+    return tl::unexpected(std::string("--smtp-url needs --smtp-from: the address mails come from"));
+  }
+  std::string public_url = config_.public_url;
+  if (!public_url.empty() && !public_url.starts_with("http://") &&
+      !public_url.starts_with("https://")) {
+    return tl::unexpected("--public-url must be http://host[:port] or https://host[:port], not \"" +
+                          public_url + "\"");
+  }
+  if (public_url.empty()) {
+    // The listen address, unless it is every address: then this machine's name.
+    std::string host = config_.address;
+    if (host == "0.0.0.0" || host == "::") {
+      char name[256] = {};
+      host = gethostname(name, sizeof name - 1) == 0 ? name : "localhost";
+    } else if (host.find(':') != std::string::npos) {
+      host = "[" + host + "]";
+    }
+    public_url = std::string(tls_ ? "https" : "http") + "://" + host + ":" + std::to_string(port);
+  }
+  mail_delivery_ = std::make_unique<notify::MailDelivery>(
+      *outbox, *emails_, matches_, metrics_,
+      notify::MailOptions{.smtp_url = config_.smtp_url,
+                          .starttls = config_.smtp_starttls,
+                          .user = config_.smtp_user,
+                          .password = config_.smtp_password,
+                          .from = config_.smtp_from,
+                          .ca_file = config_.smtp_ca_file.string(),
+                          .public_url = public_url,
+                          .first_retry_ms = config_.webhook_first_retry_ms,
+                          .max_retry_ms = config_.webhook_max_retry_ms});
+  emails_->OnCommitted([delivery = mail_delivery_.get()] { delivery->Wake(); });
+  mail_delivery_->Start();
+  spdlog::info("mail notices go through {} from {}; links point at {}", config_.smtp_url,
+               config_.smtp_from, public_url);
+  return {};
 }
 
 void Server::DoAccept() {

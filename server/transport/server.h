@@ -21,6 +21,8 @@
 #include "server/matches.h"
 #include "server/metrics.h"
 #include "server/net.h"
+#include "server/notify/emails.h"
+#include "server/notify/mail_delivery.h"
 #include "server/notify/webhook_delivery.h"
 #include "server/notify/webhooks.h"
 #include "server/transport/config.h"
@@ -73,6 +75,9 @@ class Server {
   // then closes it.
   void Refuse(tcp::socket socket, const std::string& address, const std::string& refusal);
   void ScheduleDeadlineSweep();
+  // With a relay (--smtp-url), starts the delivery thread of mails; `port`: the one listened on
+  // (for the links' default public URL).
+  tl::expected<void, std::string> StartMailDelivery(uint16_t port);
 
   // Declaration order is destruction order, reversed: the io_context goes before the matches
   // and the dispatcher but after what its pending handlers' owners (sessions) still touch when
@@ -84,9 +89,12 @@ class Server {
   std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
   std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
   Metrics metrics_;
-  // Notifications (docs/notifications.md): the seats' webhooks, and their delivery thread.
+  // Notifications (docs/notifications.md): the seats' webhooks and mail addresses, and their
+  // delivery threads.
   std::shared_ptr<notify::Webhooks> webhooks_;
+  std::shared_ptr<notify::Emails> emails_;
   std::unique_ptr<notify::WebhookDelivery> delivery_;
+  std::unique_ptr<notify::MailDelivery> mail_delivery_;
   AddressRateLimiter match_creations_;
   Connections connections_;
   ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
