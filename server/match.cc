@@ -1063,6 +1063,11 @@ uint8_t Match::ApplyClock(const storage::ClockEvent& event, uint64_t seq) {
       clock.bank_left_ms = 0;
       if (event.action() == "match_lost") {
         decided_ = Decided{.winner = engine::Opponent(seat), .loser = seat, .seq = seq};
+        // The match's result, unless the director decides otherwise (docs/tournaments.md).
+        results_.Decide(0,
+                        seat == Seat::kSideA ? v1::RESULT_OUTCOME_SIDE_B_WON
+                                             : v1::RESULT_OUTCOME_SIDE_A_WON,
+                        std::string(engine::Name(seat)) + " lost on time");
         return 3;  // nothing more can be played
       }
       return 0;

@@ -523,6 +523,10 @@ void Auditor::AddClock(const storage::FileEvent& event, const storage::ClockEven
         timing.missed_deadlines.push_back(MissedDeadline{
             .seq = event.seq(), .unix_ms = event.recorded_unix_ms(),
             .what = clock.step() + " (the match lost on time)"});
+        results_.Decide(0,
+                        clock.seat() == storage::SEAT_SIDE_A ? melee::v1::RESULT_OUTCOME_SIDE_B_WON
+                                                             : melee::v1::RESULT_OUTCOME_SIDE_A_WON,
+                        SeatName(clock.seat()) + " lost on time");
       }
       break;
     case melee::v1::CLOCK_EVENT_KIND_VACATION_STARTED:

@@ -285,6 +285,11 @@ TEST_F(ClockTest, LossOnExpiryEndsTheMatchLostOnTime) {
   EXPECT_EQ(b_->view().result().winner(), v1::SEAT_SIDE_B);
   EXPECT_EQ(b_->view().result().reason(), "lost on time");
   EXPECT_EQ(b_->view().stage(), v1::STAGE_ENDED);
+  // The loss is the match's result (docs/tournaments.md), as the log gives it.
+  ASSERT_GE(b_->view().results_size(), 1) << b_->view().DebugString();
+  EXPECT_EQ(b_->view().results(0).combat(), 0u);
+  EXPECT_EQ(b_->view().results(0).decided(), v1::RESULT_OUTCOME_SIDE_B_WON);
+  EXPECT_EQ(b_->view().results(0).status(), "from the log: side_a lost on time");
   ASSERT_TRUE(a_->WaitForSeq(b_->last_seq()));
   const v1::ServerMessage late = SealA();
   ASSERT_TRUE(late.has_error());
