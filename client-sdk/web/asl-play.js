@@ -9,12 +9,12 @@
 
 import { counterButton, counterNumbers, fateWord, isSmc, unitWords } from './counters.js';
 import { oddsSummary, oddsTable } from './odds.js';
+import { kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
 import { readRoster } from './roster.js';
 
 const $ = (id) => document.getElementById(id);
 
 const kSideNames = { SEAT_SIDE_A: 'side A', SEAT_SIDE_B: 'side B' };
-const kWireNames = { SEAT_SIDE_A: 'side_a', SEAT_SIDE_B: 'side_b' };
 
 const kPhases = {
   PHASE_SET_UP: 'setting up', PHASE_ANNOUNCE: 'announcements (A11.2, A11.14)',
@@ -27,16 +27,6 @@ const kOutcomes = {
   OUTCOME_ELIMINATED: 'eliminated', OUTCOME_CAPTURED: 'captured', OUTCOME_IMMOBILIZED: 'immobilized',
   OUTCOME_BURNING: 'a burning wreck',
 };
-
-function make(tag, attributes = {}, text = '') {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attributes)) {
-    if (k === 'className') node.className = v;
-    else node.setAttribute(k, v);
-  }
-  if (text) node.textContent = text;
-  return node;
-}
 
 function signed(n) {
   return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0';
@@ -93,18 +83,12 @@ export class AslPlay {
   }
 
   get me() {
-    return this.role === 'side_a' ? 'SEAT_SIDE_A' : this.role === 'side_b' ? 'SEAT_SIDE_B' : '';
+    return seatOf(this.role);
   }
 
   // What waiting_for asks of this seat now ("announce (A11.2, A11.14)", ...), or null.
   #myStep() {
-    const mine = kWireNames[this.me];
-    if (!mine || !this.view) return null;
-    for (const line of this.view.waiting_for || []) {
-      if (line.startsWith(`${mine}: `)) return line.slice(mine.length + 2);
-      if (line.startsWith('both sides: ')) return line.slice(12);
-    }
-    return null;
+    return stepOf(this.view, this.me);
   }
 
   #wire() {
@@ -120,7 +104,7 @@ export class AslPlay {
       e.preventDefault();
       this.#submitSetup();
     });
-    $('confirm-setup').addEventListener('click', () => this.#run($('setup-status'),
+    $('confirm-setup').addEventListener('click', () => runInto($('setup-status'),
       () => this.client.command('confirm_setup'), 'Confirmed.'));
     $('announce-form').addEventListener('submit', (e) => {
       e.preventDefault();
@@ -345,7 +329,7 @@ export class AslPlay {
       if (!$('roster').value.trim()) $('roster-problem').textContent = 'Write your units first, e.g. G1: 4-6-7';
       return;
     }
-    this.#run($('setup-status'), () => this.client.command('submit_setup', { asl: setup }),
+    runInto($('setup-status'), () => this.client.command('submit_setup', { asl: setup }),
       `Entered ${setup.units.length} unit(s). Confirm when both sides look right.`);
   }
 
@@ -392,7 +376,7 @@ export class AslPlay {
     for (const input of $('announce-form').querySelectorAll('input:checked')) {
       (asl[input.dataset.what] ||= []).push(input.value);
     }
-    this.#run($('announce-status'), () => this.client.command('announce', { asl }), 'Announced.');
+    runInto($('announce-status'), () => this.client.command('announce', { asl }), 'Announced.');
   }
 
   // ---- declaring ----------------------------------------------------------------------------------
@@ -811,19 +795,6 @@ export class AslPlay {
       $('choice-problem').textContent = `Refused — ${error.message}`;
     } finally {
       $('choice-submit').disabled = false;
-    }
-  }
-
-  // Runs a command, showing its progress and result in `status`.
-  async #run(status, command, done) {
-    status.textContent = 'Sending…';
-    status.classList.remove('problem');
-    try {
-      await command();
-      status.textContent = done;
-    } catch (error) {
-      status.textContent = `Refused — ${error.message}`;
-      status.classList.add('problem');
     }
   }
 }

@@ -8,11 +8,11 @@
 // checks everything.
 
 import { dieImage } from './asl-play.js';
+import { kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 
-const kWireNames = { SEAT_SIDE_A: 'side_a', SEAT_SIDE_B: 'side_b' };
 const kSideNames = { SEAT_SIDE_A: 'Side A', SEAT_SIDE_B: 'Side B' };
 const kRoles = { ROLE_ATTACKER: 'attacking', ROLE_DEFENDER: 'defending', ROLE_SUPPORT: 'in support (within 4")' };
 const kQualities = { QUALITY_GREEN: 'Green', QUALITY_ELITE: 'Elite' };
@@ -35,16 +35,6 @@ const kOutcomes = {
   OUTCOME_KIND_BROKE_BY_SHOCK: 'the loser breaks under its Shock (17.5)',
   OUTCOME_KIND_MUTUAL: 'both sides are spent (17.5)',
 };
-
-function make(tag, props = {}, text = '') {
-  const element = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'className') element.className = value;
-    else element.setAttribute(key, value);
-  }
-  if (text) element.textContent = text;
-  return element;
-}
 
 function svgElement(tag, attributes) {
   const element = document.createElementNS(SVG, tag);
@@ -151,17 +141,11 @@ export class CocPlay {
   }
 
   get me() {
-    return this.role === 'side_a' ? 'SEAT_SIDE_A' : this.role === 'side_b' ? 'SEAT_SIDE_B' : '';
+    return seatOf(this.role);
   }
 
   #myStep() {
-    const mine = kWireNames[this.me];
-    if (!mine || !this.view) return null;
-    for (const line of this.view.waiting_for || []) {
-      if (line.startsWith(`${mine}: `)) return line.slice(mine.length + 2);
-      if (line.startsWith('both sides: ')) return line.slice(12);
-    }
-    return null;
+    return stepOf(this.view, this.me);
   }
 
   #wire() {
@@ -181,7 +165,7 @@ export class CocPlay {
       e.preventDefault();
       this.#submitSetup();
     });
-    $('coc-confirm-setup').addEventListener('click', () => this.#run($('coc-setup-status'),
+    $('coc-confirm-setup').addEventListener('click', () => runInto($('coc-setup-status'),
       () => this.client.command('confirm_setup'), 'Confirmed.'));
     $('coc-declare-form').addEventListener('submit', (e) => {
       e.preventDefault();
@@ -496,19 +480,8 @@ export class CocPlay {
       $('coc-setup-status').textContent = 'Nothing to enter: write or load your Units first.';
       return;
     }
-    await this.#run($('coc-setup-status'), () => this.client.command('submit_setup', { coc: this.setup.coc }),
+    await runInto($('coc-setup-status'), () => this.client.command('submit_setup', { coc: this.setup.coc }),
       'Entered. Check the other side’s Units, then confirm.');
   }
 
-  async #run(status, command, done) {
-    status.textContent = 'Sending…';
-    status.classList.remove('problem');
-    try {
-      await command();
-      status.textContent = done;
-    } catch (error) {
-      status.textContent = `Refused — ${error.message}`;
-      status.classList.add('problem');
-    }
-  }
 }

@@ -13,7 +13,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ServerProcess, launchBrowser, openPage, screenshotDir, serverBinary } from './harness.mjs';
+import {
+  ServerProcess, launchBrowser, openPage, screenshotDir, serverBinary, settle, shot, visible,
+} from './harness.mjs';
 
 const ROSTER_A = `# side A types this
 location: G3
@@ -44,27 +46,6 @@ after(async () => {
   await browser?.close();
   await server?.dispose();
 });
-
-const shot = (page, name) => page.screenshot({ path: path.join(screenshotDir(), name), fullPage: true });
-
-// The last event each page shows ("Last event #N" in its summary).
-async function lastSeq(page) {
-  const text = await page.locator('#summary').innerText();
-  return Number(/Last event\s+#(\d+)/.exec(text)?.[1] || 0);
-}
-
-// Waits until every page shows the same last event for a moment: nobody acts on a stale view.
-async function settle(pages) {
-  const end = Date.now() + 15000;
-  let stable = 0;
-  while (Date.now() < end) {
-    const seqs = await Promise.all(pages.map(lastSeq));
-    stable = seqs.every((s) => s === seqs[0]) ? stable + 1 : 0;
-    if (stable >= 3) return seqs[0];
-    await new Promise((r) => setTimeout(r, 60));
-  }
-  throw new Error('the pages did not settle on the same event');
-}
 
 // Checks that `text` (a frame, or the page's DOM) holds nothing of side B's concealed unit: not
 // its counter, kind, morale or class. Its Strength Factor is in the view from designation on,
@@ -257,7 +238,6 @@ async function play(a, b, s, problems, created) {
   let choiceShot = false;
   let meleeShot = false;
   const end = Date.now() + 120000;
-  const visible = async (page, selector) => (await page.locator(selector).count()) > 0;
   // Over means over: a close combat that ends in a Melee shows STAGE_ENDED for a moment, until
   // the server's next batch starts the next CCPh (A11.15); only the last end says "the close
   // combat is over".

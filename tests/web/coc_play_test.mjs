@@ -14,7 +14,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ServerProcess, launchBrowser, openPage, screenshotDir, serverBinary } from './harness.mjs';
+import {
+  ServerProcess, launchBrowser, openPage, screenshotDir, serverBinary, settle, shot, visible,
+} from './harness.mjs';
 
 const example = (name) => readFileSync(new URL(`../../examples/coc/${name}`, import.meta.url), 'utf8');
 
@@ -31,26 +33,6 @@ after(async () => {
   await browser?.close();
   await server?.dispose();
 });
-
-const shot = (page, name) => page.screenshot({ path: path.join(screenshotDir(), name), fullPage: true });
-const visible = async (page, selector) => (await page.locator(selector).count()) > 0;
-
-async function lastSeq(page) {
-  const text = await page.locator('#summary').innerText();
-  return Number(/Last event\s+#(\d+)/.exec(text)?.[1] || 0);
-}
-
-async function settle(pages) {
-  const end = Date.now() + 15000;
-  let stable = 0;
-  while (Date.now() < end) {
-    const seqs = await Promise.all(pages.map(lastSeq));
-    stable = seqs.every((s) => s === seqs[0]) ? stable + 1 : 0;
-    if (stable >= 3) return seqs[0];
-    await new Promise((r) => setTimeout(r, 60));
-  }
-  throw new Error('the pages did not settle on the same event');
-}
 
 test('two players fight a coc close combat with forms; a spectator follows', async () => {
   const problems = [];

@@ -111,3 +111,28 @@ export function serverBinary() {
   if (process.argv[3]) process.env.MELEE_SCREENSHOTS = process.argv[3];
   return binary;
 }
+
+/** Saves a full-page screenshot of `page` as `name` in the screenshot folder. */
+export const shot = (page, name) => page.screenshot({ path: path.join(screenshotDir(), name), fullPage: true });
+
+/** Whether `selector` matches anything on `page` now. */
+export const visible = async (page, selector) => (await page.locator(selector).count()) > 0;
+
+/** The last event a match page shows ("Last event #N" in its summary). */
+export async function lastSeq(page) {
+  const text = await page.locator('#summary').innerText();
+  return Number(/Last event\s+#(\d+)/.exec(text)?.[1] || 0);
+}
+
+/** Waits until every page shows the same last event for a moment: nobody acts on a stale view. */
+export async function settle(pages) {
+  const end = Date.now() + 15000;
+  let stable = 0;
+  while (Date.now() < end) {
+    const seqs = await Promise.all(pages.map(lastSeq));
+    stable = seqs.every((s) => s === seqs[0]) ? stable + 1 : 0;
+    if (stable >= 3) return seqs[0];
+    await new Promise((r) => setTimeout(r, 60));
+  }
+  throw new Error('the pages did not settle on the same event');
+}
