@@ -306,12 +306,23 @@ export class CocPlay {
       $('coc-confirm-setup').textContent = done ? 'Set-up confirmed' : 'Confirm the set-up';
     }
     const declaring = seat && step.startsWith('seal a Close Combat declaration');
-    if (declaring && $('coc-declare-panel').hidden) this.#buildDeclare(coc);
-    $('coc-declare-panel').hidden = !declaring;
+    // A step starts afresh when its round changes, even if the seat owed the same kind of step
+    // without a break (its seal closed a round and the next one asks it again at once).
+    const round = `${coc.report?.combat || 0}.${coc.report?.round || 0}`;
+    const declarePanel = $('coc-declare-panel');
+    if (declaring && (declarePanel.hidden || declarePanel.dataset.round !== round)) {
+      this.#buildDeclare(coc);
+      declarePanel.dataset.round = round;
+    }
+    declarePanel.hidden = !declaring;
     if (declaring) this.#refreshOdds();
     const placing = seat && step.startsWith('seal the placement');
-    if (placing && $('coc-place-panel').hidden) this.#buildPlace(coc);
-    $('coc-place-panel').hidden = !placing;
+    const placePanel = $('coc-place-panel');
+    if (placing && (placePanel.hidden || placePanel.dataset.round !== round)) {
+      this.#buildPlace(coc);
+      placePanel.dataset.round = round;
+    }
+    placePanel.hidden = !placing;
   }
 
   #mine(coc, roles) {

@@ -120,12 +120,25 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
           assert.match(await page.locator('#coc-place-hint').innerText(), /odd Kill.*odd Shock.*\(17\.4\.1\)/);
           if (!placed) await shot(page, 'coc-3-place.png');
           placed = true;
+          const round = await page.locator('#coc-place-panel').getAttribute('data-round');
           await page.getByRole('button', { name: 'Seal the placement' }).click();
-          await page.locator('#coc-place-panel').waitFor({ state: 'hidden', timeout: 10000 });
+          // Done when the panel goes, or asks again for the next round at once.
+          await page.waitForFunction((was) => {
+            const panel = document.getElementById('coc-place-panel');
+            return panel.hidden || panel.dataset.round !== was;
+          }, round, { timeout: 10000 }).catch(async (error) => {
+            throw new Error(`${error.message}; the page says: ${await page.locator('#coc-place-status').innerText()}`);
+          });
         } else if (await visible(page, '#coc-declare-panel:not([hidden])')) {
           await settle(pages);
+          const round = await page.locator('#coc-declare-panel').getAttribute('data-round');
           await page.getByRole('button', { name: 'Seal the declaration' }).click();
-          await page.locator('#coc-declare-panel').waitFor({ state: 'hidden', timeout: 10000 });
+          await page.waitForFunction((was) => {
+            const panel = document.getElementById('coc-declare-panel');
+            return panel.hidden || panel.dataset.round !== was;
+          }, round, { timeout: 10000 }).catch(async (error) => {
+            throw new Error(`${error.message}; the page says: ${await page.locator('#coc-declare-status').innerText()}`);
+          });
         }
       }
       await new Promise((r) => setTimeout(r, 100));
