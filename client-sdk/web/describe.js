@@ -29,6 +29,53 @@ function rolls(dice = []) {
   }).join('; ');
 }
 
+const kOutcomes = {
+  RESULT_OUTCOME_SIDE_A_WON: 'side A won', RESULT_OUTCOME_SIDE_B_WON: 'side B won',
+  RESULT_OUTCOME_DRAW: 'a draw',
+};
+
+const kUpdateWords = {
+  ENTER: 'entered', MOVE: 'moved', BREAK: 'broke', RALLY: 'rallied', PIN: 'was pinned',
+  UNPIN: 'is no longer pinned', CONCEAL: 'gained "?"', REVEAL: 'lost "?"',
+  REDUCE: 'was reduced by fire', ELIMINATE: 'was eliminated by fire', RECOMBINE: 'recombined',
+  SET_CX: 'became CX', CLEAR_CX: 'is no longer CX', SHOCK: 'took Shock', KILL: 'lost figures',
+  FORCE_MORALE: 'Force Morale became',
+};
+
+/** One unit update of a UnitsUpdated event in words: "G1 moved to H2 (“fell back”)". */
+export function describeUnitUpdate(u) {
+  const kind = String(u.kind || '').replace('UPDATE_KIND_', '');
+  if (u.hidden) return `${u.unit || '?'} (?) changed${u.location ? `, now in ${u.location}` : ''}`;
+  let text = `${u.unit || 'the side'} ${kUpdateWords[kind] || kind.toLowerCase()}`;
+  if (kind === 'ENTER') text += ` ${u.location}`;
+  if (kind === 'MOVE') text += ` ${u.location ? `to ${u.location}` : 'off the board'}`;
+  if (kind === 'RECOMBINE' && u.with) text += ` with ${u.with}`;
+  if (['SHOCK', 'KILL', 'FORCE_MORALE'].includes(kind)) text += ` ${u.value || 0}`;
+  if (u.rule) text += ` (${u.rule})`;
+  if (u.note) text += ` — “${u.note}”`;
+  return text;
+}
+
+function describeClock(c) {
+  const who = seatName(c.seat);
+  const minutes = (ms) => `${Math.round(Number(ms || 0) / 60000)} min`;
+  switch (c.kind) {
+    case 'CLOCK_EVENT_KIND_BANK_DRAWN':
+      return `${who} answered past its step's time: ${minutes(c.drawn_ms)} from its bank ` +
+        `(${minutes(c.bank_left_ms)} left)`;
+    case 'CLOCK_EVENT_KIND_TIME_EXPIRED':
+      return c.action === 'match_lost' ? `${who}'s time ran out: it loses the match on time`
+        : `${who}'s time ran out for its ${c.step || 'step'}: the rules default is taken`;
+    case 'CLOCK_EVENT_KIND_VACATION_STARTED':
+      return `${who} went on vacation for ${c.vacation_days} day(s), until ` +
+        `${new Date(Number(c.vacation_until_unix_ms)).toLocaleString()}`;
+    case 'CLOCK_EVENT_KIND_VACATION_ENDED':
+      return `${who} is back from vacation (${c.vacation_days_left} day(s) left)`;
+    default:
+      return `${who}'s clock changed`;
+  }
+}
+
 /** One line for a MatchEvent (JSON mapping). */
 export function describeEvent(e) {
   const seq = `#${e.seq}`;
@@ -59,7 +106,14 @@ export function describeEvent(e) {
   } else if (e.head_signed) {
     text = `the server signed the log after event ${e.head_signed.seq}`;
   } else if (e.units_updated) {
-    text = `${seatName(e.units_updated.seat)} updated ${(e.units_updated.updates || []).length} unit(s)`;
+    const updates = (e.units_updated.updates || []).map(describeUnitUpdate);
+    text = `${seatName(e.units_updated.seat)} updated its units: ${updates.join('; ')}`;
+  } else if (e.result_recorded) {
+    const r = e.result_recorded;
+    text = `${seatName(r.seat)} recorded the result of ${Number(r.combat || 0) === 0 ? 'the match'
+      : `close combat ${r.combat}`}: ${kOutcomes[r.outcome] || '?'}${r.note ? ` (“${r.note}”)` : ''}`;
+  } else if (e.clock) {
+    text = describeClock(e.clock);
   } else if (e.locations_ordered) {
     text = `${seatName(e.locations_ordered.seat)} ordered the Locations: ` +
       `${(e.locations_ordered.locations || []).join(', ')}`;
@@ -93,8 +147,8 @@ export function describeView(v) {
     ['Rules', `${s.ruleset || '?'}${s.variant ? ` (${s.variant})` : ''}`],
     ['Stage', kStages[v.stage] || v.stage || '?'],
     ['Close Combat Phase', String(v.ccph || 1)],
-    ['Side A', sideStatus(v.side_a)],
-    ['Side B', sideStatus(v.side_b)],
+    [s.side_a_name ? `Side A (${s.side_a_name})` : 'Side A', sideStatus(v.side_a)],
+    [s.side_b_name ? `Side B (${s.side_b_name})` : 'Side B', sideStatus(v.side_b)],
     ['Last event', `#${v.seq || 0}`],
   ];
   if (Number(v.deadline_unix_ms || 0) > 0) {

@@ -47,11 +47,13 @@ function settingsFromForm() {
     choice_deadline_seconds: Number(data.get('choice_deadline_seconds') || 0),
     options: parseOptions(String(data.get('options') || '')),
   };
-  for (const name of ['title', 'tournament_id']) {
+  for (const name of ['title', 'tournament_id', 'side_a_name', 'side_b_name']) {
     const value = String(data.get(name) || '').trim();
     if (value) settings[name] = value;
   }
   if (settings.ruleset === 'vv') settings.variant = data.get('variant');
+  const pace = String(data.get('pace') || '');
+  if (pace) settings.pace = { preset: pace, on_expiry: data.get('on_expiry') };
   for (const name of ['declaration_deadline_seconds', 'choice_deadline_seconds']) {
     if (!Number.isInteger(settings[name]) || settings[name] < 0) {
       throw new Error(`${name.replace(/_/g, ' ')}: a whole number of seconds, 0 or more`);

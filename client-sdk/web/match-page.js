@@ -1,12 +1,15 @@
 // The match page (match.html): opens the seat, spectator or director link in its fragment,
 // keeps the token in sessionStorage and takes it out of the address bar, joins through the SDK,
 // and shows the match: for asl the Location as counters and the controls to play it with the
-// mouse (asl-play.js), for coc the contact's Units and its forms (coc-play.js); for every ruleset the view as text — connection state, each side's force,
-// the events and the fair-play checks. It reconnects and resumes by itself.
-
+// mouse (asl-play.js), for coc the contact's Units and its forms (coc-play.js); for every ruleset
+// the players' names, clocks and results (match-status.js), the unit updates between close
+// combats (force-updates.js) and the view as text — connection state, each side's force, the
+// events and the fair-play checks. It reconnects and resumes by itself.
 import { MeleeClient, parseSeatLink } from './sdk/melee.js';
 import { AslPlay } from './asl-play.js';
 import { CocPlay } from './coc-play.js';
+import { ForceUpdates } from './force-updates.js';
+import { MatchStatus, sideLabel } from './match-status.js';
 import { describeEvent, describeForce, describeSetup, describeView, seatName } from './describe.js';
 
 const kRoleNames = {
@@ -73,8 +76,8 @@ function renderView(view) {
   const forces = $('forces');
   forces.replaceChildren();
   const sides = [
-    ['Side A', view.side_a_force, view.side_a_setup || view.side_a_vv_setup || view.side_a_coc_setup],
-    ['Side B', view.side_b_force, view.side_b_setup || view.side_b_vv_setup || view.side_b_coc_setup],
+    [sideLabel(view.settings, 'side_a'), view.side_a_force, view.side_a_setup || view.side_a_vv_setup || view.side_a_coc_setup],
+    [sideLabel(view.settings, 'side_b'), view.side_b_force, view.side_b_setup || view.side_b_vv_setup || view.side_b_coc_setup],
   ];
   for (const [side, units, setup] of sides) {
     const box = document.createElement('div');
@@ -122,9 +125,13 @@ function start() {
   let witnessProblem = null;
   const asl = new AslPlay(client, link.role);
   const coc = new CocPlay(client, link.role);
+  const status = new MatchStatus(client, link.role);
+  const updates = new ForceUpdates(client, link.role);
   client.addEventListener('state', (e) => setConnection(e.detail.state, e.detail));
   client.addEventListener('view', (e) => {
     renderView(e.detail);
+    status.onView(e.detail);
+    updates.onView(e.detail);
     const ruleset = e.detail.settings?.ruleset || 'asl';
     for (const section of document.querySelectorAll('.asl-only')) section.hidden = ruleset !== 'asl';
     for (const section of document.querySelectorAll('.coc-only')) section.hidden = ruleset !== 'coc';

@@ -57,7 +57,8 @@ export function newCommandId() {
 
 /** The commands that act on a match: each carries match_id and expected_seq. */
 const kMatchCommands = new Set(['seal_declaration', 'make_choice', 'submit_setup',
-  'confirm_setup', 'announce', 'flag_for_director', 'order_locations', 'update_units']);
+  'confirm_setup', 'announce', 'flag_for_director', 'order_locations', 'update_units',
+  'record_result', 'take_vacation']);
 
 /**
  * One seat's (or a spectator's, or the director's) live connection to one match.
