@@ -336,6 +336,17 @@ export class VvPlay {
     const seat = Boolean(this.me);
     const stage = this.view.stage;
     $('vv-setup-panel').hidden = !seat || !(stage === 'STAGE_SETUP' || stage === 'STAGE_ENDED');
+    if (this.stage && stage !== this.stage && stage === 'STAGE_ENDED') {
+      // The next close assault: its units stay with their side (the match carries its forces),
+      // so the form starts empty, for new units and the next assault's facts.
+      $('vv-roster').value = '';
+      $('vv-roster-preview').replaceChildren();
+      $('vv-roster-read').textContent = 'Your units of this close assault stay with you where it left them: ' +
+        'enter only new units, and the next assault’s facts (attacker, source, target).';
+      $('vv-setup-status').textContent = '';
+      this.setup = null;
+    }
+    this.stage = stage;
     if (!$('vv-setup-panel').hidden) {
       $('vv-setup-heading').textContent = stage === 'STAGE_ENDED' ? 'Units for the next close assault' : 'Your units';
       const status = this.me === 'SEAT_SIDE_A' ? this.view.side_a : this.view.side_b;
@@ -471,7 +482,8 @@ export class VvPlay {
     for (const { unit } of this.#myDeclarers()) {
       const row = make('fieldset', { className: 'vv-use' });
       row.dataset.unit = unit.id;
-      row.append(make('legend', {}, `${unit.id} (${vvCounterNumbers(unit)}${unit.name?.replace(/^[\d-]+(\s*\(-?\d\))?\s*/, ' ') || ''})`));
+      const label = (unit.name || '').replace(/^[\d-]+(\s*\(-?\d\))?\s*/, '');
+      row.append(make('legend', {}, `${unit.id} (${vvCounterNumbers(unit)}${label ? ` ${label}` : ''})`));
       const why = attacking ? VvPlay.whyNotAssault(unit) : unit.pinned ? `15.9: ${unit.id} is pinned: eliminated before the odds are calculated` : '';
       if (attacking) {
         const id = `vv-group-${unit.id}`.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -483,7 +495,7 @@ export class VvPlay {
       } else if (why) {
         row.append(make('p', { className: 'hint' }, why));
       }
-      if (vvInfantry(unit) && !(why && !attacking)) {
+      if (vvInfantry(unit) && !why) {
         const extras = make('div', { className: 'vv-extras' });
         if (unit.weapons?.length) {
           const id = `vv-weapon-${unit.id}`.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -676,9 +688,12 @@ export class VvPlay {
       status.textContent = 'The server sent odds this page cannot read.';
     } catch (error) {
       const other = this.#attacking() ? 'the defender' : 'the assaulter';
-      status.textContent = `No odds here: the server does not preview a vv close assault (${error.code === 'ERROR_CODE_NOT_SUPPORTED' ? '501 not supported' : error.code}: “${error.message}”). ` +
-        `The Kill Number and DR depend on what ${other} seals — its leader (15.3), support weapons, Grenades (12.52) and Satchel Charges (12.53) — which stays secret until both have sealed. ` +
-        'The Close Assault Table (15.6): success when the modified DR is at most the modified Kill Number (15.7).';
+      const answer = error.code === 'ERROR_CODE_NOT_SUPPORTED' ? '501 not supported' : error.code;
+      status.textContent = `No odds here: the server does not preview a vv close assault (it answers ${answer}). ` +
+        `The Kill Number and the DR depend on what ${other} seals — its leader (15.3), support weapons, ` +
+        'Grenades (12.52) and Satchel Charges (12.53) — which stays secret until both have sealed. ' +
+        'The Close Assault Table (15.6): the assault succeeds when the modified DR is at most the modified Kill Number (15.7).';
+      $('vv-odds-server').textContent = `The server’s words: “${error.message}”`;
     }
     const table = $('vv-kill-table');
     if (table.rows.length) return;
@@ -762,26 +777,26 @@ export class VvPlay {
       const cap = this.view.vv?.variant === 'pc' || this.view.settings?.options?.afv_cp_cap === 'false' ? 9 : 3;
       for (let p = 1; p <= cap; p += 1) {
         out.push({ kind: 'CP_ACTION_KIND_IMMOBILIZATION', points: p, value: p,
-          label: `immobilization (15.10) with ${plural(p, 'CP')}${p === 3 && cap === 3 ? ': Immobile, no roll' : ': d6 ≤ CP immobilizes'}` });
+          label: `immobilization (15.10) with ${p} CP${p === 3 && cap === 3 ? ': Immobile, no roll' : ': d6 ≤ CP immobilizes'}` });
       }
       return out;
     }
     if (!unit.pinned && !unit.carrier) out.push({ kind: 'CP_ACTION_KIND_PIN', value: 1, label: 'pin (1 CP)' });
     if (unit.kind === 'UNIT_KIND_SQUAD' && !unit.pinned) {
       const diff = cr - (unit.reduced_casualty_rating || 0);
-      out.push({ kind: 'CP_ACTION_KIND_REDUCE', value: diff, label: `reduce to its half squad (${plural(diff, 'CP')})` });
+      out.push({ kind: 'CP_ACTION_KIND_REDUCE', value: diff, label: `reduce to its half squad (${diff} CP)` });
       if (!unit.carrier) {
-        out.push({ kind: 'CP_ACTION_KIND_REDUCE_AND_PIN', value: diff + 1, label: `reduce and pin (${plural(diff + 1, 'CP')})` });
+        out.push({ kind: 'CP_ACTION_KIND_REDUCE_AND_PIN', value: diff + 1, label: `reduce and pin (${diff + 1} CP)` });
       }
     }
     if (!infantry && !unit.pinned) {
       for (let p = 2; p <= cr; p += 1) {
         out.push({ kind: 'CP_ACTION_KIND_SURVIVAL_ROLL', points: p, value: p,
-          label: `survival roll with ${plural(p, 'CP')} (14.64: dr ≤ ${cr} pins it, more eliminates it)` });
+          label: `survival roll with ${p} CP (14.64: dr ≤ ${cr} pins it, more eliminates it)` });
       }
     }
     const eliminate = infantry ? cr : cr + (unit.pinned ? 0 : 1) + passengers;
-    out.push({ kind: 'CP_ACTION_KIND_ELIMINATE', value: eliminate, label: `eliminate (${plural(eliminate, 'CP')})` });
+    out.push({ kind: 'CP_ACTION_KIND_ELIMINATE', value: eliminate, label: `eliminate (${eliminate} CP)` });
     return out;
   }
 
@@ -830,7 +845,12 @@ export class VvPlay {
         const option = make('option', { value: String(i) }, a.label);
         select.append(option);
       });
-      row.append(make('label', { for: id }, vvUnitWords(unit).split(', ').slice(0, 3).join(', ')), select);
+      const label = (unit.name || '').replace(/^[\d-]+(\s*\(-?\d\))?\s*/, '');
+      const facts = [`Casualty Rating ${unit.casualty_rating || 0}`];
+      if (unit.pinned) facts.push('pinned');
+      if (unit.carrier) facts.push(`a passenger of ${unit.carrier}`);
+      row.append(make('label', { for: id },
+        `${unit.id} (${vvInfantry(unit) ? vvCounterNumbers(unit) : unit.kind.replace('UNIT_KIND_', '')}${label ? ` ${label}` : ''}): ${facts.join(', ')}`), select);
       if (this.#canIgnore(unit)) {
         const ignoreId = `vv-ignore-${unit.id}`.replace(/[^A-Za-z0-9_-]/g, '_');
         const check = make('div', { className: 'check' });
@@ -993,7 +1013,6 @@ export class VvPlay {
         return card;
       case 'EVENT_KIND_CASUALTIES_APPLIED': {
         title(`${kSideNames[vv.seat]} applies ${plural(vv.cp || 0, 'Casualty Point')} (14.61)`);
-        if (vv.allocation) line(allocationWords(vv.allocation));
         this.#dice(card, vv.dice);
         this.#effects(card, vv);
         for (const note of vv.notes || []) line(note, 'hint');

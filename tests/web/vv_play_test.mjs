@@ -155,7 +155,8 @@ test('two players play a whole vv close assault (board edition); a spectator fol
     assert.match(await a.locator('#next').innerText(), /Your turn: declare your close assault — click the units that assault/);
     assert.match(await a.locator('#vv-declare-countdown').innerText(), /^1[45]:\d\d left to seal$/);
     assert.match(await a.locator('#vv-declare-default').innerText(), /the assault is called off/);
-    await a.locator('#vv-odds-status', { hasText: /No odds here: the server does not preview a vv close assault \(501 not supported/ }).waitFor();
+    await a.locator('#vv-odds-status', { hasText: /No odds here: the server does not preview a vv close assault \(it answers 501 not supported\)\. The Kill Number and the DR depend on what the defender seals/ }).waitFor();
+    assert.match(await a.locator('#vv-odds-server').innerText(), /The server’s words: “not supported: a preview of a vv close assault/);
     assert.deepEqual(await a.locator('#vv-kill-table td').allInnerTexts(), ['3', '4', '5', '6', '8', '9', '10']);
     for (const id of ['G1', 'G2', 'G3', 'Schmidt']) {
       await a.locator(`#vv-board button.counter[data-unit="${id}"]`).click();
@@ -186,8 +187,11 @@ test('two players play a whole vv close assault (board edition); a spectator fol
       assert.match(text, /DRM: −1 leader Schmidt \(15\.3\), −1 Grenades \(12\.52\) → Final DR -?\d+ (≤|>) Kill # 4/);
       assert.match(text, /The assault (succeeds|fails by \d+)/);
       assert.match(text, /Side A suffers \d+ Casualty Points?: .*\(15\.8\)/);
-      assert.equal(await card.locator('svg.die-coloured').count(), 1);
-      assert.equal(await card.locator('svg.die-white').count(), 1);
+      // The DR's coloured and white die (valor checks after a natural 2 follow with their own).
+      const dr = card.locator('.dice-row').first();
+      assert.match(await dr.innerText(), /15\.7 close assault DR/);
+      assert.equal(await dr.locator('svg.die-coloured').count(), 1);
+      assert.equal(await dr.locator('svg.die-white').count(), 1);
     }
     await a.locator('#vv-rolls .receipt').waitFor();
 
