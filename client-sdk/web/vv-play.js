@@ -262,7 +262,8 @@ export class VvPlay {
     const hexes = [
       { key: 'source', title: `${source || 'The source hex'}${attacker ? ` — ${kSideNames[attacker]} assaults from here` : ''}`,
         entries: [...this.units.values()].filter((e) => !e.inTarget) },
-      { key: 'target', title: `${target?.name || 'The target hex'}${attacker ? ` — ${kSideNames[kOther[attacker]]} defends` : ''}`,
+      { key: 'target', title: `${target?.name || 'The target hex'}${this.view.vv?.phase === 'PHASE_ENDED'
+        ? ' — the target hex' : attacker ? ` — ${kSideNames[kOther[attacker]]} defends` : ''}`,
         entries: [...this.units.values()].filter((e) => e.inTarget) },
     ];
     for (const hex of hexes) {
@@ -324,7 +325,10 @@ export class VvPlay {
       if (seat === this.me && sealed && this.myReceipt?.step === this.stepKey) text = this.myReceipt.text;
       else if (sealed) text = `${kSideNames[seat]} has sealed its ${what}${commitment}: it stays secret until both have sealed.`;
       else if (owes) text = `${kSideNames[seat]} has not sealed its ${what} yet.`;
-      else text = `${kSideNames[seat]} has nothing to seal here${vv.phase === 'PHASE_ALLOCATE' ? ' (no Casualty Points)' : ' (15.9: every defender is pinned)'}.`;
+      else {
+        text = `${kSideNames[seat]} has nothing to seal here` +
+          `${vv.phase === 'PHASE_ALLOCATE' ? ' (no Casualty Points)' : ' (15.9: every defender is pinned)'}.`;
+      }
       const li = make('li', {}, text);
       li.dataset.side = seat;
       list.append(li);
@@ -473,8 +477,10 @@ export class VvPlay {
     const pool = this.#pool();
     $('vv-declare-heading').textContent = attacking ? 'Declare your close assault (15.1, 15.6)' : 'Declare your defence (15.3, 15.6)';
     $('vv-declare-hint').textContent = attacking
-      ? 'Click the counters that assault (or tick them below); only infantry that did not advance and is not pinned may (15.1). Leave all unticked to call the assault off.'
-      : 'Every unit in the hex defends (15.1). Choose each unit’s support weapon (any, 15.2), Grenades and Satchel Charges, and the leader whose modifier lowers the Kill Number (15.3).';
+      ? 'Click the counters that assault (or tick them below); only infantry that did not advance and ' +
+        'is not pinned may (15.1). Leave all unticked to call the assault off.'
+      : 'Every unit in the hex defends (15.1). Choose each unit’s support weapon (any, 15.2), Grenades and ' +
+        'Satchel Charges, and the leader whose modifier lowers the Kill Number (15.3).';
     $('vv-declare-problem').textContent = '';
     $('vv-declare-status').textContent = '';
     const box = $('vv-declare-units');
@@ -544,7 +550,8 @@ export class VvPlay {
     $('vv-leader-field').hidden = pc;
     $('vv-leader-pc').hidden = !pc;
     $('vv-leader-pc').textContent = pc
-      ? `PC edition: the best leader ${attacking ? 'in your assault group lowers the DR' : 'in the hex lowers the Kill Number'} by his modifier, chosen automatically (15.3).`
+      ? `PC edition: the best leader ${attacking ? 'in your assault group lowers the DR' : 'in the hex lowers the Kill Number'} ` +
+        'by his modifier, chosen automatically (15.3).'
       : '';
     this.#refreshLeaders();
   }
@@ -660,7 +667,9 @@ export class VvPlay {
     if (grenades > (pool.grenades || 0)) problems.push(`12.5: ${plural(grenades, 'Grenades counter')} ticked, your pool holds ${pool.grenades || 0}.`);
     else if (grenades > max) problems.push(`12.52: this match allows ${max} Grenades counter${max === 1 ? '' : 's'} per side per close assault (VV-AMB-3).`);
     const satchels = declare.uses.filter((u) => u.satchel).length;
-    if (satchels > (pool.satchel_charges || 0)) problems.push(`12.5: ${plural(satchels, 'Satchel Charge')} ticked, your pool holds ${pool.satchel_charges || 0}.`);
+    if (satchels > (pool.satchel_charges || 0)) {
+      problems.push(`12.5: ${plural(satchels, 'Satchel Charge')} ticked, your pool holds ${pool.satchel_charges || 0}.`);
+    }
     for (const use of declare.uses) {
       if (use.satchel && use.weapon) problems.push(`12.53: ${use.unit} uses a Satchel Charge and may not also fire ${use.weapon}.`);
     }
@@ -725,7 +734,8 @@ export class VvPlay {
       const { receipt, problem } = await this.client.seal(declaration);
       const text = problem
         ? `WARNING — you sealed your ${what}, but the receipt does not check out: ${problem}`
-        : `You sealed your ${what}. Receipt ${String(receipt || '').slice(0, 16)}… — verified in your browser (SHA-256 of the server’s nonce and your ${what}); it stays secret until both have sealed.`;
+        : `You sealed your ${what}. Receipt ${String(receipt || '').slice(0, 16)}… — verified in your browser ` +
+          `(SHA-256 of the server’s nonce and your ${what}); it stays secret until both have sealed.`;
       this.myReceipt = { text, step, after: Number(after || 0), problem };
       status.textContent = text;
       status.classList.toggle('problem', Boolean(problem));
@@ -830,7 +840,8 @@ export class VvPlay {
     const parts = attacking ? report.assaulter_cp_parts : report.defender_cp_parts;
     $('vv-allocate-hint').textContent = `You suffer ${plural(owed, 'Casualty Point')}` +
       `${parts?.length ? ` (${modifierWords(parts)})` : ''}. Pin a unit (1), reduce a squad to its half squad (the difference in Casualty Rating), ` +
-      'or eliminate a unit (its Casualty Rating) until they are equalled or exceeded — and no more (14.61, VV-AMB-12). Unpinned units take them before pinned ones (14.62).';
+      'or eliminate a unit (its Casualty Rating) until they are equalled or exceeded — and no more ' +
+      '(14.61, VV-AMB-12). Unpinned units take them before pinned ones (14.62).';
     $('vv-allocate-problem').textContent = '';
     $('vv-allocate-status').textContent = '';
     const box = $('vv-allocate-units');
@@ -850,7 +861,8 @@ export class VvPlay {
       if (unit.pinned) facts.push('pinned');
       if (unit.carrier) facts.push(`a passenger of ${unit.carrier}`);
       row.append(make('label', { for: id },
-        `${unit.id} (${vvInfantry(unit) ? vvCounterNumbers(unit) : unit.kind.replace('UNIT_KIND_', '')}${label ? ` ${label}` : ''}): ${facts.join(', ')}`), select);
+        `${unit.id} (${vvInfantry(unit) ? vvCounterNumbers(unit) : unit.kind.replace('UNIT_KIND_', '')}` +
+        `${label ? ` ${label}` : ''}): ${facts.join(', ')}`), select);
       if (this.#canIgnore(unit)) {
         const ignoreId = `vv-ignore-${unit.id}`.replace(/[^A-Za-z0-9_-]/g, '_');
         const check = make('div', { className: 'check' });
@@ -876,7 +888,8 @@ export class VvPlay {
         list.append(check);
       }
     }
-    $('vv-allocate-default').textContent = 'If you do not seal in time: the engine applies them for you, least valuable units first ([DEFAULT – NOT FROM RULES] VV-AMB-13).';
+    $('vv-allocate-default').textContent = 'If you do not seal in time: the engine applies them for you, ' +
+      'least valuable units first ([DEFAULT – NOT FROM RULES] VV-AMB-13).';
     this.#renderAllocationTotal();
   }
 
