@@ -1,15 +1,18 @@
 // The match page (match.html): opens the seat, spectator or director link in its fragment,
 // keeps the token in sessionStorage and takes it out of the address bar, joins through the SDK,
 // and shows the match: for asl the Location as counters and the controls to play it with the
-// mouse (asl-play.js), for coc the contact's Units and its forms (coc-play.js); for every ruleset
-// the players' names, clocks and results (match-status.js), the unit updates between close
-// combats (force-updates.js) and the view as text — connection state, each side's force, the
-// events and the fair-play checks. It reconnects and resumes by itself.
+// mouse (asl-play.js), for coc the contact's Units and its forms (coc-play.js), for vv the close
+// assault's two hexes as counters and its forms (vv-play.js); for every ruleset the players'
+// names, clocks and results (match-status.js), the unit updates between close combats
+// (force-updates.js) and the view as text — connection state, each side's force, the events and
+// the fair-play checks. It reconnects and resumes by itself.
+
 import { MeleeClient, parseSeatLink } from './sdk/melee.js';
 import { AslPlay } from './asl-play.js';
 import { CocPlay } from './coc-play.js';
 import { ForceUpdates } from './force-updates.js';
 import { MatchStatus, sideLabel } from './match-status.js';
+import { VvPlay } from './vv-play.js';
 import { describeEvent, describeForce, describeSetup, describeView, seatName } from './describe.js';
 
 const kRoleNames = {
@@ -127,6 +130,7 @@ function start() {
   const coc = new CocPlay(client, link.role);
   const status = new MatchStatus(client, link.role);
   const updates = new ForceUpdates(client, link.role);
+  const vv = new VvPlay(client, link.role);
   client.addEventListener('state', (e) => setConnection(e.detail.state, e.detail));
   client.addEventListener('view', (e) => {
     renderView(e.detail);
@@ -135,12 +139,15 @@ function start() {
     const ruleset = e.detail.settings?.ruleset || 'asl';
     for (const section of document.querySelectorAll('.asl-only')) section.hidden = ruleset !== 'asl';
     for (const section of document.querySelectorAll('.coc-only')) section.hidden = ruleset !== 'coc';
+    for (const section of document.querySelectorAll('.vv-only')) section.hidden = ruleset !== 'vv';
     if (ruleset === 'asl') asl.onView(e.detail);
     if (ruleset === 'coc') coc.onView(e.detail);
+    if (ruleset === 'vv') vv.onView(e.detail);
   });
   client.addEventListener('event', (e) => {
     asl.onEvent(e.detail);
     coc.onEvent(e.detail);
+    vv.onEvent(e.detail);
     const li = document.createElement('li');
     li.textContent = describeEvent(e.detail);
     $('events').append(li);
