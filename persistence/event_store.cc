@@ -71,6 +71,16 @@ StoreResult<Appended> EventStore::AppendAndWait(AppendBatch batch) {
   return future.get();
 }
 
+void EventStore::MarkDormant(std::string match_id, uint64_t seq, std::string note,
+                             AppendCallback done) {
+  AppendBatch batch;
+  batch.match_id = std::move(match_id);
+  batch.expected_seq = seq;
+  batch.mark_dormant = true;
+  batch.dormant_note = std::move(note);
+  Append(std::move(batch), done ? std::move(done) : [](StoreResult<Appended>) {});
+}
+
 StoreResult<bool> AuditSnapshot(EventStore& store, std::string_view match_id,
                                 const FoldFunction& fold) {
   auto loaded = store.Load(match_id);

@@ -82,6 +82,9 @@ struct AppendBatch {
   // Notices the events cause (docs/notifications.md), written in the same transaction; a store
   // without an outbox (notifications() is null) ignores them.
   std::vector<OutboxNotice> notices = {};
+  // Set by MarkDormant only: a batch of no events that marks the match dormant at expected_seq.
+  bool mark_dormant = false;
+  std::string dormant_note = {};
 };
 
 // Where an appended batch landed.
@@ -101,6 +104,10 @@ struct MatchSummary {
   uint64_t last_seq = 0;
   Hash head{};
   int64_t last_recorded_unix_ms = 0;
+  // The match was marked dormant at its last event (MarkDormant): a server need not load it
+  // until it is asked for. `dormant_note` is what the marker said (e.g. a tournament id).
+  bool dormant = false;
+  std::string dormant_note;
 };
 
 // A folded state of a match after event `seq`, to load a long match without folding everything.
@@ -142,6 +149,15 @@ class EventStore {
 
   // Appends and blocks until the batch committed or failed. Not from an AppendCallback.
   StoreResult<Appended> AppendAndWait(AppendBatch batch);
+
+  // Marks `match_id` dormant at event `seq`, with `note`: its owner says that, as of `seq`, the
+  // match owes nothing on a timer (no deadline, no close combat being resolved), so a server
+  // restarting may leave it unloaded until it is asked for (ListMatches reports it). The marker
+  // holds only while `seq` is the match's last event: an append after it makes the match
+  // active again by itself, and a marker for a seq that is not the last is ignored. Queued with
+  // the appends (it joins their next transaction); `done`, when given, runs as an Append's does.
+  void MarkDormant(std::string match_id, uint64_t seq, std::string note,
+                   AppendCallback done = nullptr);
 
   // Returns the events of `match_id` with seq > after_seq (at most `limit`), verified: each
   // one's hash and its link to the event before it. kCorrupt names the first bad event.

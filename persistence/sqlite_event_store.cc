@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -208,6 +209,13 @@ constexpr const char* kMigrationTo2 =
     "  PRIMARY KEY (match_id, seat)) STRICT;"
     "UPDATE meta SET value = '2' WHERE key = 'format_version';";
 
+// Format 3: a match may be marked dormant at an event (EventStore::MarkDormant), so that a server
+// restarting lists it without loading it.
+constexpr const char* kMigrationTo3 =
+    "ALTER TABLE matches ADD COLUMN dormant_seq INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE matches ADD COLUMN dormant_note TEXT NOT NULL DEFAULT '';"
+    "UPDATE meta SET value = '3' WHERE key = 'format_version';";
+
 // Checks that the file is a Melee database this build reads, and brings an older format up to
 // this build's; inside the opening transaction.
 StoreResult<void> CheckAndMigrate(sqlite3* db, const std::string& path) {
@@ -235,9 +243,17 @@ StoreResult<void> CheckAndMigrate(sqlite3* db, const std::string& path) {
                                      0});
   }
   if (version < 2) {
-    return ExecOrError(db, kMigrationTo2,
+    if (auto migrated = ExecOrError(db, kMigrationTo2,
+                                    "cannot bring " + path + " from format version " +
+                                        std::to_string(version) + " to 2");
+        !migrated) {
+      return migrated;
+    }
+  }
+  if (version < 3) {
+    return ExecOrError(db, kMigrationTo3,
                        "cannot bring " + path + " from format version " +
-                           std::to_string(version) + " to 2");
+                           std::to_string(std::max(version, 2)) + " to 3");
   }
   return {};
 }
@@ -276,11 +292,15 @@ struct SqliteEventStore::WriterStatements {
                     "ON e.id = m.head_id WHERE m.match_id = ?1"),
         insert_notice(db,
                       "INSERT INTO outbox(delivery_id, match_id, seat, body, created_unix_ms, "
-                      "next_attempt_unix_ms, channel) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)") {}
+                      "next_attempt_unix_ms, channel) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)"),
+        mark_dormant(db,
+                     "UPDATE matches SET dormant_seq = ?2, dormant_note = ?3 "
+                     "WHERE match_id = ?1 AND last_seq = ?2") {}
 
   bool ok() const {
     return savepoint.ok() && release.ok() && rollback_to.ok() && insert_match.ok() &&
-           insert_event.ok() && update_head.ok() && select_head.ok() && insert_notice.ok();
+           insert_event.ok() && update_head.ok() && select_head.ok() && insert_notice.ok() &&
+           mark_dormant.ok();
   }
 
   Statement savepoint;
@@ -291,6 +311,7 @@ struct SqliteEventStore::WriterStatements {
   Statement update_head;
   Statement select_head;
   Statement insert_notice;
+  Statement mark_dormant;
 };
 
 namespace {
@@ -566,6 +587,26 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
     bool aborted = false;
     for (std::size_t i = 0; i < work.size() && !aborted; ++i) {
       const AppendBatch& batch = work[i].batch;
+      if (batch.mark_dormant && !batch.match_id.empty() && batch.payloads.empty()) {
+        // A marker (MarkDormant): holds only while expected_seq is the match's last event.
+        Statement& mark = sql.mark_dormant;
+        sqlite3_reset(mark.get());
+        mark.Bind(1, batch.match_id);
+        mark.Bind(2, static_cast<int64_t>(batch.expected_seq));
+        mark.Bind(3, batch.dormant_note);
+        if (const int rc = mark.Step(); rc != SQLITE_DONE) {
+          StoreError error = SqliteError(writer_, rc, "cannot mark match " + batch.match_id +
+                                                          " dormant");
+          results[i] = tl::unexpected(error);
+          if (sqlite3_get_autocommit(writer_)) {
+            fail_all(error);
+            aborted = true;
+          }
+          continue;
+        }
+        results[i] = Appended{0, batch.expected_seq, {}};
+        continue;
+      }
       if (batch.match_id.empty() || batch.payloads.empty()) {
         results[i] =
             tl::unexpected(StoreError{StoreErrorCode::kInvalidArgument,
@@ -878,7 +919,8 @@ StoreResult<std::vector<Event>> SqliteEventStore::Read(std::string_view match_id
 StoreResult<std::vector<MatchSummary>> SqliteEventStore::ListMatches() {
   return WithReader([&](sqlite3* db) -> StoreResult<std::vector<MatchSummary>> {
     Statement select(db,
-                     "SELECT match_id, last_seq, head_hash, last_recorded_unix_ms FROM matches "
+                     "SELECT match_id, last_seq, head_hash, last_recorded_unix_ms, "
+                     "dormant_seq = last_seq, dormant_note FROM matches "
                      "WHERE last_seq > 0 ORDER BY match_id");
     if (!select.ok()) return tl::unexpected(SqliteError(db, select.rc(), "cannot list matches"));
     std::vector<MatchSummary> matches;
@@ -892,6 +934,8 @@ StoreResult<std::vector<MatchSummary>> SqliteEventStore::ListMatches() {
             Corrupt(summary.match_id, summary.last_seq, "the match's head hash is not 32 bytes"));
       }
       summary.last_recorded_unix_ms = select.Int(3);
+      summary.dormant = select.Int(4) != 0;
+      summary.dormant_note = select.Text(5);
       matches.push_back(std::move(summary));
     }
     if (rc != SQLITE_DONE) return tl::unexpected(SqliteError(db, rc, "cannot list matches"));

@@ -33,7 +33,7 @@ struct sqlite3;
 namespace melee::persistence {
 
 // The on-disk format version this build reads and writes (persistence/FORMAT.md).
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3;
 
 // The database file inside a data directory.
 inline constexpr const char* kDatabaseFileName = "melee.db";

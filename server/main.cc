@@ -128,6 +128,10 @@ int main(int argc, char** argv) {
   app.add_option("--public-url", config.public_url,
                  "Base URL of this server's web pages for the links in mails "
                  "(https://melee.example.org); default: http[s]://<listen address>:<port>");
+  app.add_flag("--eager-recovery", config.eager_recovery,
+               "Load and replay every match in the store before listening, finished (dormant) "
+               "ones too, as servers before 2026-11 did (default: a dormant match is loaded "
+               "when first asked for and replayed in the background)");
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "

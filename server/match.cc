@@ -496,6 +496,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
               spdlog::error("match {}: the Melee cannot go on: {}", self->identity_.id,
                             engine::Describe(going_on.error()));
             }
+            self->NoteIfDormant();
           }
           self->RunQueued();
         });
@@ -907,6 +908,20 @@ void Match::ResumeOwedWork() {
     }
     self->Append(std::move(*going_on), [](std::vector<MessagePtr>) {}, "");
   });
+}
+
+bool Match::Dormant() const {
+  return !appending_ && !(started_ && !host_.Ended(state_)) && !MeleeGoesOn();
+}
+
+void Match::NoteIfDormant() {
+  if (Dormant()) {
+    services_.store.MarkDormant(identity_.id, seq_, identity_.settings.tournament_id());
+  }
+}
+
+void Match::MarkIfDormant() {
+  asio::post(strand_, [self = shared_from_this()] { self->NoteIfDormant(); });
 }
 
 uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {

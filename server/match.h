@@ -185,6 +185,10 @@ class Match : public std::enable_shared_from_this<Match> {
   // server stopped goes on into the next CCPh (A11.15). Thread-safe.
   void ResumeOwedWork();
 
+  // Marks the match dormant in the store when it owes nothing on a timer now (Dormant()), so
+  // that a restart lists it without loading it (Matches). Thread-safe.
+  void MarkIfDormant();
+
  private:
   struct Planned;
   struct Plan;
@@ -218,6 +222,12 @@ class Match : public std::enable_shared_from_this<Match> {
   // name. "" when none.
   std::string MeleeGoingOn() const;
   bool MeleeGoesOn() const { return !MeleeGoingOn().empty(); }
+  // Whether the match owes nothing on a timer: no close combat is being resolved (a set-up under
+  // way has no clock), no Melee is to go on, nothing is being appended. On the strand.
+  bool Dormant() const;
+  // Tells the store when Dormant(), with the match's tournament id as the marker's note (a
+  // tournament's listing loads its dormant matches). On the strand.
+  void NoteIfDormant();
   engine::Result<Plan> PlanMeleeGoingOn() const;
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.

@@ -3,8 +3,11 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "proto/codec/checks.h"
@@ -107,10 +110,44 @@ Matches::Matches(asio::any_io_executor executor, MatchServices services,
 void Matches::Register(std::shared_ptr<Match> match) {
   std::lock_guard lock(mutex_);
   matches_[match->id()] = std::move(match);
-  services_.metrics.matches_open.Set(static_cast<double>(matches_.size()));
+  SetGauges();
 }
 
-size_t Matches::RecoverAll() {
+void Matches::SetGauges() const {
+  services_.metrics.matches_open.Set(static_cast<double>(matches_.size()));
+  services_.metrics.matches_dormant.Set(static_cast<double>(dormant_.size()));
+  services_.metrics.matches_unrecovered.Set(static_cast<double>(not_recovered_.size()));
+}
+
+engine::Result<std::shared_ptr<Match>> Matches::Load(const std::string& id) const {
+  auto events = services_.store.Read(id);
+  if (!events) return engine::Reject("", events.error().message);
+  return Match::Recover(executor_, services_, hosts_, *events);
+}
+
+std::shared_ptr<Match> Matches::Wake(const std::string& id) const {
+  const auto started = std::chrono::steady_clock::now();
+  auto match = Load(id);
+  std::lock_guard lock(mutex_);
+  if (const auto it = matches_.find(id); it != matches_.end()) return it->second;  // woken meanwhile
+  if (!dormant_.erase(id)) return nullptr;  // not dormant any more: not recovered, meanwhile
+  if (!match) {
+    const std::string reason = engine::Describe(match.error());
+    spdlog::error("dormant match {} not recovered: {}", id, reason);
+    not_recovered_[id] = reason;
+    SetGauges();
+    return nullptr;
+  }
+  matches_[id] = *match;
+  SetGauges();
+  spdlog::debug("dormant match {} loaded in {:.1f} ms", id,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          started)
+                    .count());
+  return *match;
+}
+
+size_t Matches::RecoverAll(bool eager) {
   tournaments_.RecoverAll();
   auto listed = services_.store.ListMatches();
   if (!listed) {
@@ -120,6 +157,7 @@ size_t Matches::RecoverAll() {
     return 0;
   }
   size_t recovered = 0;
+  size_t dormant = 0;
   for (const persistence::MatchSummary& summary : *listed) {
     // A session journal or a reminder log: a match's side logs; a tournament's log.
     if (summary.match_id.starts_with(Match::JournalId("")) ||
@@ -127,29 +165,79 @@ size_t Matches::RecoverAll() {
         Tournaments::IsTournamentLog(summary.match_id)) {
       continue;
     }
-    std::string reason;
-    if (auto events = services_.store.Read(summary.match_id); !events) {
-      reason = events.error().message;
-    } else if (auto match = Match::Recover(executor_, services_, hosts_, *events); !match) {
-      reason = engine::Describe(match.error());
-    } else {
+    if (summary.dormant && !eager) {
+      std::lock_guard lock(mutex_);
+      dormant_.emplace(summary.match_id, summary.dormant_note);
+      ++dormant;
+      continue;
+    }
+    auto match = Load(summary.match_id);
+    if (match) {
       (*match)->ResumeOwedWork();
+      // A store from before dormant markers: the next start is quick.
+      if (!summary.dormant) (*match)->MarkIfDormant();
       Register(std::move(*match));
       ++recovered;
       continue;
     }
+    const std::string reason = engine::Describe(match.error());
     spdlog::error("match {} not recovered: {}", summary.match_id, reason);
     std::lock_guard lock(mutex_);
-    not_recovered_[summary.match_id] = std::move(reason);
+    not_recovered_[summary.match_id] = reason;
   }
   if (recovered > 0) spdlog::info("recovered {} match(es) from the store", recovered);
+  if (dormant > 0) {
+    spdlog::info("{} dormant match(es) in the store: each is loaded when first asked for", dormant);
+  }
+  recovered += dormant;
+  if (dormant > 0) {
+    std::vector<std::string> ids;
+    {
+      std::lock_guard lock(mutex_);
+      ids.reserve(dormant_.size());
+      for (const auto& [id, note] : dormant_) ids.push_back(id);
+    }
+    verifier_ = std::jthread(
+        [this, ids = std::move(ids)](const std::stop_token& stop) { VerifyDormant(stop, ids); });
+  }
   std::lock_guard lock(mutex_);
-  services_.metrics.matches_unrecovered.Set(static_cast<double>(not_recovered_.size()));
+  SetGauges();
   if (!not_recovered_.empty()) {
     spdlog::error("{} match(es) in the store could not be recovered: /healthz reports degraded",
                   not_recovered_.size());
   }
   return recovered;
+}
+
+Matches::~Matches() {
+  verifier_.request_stop();
+}
+
+void Matches::VerifyDormant(const std::stop_token& stop,
+                            const std::vector<std::string>& ids) const {
+  // Behind the players: the I/O threads come first.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+  const auto started = std::chrono::steady_clock::now();
+  size_t replayed = 0;
+  for (const std::string& id : ids) {
+    if (stop.stop_requested()) return;
+    {
+      std::lock_guard lock(mutex_);
+      if (!dormant_.contains(id)) continue;  // woken, or found wanting, meanwhile
+    }
+    auto match = Load(id);  // verified, then dropped: the match stays unloaded
+    ++replayed;
+    if (match) continue;
+    const std::string reason = engine::Describe(match.error());
+    std::lock_guard lock(mutex_);
+    if (dormant_.erase(id)) {
+      spdlog::error("dormant match {} not recovered: {}", id, reason);
+      not_recovered_[id] = reason;
+      SetGauges();
+    }
+  }
+  spdlog::info("replayed {} dormant match(es) in the background in {:.1f} s", replayed,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 std::optional<std::string> Matches::NotRecoveredReason(std::string_view id) const {
@@ -429,12 +517,25 @@ void Matches::Import(melee::storage::v1::MatchFile file,
 }
 
 std::shared_ptr<Match> Matches::Find(std::string_view id) const {
-  std::lock_guard lock(mutex_);
-  const auto it = matches_.find(std::string(id));
-  return it == matches_.end() ? nullptr : it->second;
+  const std::string key(id);
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = matches_.find(key); it != matches_.end()) return it->second;
+    if (!dormant_.contains(key)) return nullptr;
+  }
+  return Wake(key);
 }
 
 std::vector<std::shared_ptr<Match>> Matches::InTournament(const Tournament& tournament) const {
+  // Its dormant matches are loaded first (the markers name their tournaments).
+  std::vector<std::string> sleeping;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, note] : dormant_) {
+      if (note == tournament.id) sleeping.push_back(id);
+    }
+  }
+  for (const std::string& id : sleeping) Wake(id);
   std::vector<std::shared_ptr<Match>> found;
   {
     std::lock_guard lock(mutex_);
@@ -465,7 +566,12 @@ void Matches::CheckDeadlines() {
 
 size_t Matches::size() const {
   std::lock_guard lock(mutex_);
-  return matches_.size();
+  return matches_.size() + dormant_.size();
+}
+
+size_t Matches::dormant() const {
+  std::lock_guard lock(mutex_);
+  return dormant_.size();
 }
 
 }  // namespace melee::server

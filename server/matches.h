@@ -10,7 +10,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -39,6 +41,10 @@ class Matches {
   // `check_import` no file is imported.
   Matches(asio::any_io_executor executor, MatchServices services,
           const engine::Registry& registry, ImportCheck check_import = nullptr);
+  // Stops the background verification of dormant matches (RecoverAll) and waits for it.
+  ~Matches();
+  Matches(const Matches&) = delete;
+  Matches& operator=(const Matches&) = delete;
 
   // A match in the store that RecoverAll could not serve, and why.
   struct NotRecovered {
@@ -46,11 +52,16 @@ class Matches {
     std::string reason;
   };
 
-  // Loads every match in the store and replays it. A match whose log cannot be read or does not
-  // replay is not served: it is logged and kept, with the reason, in NotRecoveredMatches() (a
-  // seat of it is told so, /healthz reports it). Returns the number recovered. Call before
-  // serving.
-  size_t RecoverAll();
+  // Loads every active match in the store and replays it; a dormant one (marked so when it last
+  // owed nothing on a timer: EventStore::MarkDormant) is only listed, and loaded and replayed
+  // when it is first asked for (Find, InTournament), so a store of many finished matches starts
+  // at once. A match whose log cannot be read or does not replay is not served: it is logged
+  // and kept, with the reason, in NotRecoveredMatches() (a seat of it is told so, /healthz
+  // reports it) — for a dormant match, once a thread of low priority has replayed it after the
+  // start (each dormant match once, then dropped: it stays unloaded) or when it is first asked
+  // for. Returns the number of matches served (loaded or dormant). Call before serving.
+  // `eager`: every match is loaded before RecoverAll returns, dormant ones too (--eager-recovery).
+  size_t RecoverAll(bool eager = false);
 
   // Returns the reason `id` is in the store but could not be recovered, or nothing.
   std::optional<std::string> NotRecoveredReason(std::string_view id) const;
@@ -85,7 +96,8 @@ class Matches {
   void Import(melee::storage::v1::MatchFile file,
               std::function<void(engine::Result<std::string>)> done);
 
-  // Returns the match, or nullptr.
+  // Returns the match, loading it first if it is dormant, or nullptr (no such match, or a
+  // dormant one that does not replay: NotRecoveredReason then says why).
   std::shared_ptr<Match> Find(std::string_view id) const;
 
   // Returns the matches created here in `tournament` (named by its id and opened by its token;
@@ -97,7 +109,10 @@ class Matches {
   // Takes the rules default in every match whose choice deadline has passed.
   void CheckDeadlines();
 
+  // The matches served: loaded or dormant.
   size_t size() const;
+  // The dormant matches not loaded yet.
+  size_t dormant() const;
 
  private:
   // An Idempotency-Key's creation: what it asked for and, once durable, its answer.
@@ -110,6 +125,14 @@ class Matches {
 
   const RulesetHost* HostOf(std::string_view ruleset) const { return hosts_(ruleset); }
   void Register(std::shared_ptr<Match> match);
+  // Loads and replays the dormant match `id` (outside the lock); registers it, or records why it
+  // could not be. Returns it, or nullptr.
+  std::shared_ptr<Match> Wake(const std::string& id) const;
+  // Replays the match `id` from the store: the match, or why not.
+  engine::Result<std::shared_ptr<Match>> Load(const std::string& id) const;
+  void SetGauges() const;  // under mutex_
+  // Replays each of `ids` still dormant, at low priority, and records those that fail.
+  void VerifyDormant(const std::stop_token& stop, const std::vector<std::string>& ids) const;
   // Creates the match; `done` runs exactly once.
   void CreateNow(const melee::v1::MatchSettings& requested, const std::string& command_id,
                  const std::string& tournament_token,
@@ -125,13 +148,17 @@ class Matches {
   Tournaments tournaments_;
 
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
-  std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
+  // Loaded matches; dormant ones (id -> the marker's note, its tournament id) join them when
+  // first asked for, which a const Find may do.
+  mutable std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
+  mutable std::unordered_map<std::string, std::string> dormant_;
+  mutable std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
   std::optional<std::string> recovery_error_;
   // By Idempotency-Key; `creation_order_` lists (order, key) oldest first.
   std::unordered_map<std::string, Creation> creations_;
   std::deque<std::pair<uint64_t, std::string>> creation_order_;
   uint64_t next_creation_order_ = 1;
+  std::jthread verifier_;  // last: stopped and joined first
 };
 
 }  // namespace melee::server

@@ -54,9 +54,15 @@ Metrics::Metrics()
                        .Help("Matches held in memory (created or recovered)")
                        .Register(*registry_)
                        .Add({})),
+      matches_dormant(prometheus::BuildGauge()
+                          .Name("melee_matches_dormant")
+                          .Help("Matches in the store owing nothing, not loaded yet: each is "
+                                "loaded and replayed when first asked for")
+                          .Register(*registry_)
+                          .Add({})),
       matches_unrecovered(prometheus::BuildGauge()
                               .Name("melee_matches_unrecovered")
-                              .Help("Matches in the store that could not be recovered at start "
+                              .Help("Matches in the store that could not be recovered "
                                     "(not served; GET /healthz names them)")
                               .Register(*registry_)
                               .Add({})),

@@ -46,6 +46,7 @@ class Metrics {
   prometheus::Counter& slow_readers_closed;
   prometheus::Counter& match_creations_limited;
   prometheus::Gauge& matches_open;
+  prometheus::Gauge& matches_dormant;
   prometheus::Gauge& matches_unrecovered;
   prometheus::Counter& store_failed_appends;
   prometheus::Histogram& command_ack_seconds;

@@ -44,6 +44,10 @@ struct ServerConfig {
   // TLS: when both are set every connection is TLS (https://, wss://); PEM files.
   std::filesystem::path tls_certificate;  // the certificate chain
   std::filesystem::path tls_private_key;
+  // Whether every match in the store is loaded and replayed before the server listens, dormant
+  // ones too (false: a dormant match is loaded when first asked for, and replayed in the
+  // background after the start; docs/architecture.md, "Restart").
+  bool eager_recovery = false;
   // The web client's files, served at / (static_files.h); empty: no web client, / is a 404.
   std::filesystem::path web_root;
   // Webhook notices (docs/notifications.md): whether this server delivers them (false: they

@@ -115,7 +115,7 @@ tl::expected<uint16_t, std::string> Server::Start() {
     webhooks_->OnCommitted([delivery = delivery_.get()] { delivery->Wake(); });
     delivery_->Start();
   }
-  matches_.RecoverAll();
+  matches_.RecoverAll(config_.eager_recovery);
   ScheduleDeadlineSweep();
   error_code ec;
   const auto address = asio::ip::make_address(config_.address, ec);

@@ -504,5 +504,79 @@ TEST(SnapshotTest, SnapshotThatDisagreesWithTheFoldIsDiscarded) {
   EXPECT_EQ(loaded->snapshot->seq, 2u) << "the good, older snapshot is used";
 }
 
+// ---- dormant markers ---------------------------------------------------------------------------
+
+// A match marked dormant at its last event is listed so, with the marker's note; an append after
+// it makes it active again, a marker for an event that is not the last is ignored, and the marker
+// survives reopening the file.
+TEST(SqliteEventStoreTest, ADormantMarkerHoldsOnlyWhileItsEventIsTheLast) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "melee.db").string();
+  auto dormant = [&](SqliteEventStore& store) {
+    auto listed = store.ListMatches();
+    EXPECT_TRUE(listed.has_value());
+    EXPECT_EQ(listed->size(), 1u);
+    return listed->empty() ? std::pair(false, std::string()) :
+                             std::pair(listed->front().dormant, listed->front().dormant_note);
+  };
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_TRUE(store->AppendAndWait(Batch("m1", 0, {"e1", "e2", "e3"})).has_value());
+    EXPECT_EQ(dormant(*store), std::pair(false, std::string()));
+
+    std::promise<StoreResult<Appended>> marked;
+    store->MarkDormant("m1", 3, "spring-open",
+                       [&](StoreResult<Appended> done) { marked.set_value(std::move(done)); });
+    ASSERT_TRUE(marked.get_future().get().has_value());
+    EXPECT_EQ(dormant(*store), std::pair(true, std::string("spring-open")));
+
+    ASSERT_TRUE(store->AppendAndWait(Batch("m1", 3, {"e4"})).has_value());
+    EXPECT_FALSE(dormant(*store).first) << "an append wakes the match";
+
+    std::promise<StoreResult<Appended>> stale;
+    store->MarkDormant("m1", 3, "stale",
+                       [&](StoreResult<Appended> done) { stale.set_value(std::move(done)); });
+    ASSERT_TRUE(stale.get_future().get().has_value());
+    EXPECT_FALSE(dormant(*store).first) << "a marker for event 3 of 4 is ignored";
+
+    std::promise<StoreResult<Appended>> again;
+    store->MarkDormant("m1", 4, "",
+                       [&](StoreResult<Appended> done) { again.set_value(std::move(done)); });
+    ASSERT_TRUE(again.get_future().get().has_value());
+  }
+  auto reopened = OpenOrDie(path);
+  EXPECT_EQ(dormant(*reopened), std::pair(true, std::string()));
+  EXPECT_EQ(reopened->Read("m1")->size(), 4u) << "a marker adds no event";
+}
+
+// A format 2 file (before dormant markers) is brought to format 3: its matches are active.
+TEST(SqliteEventStoreTest, AFormatTwoFileIsMigratedWithEveryMatchActive) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "melee.db";
+  {
+    auto store = OpenOrDie(path.string());
+    ASSERT_TRUE(store->AppendAndWait(Batch("m1", 0, {"e1"})).has_value());
+  }
+  // Back to format 2 as an older build wrote it: no dormant columns.
+  Tamper(path,
+         "ALTER TABLE matches DROP COLUMN dormant_seq; ALTER TABLE matches DROP COLUMN "
+         "dormant_note; UPDATE meta SET value = '2' WHERE key = 'format_version';");
+  auto store = OpenOrDie(path.string());
+  auto listed = store->ListMatches();
+  ASSERT_TRUE(listed.has_value()) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_FALSE(listed->front().dormant);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* version = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'format_version'", -1,
+                               &version, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(version), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(version, 0)), "3");
+  sqlite3_finalize(version);
+  sqlite3_close(db);
+}
+
 }  // namespace
 }  // namespace melee::persistence

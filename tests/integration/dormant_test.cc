@@ -1,0 +1,225 @@
+// A restart that does not replay finished matches (issue 26, "Restart"): a match that owes nothing
+// on a timer is marked dormant in the store; a restarting server lists it without loading it,
+// loads it when it is first asked for (a seat joining, a tournament's listing), and replays every
+// dormant match once in the background, so a damaged one is still found and refused with the
+// reason. A match whose close combat is being resolved is loaded before the server listens.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "melee/v1/tournament.pb.h"
+#include "proto/codec/json.h"
+#include "tests/testing/asl_commands.h"
+#include "tests/testing/http_get.h"
+#include "tests/testing/match_client.h"
+#include "tests/testing/scripted_faces.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/testing/test_server.h"
+
+namespace melee {
+namespace {
+
+namespace v1 = melee::v1;
+using ::testing::HasSubstr;
+using testing::AnnounceNothing;
+using testing::Confirm;
+using testing::EnterUnits;
+using testing::MatchClient;
+using testing::ScriptedFaces;
+using testing::Seal;
+using testing::Squad;
+
+double MetricValue(const std::string& body, const std::string& name) {
+  const std::string prefix = "\n" + name + " ";
+  const std::size_t at = body.find(prefix);
+  if (at == std::string::npos) return -1;
+  return std::stod(body.substr(at + prefix.size()));
+}
+
+double Metric(uint16_t port, const std::string& name) {
+  return MetricValue(testing::HttpGet(port, "/metrics").body, name);
+}
+
+void Tamper(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(handle);
+}
+
+v1::MatchSettings Asl(const std::string& tournament_id = {}) {
+  v1::MatchSettings settings;
+  settings.set_ruleset("asl");
+  settings.set_tournament_id(tournament_id);
+  return settings;
+}
+
+// Seats both sides of a new match and enters and confirms G1 (side A, the ATTACKER) against R1:
+// its close combat is then being resolved (both announcements awaited).
+void StartCloseCombat(testing::TestServer& server, const v1::MatchSettings& settings,
+                      v1::MatchCreated& created, std::unique_ptr<MatchClient>& a,
+                      std::unique_ptr<MatchClient>& b) {
+  a = MatchClient::Connect(server.ws_url());
+  b = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  created = a->Create(settings);
+  ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+  ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  for (MatchClient* client : {a.get(), b.get()}) {
+    ASSERT_TRUE(client->WaitForSeq(std::max(a->last_seq(), b->last_seq())));
+    ASSERT_TRUE(client->Act(Confirm()).has_ack());
+  }
+  ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+  ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+}
+
+// Plays the close combat StartCloseCombat began to its end: side A's DR 3 eliminates R1.
+void FinishCloseCombat(ScriptedFaces& faces, MatchClient& a, MatchClient& b) {
+  ASSERT_TRUE(a.Act(AnnounceNothing()).has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(b.Act(AnnounceNothing()).has_ack());
+  ASSERT_TRUE(b.Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  faces.Push({1, 2, 5, 6});
+  ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
+  ASSERT_TRUE(a.Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
+  ASSERT_EQ(b.view().stage(), v1::STAGE_ENDED);
+}
+
+TEST(DormantMatchTest, AFinishedMatchIsListedAtStartAndLoadedWhenFirstAskedFor) {
+  testing::TempDir dir;
+  const auto data = dir.path() / "data";
+  ScriptedFaces faces;
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  v1::MatchCreated finished;
+  v1::MatchCreated playing;
+  uint64_t finished_seq = 0;
+  {
+    testing::TestServer server({}, hooks, data);
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), finished, a, b));
+    ASSERT_NO_FATAL_FAILURE(FinishCloseCombat(faces, *a, *b));
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    finished_seq = a->last_seq();
+    std::unique_ptr<MatchClient> c;
+    std::unique_ptr<MatchClient> d;
+    ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), playing, c, d));
+  }
+
+  testing::TestServer server({}, hooks, data);
+  // Listed, not loaded: the finished match waits in the store; the one being played is loaded.
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 1);
+  EXPECT_EQ(testing::HttpGet(server.port(), "/healthz").status, 200);
+
+  // A seat of the finished match joins: it is loaded, replayed, and shown as it was.
+  auto a = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
+  EXPECT_EQ(a->view().seq(), finished_seq);
+  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  ASSERT_EQ(a->view().side_b_force_size(), 1);
+  EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
+  // ... and plays on: the next close combat's set-up is taken.
+  v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
+  EXPECT_TRUE(a->Act(next).has_ack());
+
+  // The match being played was loaded before the server listened and goes on.
+  auto c = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Join(playing.match_id(), playing.side_a_token()).has_joined());
+  EXPECT_EQ(c->view().stage(), v1::STAGE_PLAYING);
+  EXPECT_TRUE(c->Act(AnnounceNothing()).has_ack());
+}
+
+TEST(DormantMatchTest, ADamagedDormantMatchIsFoundByTheBackgroundReplayAndRefused) {
+  testing::TempDir dir;
+  const auto data = dir.path() / "data";
+  ScriptedFaces faces;
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  v1::MatchCreated damaged;
+  {
+    testing::TestServer server({}, hooks, data);
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), damaged, a, b));
+    ASSERT_NO_FATAL_FAILURE(FinishCloseCombat(faces, *a, *b));
+  }
+  Tamper(data / "melee.db",
+         "UPDATE events SET payload = CAST('garbled' AS BLOB) WHERE seq = 2 AND match_no = "
+         "(SELECT match_no FROM matches WHERE match_id = '" + damaged.match_id() + "')");
+
+  testing::TestServer server({}, hooks, data);
+  testing::HttpResult health = testing::HttpGet(server.port(), "/healthz");
+  for (int i = 0; i < 200 && health.status == 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    health = testing::HttpGet(server.port(), "/healthz");
+  }
+  const std::string why = "event 2 of match " + damaged.match_id() + " is damaged";
+  EXPECT_EQ(health.status, 503) << health.body;
+  EXPECT_THAT(health.body, HasSubstr("match " + damaged.match_id() +
+                                     " could not be recovered: " + why));
+  EXPECT_EQ(Metric(server.port(), "melee_matches_unrecovered"), 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+
+  auto seat = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(seat, nullptr);
+  const v1::ServerMessage refused = seat->Join(damaged.match_id(), damaged.side_a_token());
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr("this match is on this server but could not be recovered: " + why));
+}
+
+// A tournament's listing loads its dormant matches (their markers name the tournament).
+TEST(DormantMatchTest, ATournamentListsItsDormantMatchesAfterARestart) {
+  testing::TempDir dir;
+  const auto data = dir.path() / "data";
+  v1::TournamentCreated tournament;
+  v1::MatchCreated match;
+  {
+    testing::TestServer server({}, {}, data);
+    const testing::HttpResult created = testing::HttpGet(
+        server.port(), "/api/tournaments", http::verb::post, R"({"title": "Spring open"})");
+    ASSERT_EQ(created.status, 201) << created.body;
+    ASSERT_EQ(proto::FromJson(created.body, tournament), "");
+    const testing::HttpResult made = testing::HttpGet(
+        server.port(), "/api/matches", http::verb::post,
+        R"({"ruleset": "asl", "tournament_id": ")" + tournament.tournament_id() + R"("})",
+        {{"Authorization", "Bearer " + tournament.director_token()}});
+    ASSERT_EQ(made.status, 201) << made.body;
+    ASSERT_EQ(proto::FromJson(made.body, match), "");
+    // A set-up part entered: nothing owed on a timer, so the match is marked dormant.
+    auto a = MatchClient::Connect(server.ws_url());
+    ASSERT_TRUE(a->Join(match.match_id(), match.side_a_token()).has_joined());
+    ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+  }
+  testing::TestServer server({}, {}, data);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 1);
+  const testing::HttpResult listed = testing::HttpGet(
+      server.port(), "/api/tournaments/" + tournament.tournament_id(), http::verb::get, {},
+      {{"Authorization", "Bearer " + tournament.director_token()}});
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_THAT(listed.body, HasSubstr(match.match_id()));
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+}
+
+}  // namespace
+}  // namespace melee
