@@ -124,6 +124,11 @@ function start() {
   }
   document.title = `Melee — ${kRoleNames[link.role]} — ${link.matchId}`;
   $('seat-heading').textContent = `${kRoleNames[link.role]} — match ${link.matchId}`;
+  if (link.role === 'director') {
+    // The director's audit page finds the token in this tab's sessionStorage, as this page does.
+    $('audit-link').href = `audit.html#m=${encodeURIComponent(link.matchId)}&as=director`;
+    $('audit-line').hidden = false;
+  }
   const client = new MeleeClient({ matchId: link.matchId, token: link.token, role: link.role });
   let witnessProblem = null;
   const asl = new AslPlay(client, link.role);

@@ -52,23 +52,7 @@ void AddSide(Pool& pool, const MatchAudit& audit, size_t side) {
 }
 
 v1::PooledDiceTest Tested(std::string label, DiceShape shape, std::vector<uint64_t> counts) {
-  const DiceTest test = TestDice(std::move(label), shape, std::move(counts));
-  v1::PooledDiceTest out;
-  out.set_purpose(test.label);
-  out.set_shape(shape == DiceShape::kTwoDice ? "DR" : "d6");
-  out.set_lowest(static_cast<uint32_t>(test.lowest));
-  for (uint64_t count : test.counts) out.add_counts(count);
-  for (double expected : test.expected) out.add_expected(expected);
-  out.set_rolls(test.rolls);
-  out.set_chi_square(test.chi_square);
-  out.set_degrees_of_freedom(static_cast<uint32_t>(test.degrees_of_freedom));
-  out.set_p_value(test.p_value);
-  out.set_judged(!test.indicative_only);
-  out.set_verdict(test.indicative_only ? "too few dice to judge"
-                  : test.p_value < kUnusualP
-                      ? "unusual for fair dice (p < 0.01): look closer"
-                      : "consistent with fair dice");
-  return out;
+  return DiceTestProto(TestDice(std::move(label), shape, std::move(counts)));
 }
 
 int64_t Median(std::vector<int64_t> values) {
@@ -117,6 +101,27 @@ void WriteTest(const v1::PooledDiceTest& test, std::ostream& out) {
 
 }  // namespace
 
+v1::PooledDiceTest DiceTestProto(const DiceTest& test) {
+  v1::PooledDiceTest out;
+  out.set_purpose(test.label);
+  out.set_shape(test.shape == DiceShape::kTwoDice ? "DR" : "d6");
+  out.set_lowest(static_cast<uint32_t>(test.lowest));
+  for (uint64_t count : test.counts) out.add_counts(count);
+  for (double expected : test.expected) out.add_expected(expected);
+  out.set_rolls(test.rolls);
+  out.set_chi_square(test.chi_square);
+  out.set_degrees_of_freedom(static_cast<uint32_t>(test.degrees_of_freedom));
+  out.set_p_value(test.p_value);
+  out.set_judged(!test.indicative_only);
+  out.set_verdict(test.indicative_only ? "too few dice to judge"
+                  : test.p_value < kUnusualP
+                      ? "unusual for fair dice (p < 0.01): look closer"
+                      : "consistent with fair dice");
+  return out;
+}
+
+const char* DiceCriterion() { return kCriterion; }
+
 std::string PlayerOf(const MatchAudit& audit, size_t side) {
   if (!audit.names[side].empty()) return audit.names[side];
   return audit.match_id + (side == 0 ? " side_a" : " side_b");
@@ -126,7 +131,7 @@ v1::PooledAudit PoolAudits(const std::string& tournament_id,
                            const std::vector<MatchAudit>& audits) {
   v1::PooledAudit pooled;
   pooled.set_tournament_id(tournament_id);
-  pooled.set_criterion(kCriterion);
+  pooled.set_criterion(DiceCriterion());
   std::map<std::string, Pool> pools;
   for (const MatchAudit& audit : audits) {
     if (!audit.verification.ok) {

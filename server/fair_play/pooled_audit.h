@@ -16,6 +16,14 @@
 
 namespace melee::server {
 
+// Returns `test` as the wire has it, with its verdict in words: "too few dice to judge" (some
+// outcome expects fewer than 5 rolls), "unusual for fair dice (p < 0.01): look closer" or
+// "consistent with fair dice".
+melee::v1::PooledDiceTest DiceTestProto(const DiceTest& test);
+
+// When a chi-square test is judged, in words (Cochran's rule).
+const char* DiceCriterion();
+
 // Returns the player who held `side` (0: side A) of the audited match.
 std::string PlayerOf(const MatchAudit& audit, size_t side);
 
