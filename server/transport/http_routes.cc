@@ -17,6 +17,7 @@
 #include "server/match_file.h"
 #include "server/transport/inbox_route.h"
 #include "server/transport/preview_route.h"
+#include "server/transport/replay_route.h"
 #include "server/transport/roster_route.h"
 #include "server/transport/notification_routes.h"
 #include "server/transport/static_files.h"
@@ -280,7 +281,7 @@ std::string AllowedMethods(std::string_view path) {
     return "POST";
   }
   if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
-      path == kWebSocketPath || path.starts_with("/api/tournaments/") ||
+      path == kWebSocketPath || path.starts_with("/api/tournaments/") || ReplayMatchId(path) ||
       (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
        path.ends_with(kExport))) {
     return "GET";
@@ -366,6 +367,10 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
   if (std::optional<std::string> match_id = PreviewMatchId(path)) {
     context.metrics.http_requests.Increment();
     return AnswerPreview(request, *match_id, context, std::move(respond));
+  }
+  if (std::optional<std::string> match_id = ReplayMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return AnswerReplay(request, *match_id, context, std::move(respond));
   }
   if (HandleTournamentRequest(request, path, address, context, respond)) return;
   if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
