@@ -118,6 +118,8 @@ function start() {
   }
   document.title = `Melee — ${kRoleNames[link.role]} — ${link.matchId}`;
   $('seat-heading').textContent = `${kRoleNames[link.role]} — match ${link.matchId}`;
+  // The replay opens in this tab, where the token is kept: the link carries none.
+  $('replay-link').href = `replay.html#m=${encodeURIComponent(link.matchId)}&as=${link.role}`;
   const client = new MeleeClient({ matchId: link.matchId, token: link.token, role: link.role });
   let witnessProblem = null;
   const asl = new AslPlay(client, link.role);
