@@ -2063,9 +2063,9 @@ void Match::ViewAt(Viewer viewer, uint64_t at,
   asio::post(strand_, [self = shared_from_this(), viewer, at, done = std::move(done)] {
     const uint64_t last = self->seq_;
     if (at == 0 || at > last) {
-      return done(last, Reject("", "no event " + std::to_string(at) + " in match " +
-                                       self->identity_.id + ": its events are 1.." +
-                                       std::to_string(last)));
+      return done(last,
+                  Reject("", "no event " + std::to_string(at) + " in match " + self->identity_.id +
+                                 ": its events are 1.." + std::to_string(last)));
     }
     auto logged = self->services_.store.Read(self->identity_.id, 0, last);
     if (!logged) return done(last, Reject("", "cannot read the log: " + logged.error().message));

@@ -55,8 +55,9 @@ At ParseAt(std::string_view target) {
     start = end + 1;
   }
   if (!value) {
-    return {0, "replay needs the event number: GET /api/matches/{id}/replay?at=<k>, "
-               "k from 1 to the match's last event"};
+    return {0,
+            "replay needs the event number: GET /api/matches/{id}/replay?at=<k>, "
+            "k from 1 to the match's last event"};
   }
   if (value->empty() || value->size() > kMaxDigits ||
       value->find_first_not_of("0123456789") != std::string_view::npos) {
@@ -85,9 +86,9 @@ std::optional<std::string> ReplayMatchId(std::string_view path) {
 void AnswerReplay(const HttpRequest& request, const std::string& match_id, ServerContext& context,
                   std::function<void(HttpResponse)> respond) {
   if (request.method() != http::verb::get) {
-    HttpResponse response = HttpError(request, http::status::method_not_allowed,
-                                      v1::ERROR_CODE_NOT_SUPPORTED,
-                                      "replay answers GET only (GET /api/matches/{id}/replay?at=<k>)");
+    HttpResponse response =
+        HttpError(request, http::status::method_not_allowed, v1::ERROR_CODE_NOT_SUPPORTED,
+                  "replay answers GET only (GET /api/matches/{id}/replay?at=<k>)");
     response.set(http::field::allow, "GET");
     return respond(std::move(response));
   }
@@ -108,22 +109,24 @@ void AnswerReplay(const HttpRequest& request, const std::string& match_id, Serve
   if (!viewer) {
     return respond(HttpError(request, http::status::unauthorized, v1::ERROR_CODE_UNAUTHENTICATED,
                              "replay needs \"Authorization: Bearer <token>\" with a seat token, "
-                             "the director token or the spectator key of match " + match_id));
+                             "the director token or the spectator key of match " +
+                                 match_id));
   }
   const At at = ParseAt(request.target());
   if (!at.problem.empty()) {
-    return respond(HttpError(request, http::status::bad_request, v1::ERROR_CODE_MALFORMED_FRAME,
-                             at.problem));
+    return respond(
+        HttpError(request, http::status::bad_request, v1::ERROR_CODE_MALFORMED_FRAME, at.problem));
   }
   match->ViewAt(*viewer, at.seq,
                 [shape = Shape{request.version(), request.keep_alive()}, at = at.seq,
-                 respond = std::move(respond)](uint64_t last,
-                                               engine::Result<v1::MatchView> view) {
+                 respond = std::move(respond)](uint64_t last, engine::Result<v1::MatchView> view) {
                   if (at > last) {
-                    return respond(HttpError(
-                        shape.Request(), http::status::not_found, v1::ERROR_CODE_NOT_FOUND,
-                        "replay: no event " + std::to_string(at) + " yet: the match's events "
-                        "are 1.." + std::to_string(last)));
+                    return respond(HttpError(shape.Request(), http::status::not_found,
+                                             v1::ERROR_CODE_NOT_FOUND,
+                                             "replay: no event " + std::to_string(at) +
+                                                 " yet: the match's events "
+                                                 "are 1.." +
+                                                 std::to_string(last)));
                   }
                   if (!view) {
                     return respond(HttpError(shape.Request(), http::status::service_unavailable,

@@ -31,10 +31,10 @@ namespace {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
-using ::testing::HasSubstr;
 using testing::AnnounceNothing;
 using testing::Confirm;
 using testing::EnterUnits;
+using ::testing::HasSubstr;
 using testing::MatchClient;
 using testing::ScriptedFaces;
 using testing::Seal;
@@ -224,8 +224,8 @@ TEST_F(ReplayTest, IsTheViewEachViewerReceivedLiveAfterEachEvent) {
       ASSERT_TRUE(replayed.contains(live.seq()));
       EXPECT_EQ(proto::SerializeDeterministic(WithoutConnections(live)),
                 proto::SerializeDeterministic(replayed[live.seq()]))
-          << "seat " << v1::Seat_Name(live.seat()) << ", event " << live.seq()
-          << "\nlive:\n" << live.DebugString() << "\nreplayed:\n"
+          << "seat " << v1::Seat_Name(live.seat()) << ", event " << live.seq() << "\nlive:\n"
+          << live.DebugString() << "\nreplayed:\n"
           << replayed[live.seq()].DebugString();
       ++compared;
     }
@@ -316,8 +316,8 @@ TEST_F(ReplayTest, RefusesBadRequestsClearly) {
   const Answer missing = Replay(id, token, "");
   EXPECT_EQ(missing.status, 400);
   EXPECT_THAT(missing.message(), HasSubstr("replay needs the event number"));
-  for (const std::string query : {"?at=", "?at", "?at=abc", "?at=-1", "?at=1.5", "?at=+3",
-                                  "?at=99999999999999999999"}) {
+  for (const std::string query :
+       {"?at=", "?at", "?at=abc", "?at=-1", "?at=1.5", "?at=+3", "?at=99999999999999999999"}) {
     const Answer bad = Replay(id, token, query);
     EXPECT_EQ(bad.status, 400) << query;
     EXPECT_THAT(bad.message(), HasSubstr("`at` must be an event number")) << query;
@@ -330,9 +330,10 @@ TEST_F(ReplayTest, RefusesBadRequestsClearly) {
   EXPECT_THAT(twice.message(), HasSubstr("given twice"));
   const Answer beyond = Replay(id, token, "?at=" + std::to_string(last + 1));
   EXPECT_EQ(beyond.status, 404);
-  EXPECT_THAT(beyond.message(),
-              HasSubstr("no event " + std::to_string(last + 1) + " yet: the match's events are "
-                        "1.." + std::to_string(last)));
+  EXPECT_THAT(beyond.message(), HasSubstr("no event " + std::to_string(last + 1) +
+                                          " yet: the match's events are "
+                                          "1.." +
+                                          std::to_string(last)));
   const Answer no_token = Replay(id, "", "?at=1");
   EXPECT_EQ(no_token.status, 401);
   EXPECT_THAT(no_token.message(), HasSubstr("Authorization: Bearer <token>"));
