@@ -2073,6 +2073,28 @@ void Match::CurrentView(Viewer viewer, std::function<void(v1::MatchView)> done) 
   });
 }
 
+void Match::ViewAt(Viewer viewer, uint64_t at,
+                   std::function<void(uint64_t, Result<v1::MatchView>)> done) {
+  asio::post(strand_, [self = shared_from_this(), viewer, at, done = std::move(done)] {
+    const uint64_t last = self->seq_;
+    if (at == 0 || at > last) {
+      return done(last,
+                  Reject("", "no event " + std::to_string(at) + " in match " + self->identity_.id +
+                                 ": its events are 1.." + std::to_string(last)));
+    }
+    auto logged = self->services_.store.Read(self->identity_.id, 0, last);
+    if (!logged) return done(last, Reject("", "cannot read the log: " + logged.error().message));
+    MatchServices scratch = self->services_;
+    scratch.recent_events = 1;
+    scratch.notices = nullptr;
+    auto replayed = Recover(
+        self->strand_.get_inner_executor(), scratch,
+        [self](std::string_view) { return &self->host_; }, *logged, at);
+    if (!replayed) return done(last, tl::unexpected(replayed.error()));
+    done(last, (*replayed)->RenderView(viewer)->view());
+  });
+}
+
 void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)> done) {
   asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {
     auto logged = self->services_.store.Read(self->identity_.id, 0, self->seq_);
@@ -2154,7 +2176,7 @@ void Match::Inspect(std::function<void(uint64_t, bool)> done) {
 Result<std::shared_ptr<Match>> Match::Recover(
     asio::any_io_executor executor, MatchServices services,
     const std::function<const RulesetHost*(std::string_view)>& hosts,
-    const std::vector<persistence::Event>& events) {
+    const std::vector<persistence::Event>& events, uint64_t up_to_seq) {
   if (events.empty()) return Reject("", "no events");
   storage::StoredEvent first;
   if (!first.ParseFromString(events[0].payload) || !first.has_match_created()) {
@@ -2207,7 +2229,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
 
   // Replays events[1..] in the batches their commands made.
   size_t i = 1;
-  while (i < events.size()) {
+  while (i < events.size() && events[i].seq <= up_to_seq) {
     const auto at = [&](size_t k) { return "event " + std::to_string(events[k].seq) + ": "; };
     storage::StoredEvent stored;
     if (!stored.ParseFromString(events[i].payload)) return Reject("", at(i) + "unreadable");
@@ -2386,6 +2408,22 @@ Result<std::shared_ptr<Match>> Match::Recover(
       ++i;
     }
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
+    if (events[i - 1].seq > up_to_seq) {
+      // Replayed as of an event inside this command's batch: its events up to that one, and the
+      // state right after it (before any ruleset event of the batch: the state before it).
+      const size_t kept = static_cast<size_t>(up_to_seq - events[batch_start].seq + 1);
+      plan.entries.erase(plan.entries.begin() + static_cast<std::ptrdiff_t>(kept),
+                         plan.entries.end());
+      const auto last = std::find_if(plan.entries.rbegin(), plan.entries.rend(),
+                                     [](const Planned& p) { return p.event.has_value(); });
+      if (last != plan.entries.rend()) {
+        plan.state = *last->after;
+      } else {
+        plan.state = match->state_;
+        plan.started = match->started_;
+      }
+      i = batch_start + kept;
+    }
     plan.seat = seat.value_or(Seat::kSideA);
     match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms,
                   events[i - 1].hash);

@@ -115,10 +115,13 @@ class Match : public std::enable_shared_from_this<Match> {
 
   // Rebuilds a match from its verified log: folds every event, deciding each logged command
   // again with its logged dice and checking the same events come out (an audit of the log).
+  // With `up_to_seq`, folds events 1..up_to_seq only: the match as it stood right after that
+  // event, even one a command made together with later events (a replay; `events` still holds
+  // the whole of that command's events, which are checked).
   static engine::Result<std::shared_ptr<Match>> Recover(
       asio::any_io_executor executor, MatchServices services,
       const std::function<const RulesetHost*(std::string_view ruleset)>& hosts,
-      const std::vector<persistence::Event>& events);
+      const std::vector<persistence::Event>& events, uint64_t up_to_seq = UINT64_MAX);
 
   // The stored first event of a new match.
   static melee::storage::v1::StoredEvent OpenedEvent(const MatchIdentity& identity);
@@ -177,6 +180,15 @@ class Match : public std::enable_shared_from_this<Match> {
   // The view `viewer` has now (an outcome preview works from it alone). Thread-safe; `done` runs
   // on the match strand.
   void CurrentView(engine::Viewer viewer, std::function<void(melee::v1::MatchView)> done);
+
+  // The view `viewer` had right after event `at` (1..the last seq): the log replayed up to that
+  // event (Recover with up_to_seq) and rendered as live views are, so it shows what the rules
+  // let `viewer` see then and nothing more. Live sessions are no part of the log: every side's
+  // `connections` is 0. `done` gets the match's last seq too, and an error when `at` is not one
+  // of its events or the log cannot be read or replayed. Thread-safe; `done` runs on the match
+  // strand.
+  void ViewAt(engine::Viewer viewer, uint64_t at,
+              std::function<void(uint64_t last_seq, engine::Result<melee::v1::MatchView>)> done);
 
   // Runs `done` on the strand with the last seq (tests, metrics).
   void Inspect(std::function<void(uint64_t seq, bool ended)> done);

@@ -182,3 +182,155 @@ export function describeSetup(setup) {
     return `${u.id} ${label}${where}${flags.length ? ` (${flags.join(', ')})` : ''} — set-up`;
   });
 }
+
+// ---- rule references --------------------------------------------------------------------------
+
+// The headings of the rules an event names, as the rulebooks title them (shared/rules/): shown
+// beside a bare reference that carries no words of its own.
+const kRuleTitles = {
+  'A.9': 'Random Selection',
+  'A11.1': 'Close Combat', 'A11.11': 'Resolution', 'A11.12': 'Mechanics', 'A11.13': 'SW',
+  'A11.14': 'SMC', 'A11.141': 'Leader', 'A11.15': 'Melee', 'A11.16': 'Broken units',
+  'A11.17': 'Stealth', 'A11.18': 'Lax', 'A11.19': 'Concealment', 'A11.2': 'Withdrawal from Melee',
+  'A11.21': 'Withdrawal mechanics', 'A11.22': 'Infiltration', 'A11.3': 'Sequential CC',
+  'A11.31': 'vs vehicle', 'A11.32': 'Ambush', 'A11.33': 'Prisoners', 'A11.4': 'Ambush',
+  'A11.41': 'Ambush Withdrawal', 'A11.5': 'CC vs a vehicle', 'A11.501': 'Unlikely Kill',
+  'A11.51': 'CC DRM', 'A11.6': 'CC vs an AFV', 'A11.61': 'CC attack DRM vs AFV',
+  'A11.611': 'PRC', 'A11.62': 'AFV CC attacks vs Infantry', 'A11.621': 'Crew Small Arms',
+  'A11.622': 'Close Defense Weapon System', 'A11.7': 'AFV withdrawal from CC',
+  'A17.11': 'Wounds', 'A18.2': 'Leader Creation', 'A20.22': 'Capture',
+  '17.1': 'When does Close Combat occur', '17.2': 'Who fights', '17.2.1': 'Defending cover',
+  '17.3': 'The Combat Dice', '17.3.1': 'Overwhelming Numbers', '17.4': 'Resolving combat',
+  '17.4.1': 'Effect of hits', '17.5': 'Result of Close Combat', '17.5.1': 'Leaders in Close Combat',
+  '17.5.2': 'Aggressive troops', '17.5.3': 'Stubborn troops', '17.5.4': 'Supporting Fire units',
+  '17.5.5': 'Crewed weapons', '17.5.6': 'Prisoners', '17.6': 'Close Combat in buildings',
+  '17.7': 'Tank Over-Runs', '17.7.1': 'Tanks against crewed weapons', '17.8': 'Ramming AFVs',
+  '15.1': 'General', '15.2': 'Support weapon restrictions', '15.3': 'Leadership modifiers',
+  '15.6': 'Close Assault procedure', '15.7': 'Resolution',
+  '15.8': 'Taking ground and taking casualties', '15.81': 'Hill assaults and Casualty Points',
+  '15.9': 'Assaulting pinned units', '15.10': 'Failed assaults versus AFVs',
+};
+
+// The rules an event of each kind follows when its own words name none, and what for.
+const kKindRules = {
+  asl: {
+    EVENT_KIND_SET_UP: [['A11.1', 'Close Combat in the Location']],
+    EVENT_KIND_ANNOUNCED: [['A11.2', 'Withdrawal from Melee announced'], ['A11.14', 'SMC solo attack announced']],
+    EVENT_KIND_DUMMIES_REMOVED: [['A11.19', 'Dummies removed before designation']],
+    EVENT_KIND_AMBUSH_CHECKED: [['A11.4', 'Ambush']],
+    EVENT_KIND_DECLARATION_SEALED: [['A11.12', 'attacks designated']],
+    EVENT_KIND_DECLARATIONS_REVEALED: [['A11.12', 'attacks designated, then resolved']],
+    EVENT_KIND_ATTACK_RESOLVED: [['A11.11', 'CC attack resolved']],
+    EVENT_KIND_PASSED: [['A11.3', 'Sequential CC: no further attack']],
+    EVENT_KIND_PAATC_TAKEN: [['A11.6', 'PAATC']],
+  },
+  coc: {
+    EVENT_KIND_SET_UP: [['17.1', 'Close Combat occurs']],
+    EVENT_KIND_DECLARATION_SEALED: [['17.2', 'who fights, sealed']],
+    EVENT_KIND_DECLARATIONS_REVEALED: [['17.2', 'who fights']],
+    EVENT_KIND_ROUND_ROLLED: [['17.3', 'the Combat Dice'], ['17.4', 'resolving combat']],
+    EVENT_KIND_PLACEMENT_SEALED: [['17.4.1', 'odd hits placed, sealed']],
+    EVENT_KIND_PLACEMENTS_REVEALED: [['17.4.1', 'odd hits placed']],
+    EVENT_KIND_ROUND_ENDED: [['17.5', 'result of Close Combat']],
+    EVENT_KIND_OVERRUN: [['17.7', 'Tank Over-Run']], EVENT_KIND_RAM: [['17.8', 'ramming']],
+    EVENT_KIND_CONTACT_ENDED: [['17.5', 'the contact is over']],
+  },
+  vv: {
+    EVENT_KIND_SET_UP: [['15.1', 'close assault']],
+    EVENT_KIND_DECLARATION_SEALED: [['15.6', 'close assault declared, sealed']],
+    EVENT_KIND_DECLARATIONS_REVEALED: [['15.6', 'close assault procedure']],
+    EVENT_KIND_ASSAULT_RESOLVED: [['15.7', 'resolution']],
+    EVENT_KIND_ALLOCATION_SEALED: [['15.8', 'Casualty Points allocated, sealed']],
+    EVENT_KIND_ALLOCATIONS_REVEALED: [['15.8', 'Casualty Points allocated']],
+    EVENT_KIND_CASUALTIES_APPLIED: [['15.8', 'taking casualties']],
+    EVENT_KIND_ASSAULT_ENDED: [['15.8', 'taking ground']],
+  },
+};
+
+// The rule of each kind of asl choice, and what it asks.
+const kChoiceRules = {
+  CHOICE_KIND_INFILTRATION: ['A11.22', 'Infiltration: withdraw after an Original 2/12'],
+  CHOICE_KIND_CAPTURE_SELECTION: ['A20.22', 'which unit is captured'],
+  CHOICE_KIND_AMBUSH_WITHDRAWAL: ['A11.41', 'Ambush Withdrawal'],
+};
+
+// A rule number as each rulebook writes it: ASL's chapter letter first (A11.141, A.9, C13.7);
+// Chain of Command's and Valor & Victory's bare section numbers (17.4.1, 13.2.7, 15.10, 14.63).
+const kRulePatterns = {
+  asl: /\b(?:A\.\d+|[A-HJ]\d+(?:\.\d+)+)\b/g,
+  coc: /\b1[0-9]\.\d+(?:\.\d+)*\b/g,
+  vv: /\b1[0-9]\.\d+(?:\.\d+)*\b/g,
+};
+const kLeadingRule = /^\s*((?:A\.\d+|[A-HJ]?\d+(?:\.\d+)+))\s+(.*)$/;
+
+/**
+ * The rules an event names, in the order it names them: [{rule, about}], `about` saying what
+ * for ("CC DR", "DRM −1 leadership of the directing leader", the rule's title when the event's
+ * own words say nothing more). From every die's purpose, every DRM and halving, a choice's
+ * rule, the rules the event's account cites, and, when it cites none, the rules its kind follows.
+ */
+export function ruleRefs(e) {
+  const ruleset = ['asl', 'coc', 'vv'].find((k) => e[k]) || '';
+  const part = e[ruleset] || {};
+  const found = [];
+  const add = (rule, about = '') => {
+    if (!rule) return;
+    const same = found.find((r) => r.rule === rule);
+    if (!same) found.push({ rule, about });
+    else if (about && !same.about.split('; ').includes(about)) {
+      same.about = same.about ? `${same.about}; ${about}` : about;
+    }
+  };
+  const signedValue = (v) => (v > 0 ? `+${v}` : v < 0 ? `−${-v}` : '0');
+  const drms = (list = [], what = 'DRM') => {
+    for (const d of list) add(d.rule, `${what} ${signedValue(d.value || 0)} ${d.cause || ''}`.trim());
+  };
+  for (const d of part.dice || e.dice_rolled?.rolls || []) {
+    const m = kLeadingRule.exec(d.purpose || '');
+    if (m) add(m[1], m[2]);
+  }
+  const attack = part.attack;
+  if (attack) {
+    if (!attack.vs_vehicle && attack.column) {
+      add('A11.11', `CC Table ${attack.column}, Kill # ${attack.kill_number || 0}`);
+    }
+    if (attack.director) add('A11.141', `directed by ${attack.director}`);
+    for (const h of attack.halvings || []) add(h.rule, `FP halved: ${h.cause || ''}`.trim());
+    drms(attack.drms);
+    drms(attack.ccv_modifiers, 'CCV');
+    for (const r of attack.results || []) drms(r.drms, `${r.unit}: DRM`);
+    if (attack.leader_creation) {
+      add('A18.2', 'Leader Creation');
+      drms(attack.leader_creation.drms, 'drm');
+    }
+  }
+  if (part.ambush) {
+    add('A11.4');
+    drms(part.ambush.side_a?.drms, 'side A drm');
+    drms(part.ambush.side_b?.drms, 'side B drm');
+  }
+  const choice = kChoiceRules[part.choice?.kind];
+  if (choice) add(choice[0], choice[1]);
+  if (e.choice_requested?.rule_ref) add(e.choice_requested.rule_ref, e.choice_requested.prompt?.split(':')[0] || '');
+  const pattern = kRulePatterns[ruleset];
+  if (pattern) {
+    for (const line of [part.text || '', ...(part.notes || []), ...(attack?.notes || [])]) {
+      for (const m of line.matchAll(pattern)) add(m[0]);
+    }
+  }
+  if (!found.length && ruleset) {
+    const kind = part.kind || '';
+    if (ruleset === 'asl' && kind === 'EVENT_KIND_PHASE_ENDED') {
+      add('A11.15', part.melee ? 'both sides remain: locked in Melee' : 'no Melee: the close combat is over');
+    }
+    for (const [rule, about] of kKindRules[ruleset]?.[kind] || []) add(rule, about);
+  }
+  const kindAbout = Object.fromEntries(kKindRules[ruleset]?.[part.kind] || []);
+  for (const r of found) if (!r.about) r.about = kindAbout[r.rule] || kRuleTitles[r.rule] || '';
+  return found;
+}
+
+/** "A11.11 CC DR; A11.141 DRM −1 leadership of the directing leader": an event's rules in words. */
+export function describeRules(e) {
+  return ruleRefs(e).map((r) => (r.about ? `${r.rule} ${r.about}` : r.rule)).join(' · ');
+}

@@ -124,6 +124,8 @@ function start() {
   }
   document.title = `Melee — ${kRoleNames[link.role]} — ${link.matchId}`;
   $('seat-heading').textContent = `${kRoleNames[link.role]} — match ${link.matchId}`;
+  // The replay opens in this tab, where the token is kept: the link carries none.
+  $('replay-link').href = `replay.html#m=${encodeURIComponent(link.matchId)}&as=${link.role}`;
   if (link.role === 'director') {
     // The director's audit page finds the token in this tab's sessionStorage, as this page does.
     $('audit-link').href = `audit.html#m=${encodeURIComponent(link.matchId)}&as=director`;

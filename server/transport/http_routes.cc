@@ -18,6 +18,7 @@
 #include "server/transport/audit_route.h"
 #include "server/transport/inbox_route.h"
 #include "server/transport/preview_route.h"
+#include "server/transport/replay_route.h"
 #include "server/transport/roster_route.h"
 #include "server/transport/notification_routes.h"
 #include "server/transport/static_files.h"
@@ -282,6 +283,7 @@ std::string AllowedMethods(std::string_view path) {
   }
   if (path == "/healthz" || path == "/metrics" || path == "/api/server-key" ||
       path == kWebSocketPath || path.starts_with("/api/tournaments/") || AuditMatchId(path) ||
+      ReplayMatchId(path) ||
       (path.size() > kMatches.size() + kExport.size() && path.starts_with(kMatches) &&
        path.ends_with(kExport))) {
     return "GET";
@@ -368,9 +370,8 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     context.metrics.http_requests.Increment();
     return AnswerPreview(request, *match_id, context, std::move(respond));
   }
-  if (std::optional<std::string> match_id = AuditMatchId(path)) {
-    context.metrics.http_requests.Increment();
-    return AnswerAudit(request, *match_id, context, std::move(respond));
+      path == kWebSocketPath || path.starts_with("/api/tournaments/") || AuditMatchId(path) ||
+      ReplayMatchId(path) ||
   }
   if (HandleTournamentRequest(request, path, address, context, respond)) return;
   if (std::optional<std::string> match_id = NotificationsMatchId(path)) {

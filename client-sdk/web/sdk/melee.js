@@ -200,6 +200,28 @@ export class MeleeClient extends EventTarget {
     return body;
   }
 
+  /**
+   * The view this client's viewer had right after event `at` (1..the last seq), made by the
+   * server as live views are: GET /api/matches/{id}/replay?at=<at> with the token in the
+   * Authorization header. It shows what the rules let this viewer see at that moment and
+   * nothing more; `connections` are 0 (live sessions are no part of the log). Resolves with the
+   * melee.v1.MatchView; rejects with a MeleeError (an `at` beyond the last event: NOT_FOUND).
+   */
+  async replayView(at) {
+    const origin = new URL(this.url);
+    origin.protocol = origin.protocol === 'wss:' ? 'https:' : 'http:';
+    const url = new URL(`/api/matches/${encodeURIComponent(this.matchId)}/replay`, origin);
+    url.searchParams.set('at', String(at));
+    const response = await fetch(url, {
+      headers: { Authorization: `Bearer ${this.#token}` },
+      referrerPolicy: 'no-referrer',
+      cache: 'no-store',
+    });
+    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+    if (!response.ok) throw new MeleeError(body);
+    return body;
+  }
+
   // ---- the connection -------------------------------------------------------------------------
 
   #setState(state, detail = {}) {
