@@ -370,8 +370,13 @@ void HandleHttpRequest(const HttpRequest& request, const std::string& address,
     context.metrics.http_requests.Increment();
     return AnswerPreview(request, *match_id, context, std::move(respond));
   }
-      path == kWebSocketPath || path.starts_with("/api/tournaments/") || AuditMatchId(path) ||
-      ReplayMatchId(path) ||
+  if (std::optional<std::string> match_id = AuditMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return AnswerAudit(request, *match_id, context, std::move(respond));
+  }
+  if (std::optional<std::string> match_id = ReplayMatchId(path)) {
+    context.metrics.http_requests.Increment();
+    return AnswerReplay(request, *match_id, context, std::move(respond));
   }
   if (HandleTournamentRequest(request, path, address, context, respond)) return;
   if (std::optional<std::string> match_id = NotificationsMatchId(path)) {
