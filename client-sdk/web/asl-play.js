@@ -97,7 +97,7 @@ export class AslPlay {
       const file = e.target.files?.[0];
       if (!file) return;
       $('roster').value = await file.text();
-      this.#previewRoster();
+      await this.#previewRoster();
       $('setup-status').textContent = `Loaded ${file.name}: check the units, then enter them.`;
     });
     $('setup-form').addEventListener('submit', (e) => {
@@ -306,25 +306,48 @@ export class AslPlay {
 
   // ---- set-up -------------------------------------------------------------------------------------
 
-  #previewRoster() {
+  // A roster in counter notation or a SideSetup in JSON is read here (roster.js, at each key
+  // stroke); a situation file (docs/asl-situation-format.md: both sides, as `melee rules resolve`
+  // takes it) by the server, as `melee submit --setup` reads it, keeping this seat's units.
+  async #readSetup(text) {
+    if (!/^\s*\{/.test(text) || !/"situation"\s*:/.test(text)) return readRoster(text, this.role);
+    const response = await fetch('/api/rosters/read', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ruleset: 'asl', seat: this.me, text, source: 'your file' }),
+      referrerPolicy: 'no-referrer',
+    });
+    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+    if (!response.ok) {
+      throw new Error(body.rule_ref && !body.message.startsWith(body.rule_ref)
+        ? `${body.rule_ref}: ${body.message}` : body.message);
+    }
+    return body.asl;
+  }
+
+  async #previewRoster() {
     const out = $('roster-preview');
-    out.replaceChildren();
     const text = $('roster').value;
-    if (!text.trim()) return null;
+    if (!text.trim()) {
+      out.replaceChildren();
+      return null;
+    }
     try {
-      const setup = readRoster(text, this.role);
-      for (const u of setup.units) out.append(counterButton(u, { size: 56 }));
+      const setup = await this.#readSetup(text);
+      if ($('roster').value !== text) return null;  // typed on meanwhile
+      out.replaceChildren(...setup.units.map((u) => counterButton(u, { size: 56 })));
       for (const b of out.querySelectorAll('button')) b.tabIndex = -1;
       $('roster-problem').textContent = '';
       return setup;
     } catch (error) {
+      out.replaceChildren();
       $('roster-problem').textContent = error.message;
       return null;
     }
   }
 
-  #submitSetup() {
-    const setup = this.#previewRoster();
+  async #submitSetup() {
+    const setup = await this.#previewRoster();
     if (!setup) {
       if (!$('roster').value.trim()) $('roster-problem').textContent = 'Write your units first, e.g. G1: 4-6-7';
       return;

@@ -274,5 +274,19 @@ test('names, clocks, vacation, unit updates and results in every page', async ()
   await waitText(timed, '#pace-facts', /When time runs out, the match is lost\./);
   await shot(timed, 'status-lost-on-time-phone.png');
 
+  // ---- a situation file (docs/asl-situation-format.md) loaded into the set-up form ----
+  const third = await (await fetch(`${server.origin}/api/matches`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"ruleset": "asl"}',
+  })).json();
+  const loader = await openAs(`${server.origin}/match.html#m=${third.match_id}&as=side_a&t=${third.side_a_token}`, kDesktop);
+  await loader.locator('#roster-file').setInputFiles(
+    path.join(path.dirname(new URL(import.meta.url).pathname), '../../examples/asl/concealed-11-4.json'));
+  await waitText(loader, '#setup-status', /Loaded concealed-11-4\.json/);
+  assert.equal(await loader.locator('#roster-preview button.counter').count(), 1, 'side A\'s one unit');
+  assert.equal(await textOf(loader, '#roster-problem'), '');
+  await loader.getByRole('button', { name: 'Enter these units' }).click();
+  await waitText(loader, '#setup-status', /Entered 1 unit\(s\)/);
+  await waitText(loader, '#forces', /G1 6-5-8.*set-up/);
+
   assert.deepEqual(problems, []);
 });
