@@ -9,7 +9,7 @@
 
 import { counterButton, counterNumbers, fateWord, isSmc, unitWords } from './counters.js';
 import { oddsSummary, oddsTable } from './odds.js';
-import { kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
+import { Countdown, kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
 import { readRoster } from './roster.js';
 
 const $ = (id) => document.getElementById(id);
@@ -77,7 +77,7 @@ export class AslPlay {
     this.over = false;                // the close combat ended: the next set-up starts afresh
     this.roundStart = 0;              // the seq of this CCPh's set-up event
     this.revealCards = [];            // [{seq, card}] of every reveal shown
-    this.countdown = null;
+    this.countdown = new Countdown();
     this.oddsAsked = 0;               // the latest preview asked: older answers are dropped
     this.#wire();
   }
@@ -751,7 +751,7 @@ export class AslPlay {
     if (!m) {
       if (dialog.open) dialog.close();
       this.openChoice = null;
-      clearInterval(this.countdown);
+      this.countdown.stop();
       return;
     }
     const choice = this.choices.get(m[1]);
@@ -779,18 +779,8 @@ export class AslPlay {
       : `Pick ${min ? `at least ${min}` : 'any'}${max ? `, at most ${max}` : ''}${min ? '' : ' (none is an answer too)'}.`;
     $('choice-default').textContent = `If you do not answer in time: ${choice.default_if_timeout || 'the rules default'}.`;
     $('choice-problem').textContent = '';
-    const deadline = Number(choice.deadline_unix_ms || this.view.deadline_unix_ms || 0);
-    const tick = () => {
-      if (!deadline) {
-        $('choice-countdown').textContent = 'No deadline.';
-        return;
-      }
-      const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      $('choice-countdown').textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left to answer`;
-    };
-    tick();
-    clearInterval(this.countdown);
-    this.countdown = setInterval(tick, 1000);
+    this.countdown.run($('choice-countdown'),
+      choice.deadline_unix_ms || this.view.deadline_unix_ms, 'answer', 'No deadline.');
     if (!dialog.open) dialog.showModal();
   }
 

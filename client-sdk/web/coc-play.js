@@ -8,7 +8,7 @@
 // checks everything.
 
 import { dieImage } from './asl-play.js';
-import { kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
+import { Countdown, kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -137,6 +137,7 @@ export class CocPlay {
     this.oddsShownFor = '';  // the view the odds were asked for
     this.myReceipt = '';     // what this seat's last seal said, kept until the next step
     this.lastRound = null;   // {report, outcomes} of the last round shown
+    this.countdown = new Countdown();  // in the declaration or placement panel
     this.#wire();
   }
 
@@ -323,6 +324,17 @@ export class CocPlay {
       placePanel.dataset.round = round;
     }
     placePanel.hidden = !placing;
+    // A live countdown to the step's deadline in the open panel, and the default taken at it.
+    if (declaring) {
+      this.countdown.run($('coc-declare-countdown'), this.view.deadline_unix_ms, 'seal');
+      $('coc-declare-default').textContent = coc.situation?.attacker === this.me
+        ? 'If the time runs out, your Units engage where they must (17.1) and decline where they may.'
+        : 'If the time runs out, every Unit in support with firepower gives Supporting Fire (17.2).';
+    } else if (placing) {
+      this.countdown.run($('coc-place-countdown'), this.view.deadline_unix_ms, 'seal');
+    } else {
+      this.countdown.stop();
+    }
   }
 
   #mine(coc, roles) {

@@ -46,3 +46,37 @@ export async function runInto(status, command, done) {
     status.classList.add('problem');
   }
 }
+
+/**
+ * A live countdown in one element to a deadline (unix ms; 0: none): "4:59 left to seal", then
+ * "0:00 left to seal" until the view moves on. One per panel or dialog; run() restarts it.
+ */
+export class Countdown {
+  constructor() {
+    this.timer = null;
+  }
+
+  run(element, deadlineMs, verb, noDeadline = 'No deadline: take your time.') {
+    this.stop();
+    const deadline = Number(deadlineMs || 0);
+    const tick = () => {
+      if (!deadline) {
+        element.textContent = noDeadline;
+        return;
+      }
+      const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      const hours = Math.floor(left / 3600);
+      const clock = hours > 0
+        ? `${hours}:${String(Math.floor((left % 3600) / 60)).padStart(2, '0')}:${String(left % 60).padStart(2, '0')}`
+        : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+      element.textContent = `${clock} left to ${verb}`;
+    };
+    tick();
+    if (deadline) this.timer = setInterval(tick, 1000);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+}

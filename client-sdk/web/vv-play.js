@@ -11,7 +11,7 @@
 
 import { dieImage } from './asl-play.js';
 import { vvCounterButton, vvCounterNumbers, vvInfantry, vvUnitWords } from './counters.js';
-import { make, runInto, seatOf, stepOf } from './page-kit.js';
+import { Countdown, make, runInto, seatOf, stepOf } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -90,7 +90,7 @@ export class VvPlay {
     this.stepKey = '';          // the step the seals above belong to
     this.declareKey = '';       // the declaration form built for this close assault
     this.allocateKey = '';
-    this.countdown = null;
+    this.countdown = new Countdown();
     this.revealCards = [];      // [{seq, card}]
     this.#wire();
   }
@@ -381,20 +381,8 @@ export class VvPlay {
   // A live countdown to the view's deadline in the open panel, and what the rules do without an
   // answer.
   #runCountdown(id) {
-    clearInterval(this.countdown);
-    this.countdown = null;
-    if (!id) return;
-    const deadline = Number(this.view.deadline_unix_ms || 0);
-    const tick = () => {
-      if (!deadline) {
-        $(id).textContent = 'No deadline: take your time.';
-        return;
-      }
-      const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      $(id).textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left to seal`;
-    };
-    tick();
-    if (deadline) this.countdown = setInterval(tick, 1000);
+    if (!id) return this.countdown.stop();
+    this.countdown.run($(id), this.view.deadline_unix_ms, 'seal');
   }
 
   // ---- set-up -------------------------------------------------------------------------------------

@@ -96,6 +96,9 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
     assert.ok(Math.abs(total - 100) < 0.05, `the first round's results add up to ${total} %`);
     await shot(a, 'coc-2-declare-side-a.png');
     await b.locator('#coc-declare-panel').waitFor();
+    // The step's clock and its default (this match sets no declaration deadline).
+    assert.equal(await b.locator('#coc-declare-countdown').innerText(), 'No deadline: take your time.');
+    assert.match(await b.locator('#coc-declare-default').innerText(), /Supporting Fire \(17\.2\)/);
     await b.getByLabel('Advance into the loser’s ground if we win (17.5)').check();
     await b.getByRole('button', { name: 'Seal the declaration' }).click();
     await b.locator('#coc-seals li[data-side="SEAT_SIDE_B"]', { hasText: 'verified in your browser' }).waitFor();
@@ -118,6 +121,7 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
         if (await visible(page, '#coc-place-panel:not([hidden])')) {
           await settle(pages);
           assert.match(await page.locator('#coc-place-hint').innerText(), /odd Kill.*odd Shock.*\(17\.4\.1\)/);
+          assert.match(await page.locator('#coc-place-countdown').innerText(), /left to seal|No deadline/);
           if (!placed) await shot(page, 'coc-3-place.png');
           placed = true;
           const round = await page.locator('#coc-place-panel').getAttribute('data-round');
