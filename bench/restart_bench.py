@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """restart_bench: how long melee-server takes to listen with many finished matches in its store.
 
 Fills a fresh store with N finished asl matches played through the real server (each a whole
@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import websockets
@@ -45,25 +46,21 @@ class Server:
         self.output = b""
         self.port = 0
         self.listen_seconds = 0.0
-        os.set_blocking(self.process.stdout.fileno(), False)
+        # Drained all along by a thread: a server blocked on a full pipe would stall its threads.
+        self.reader = threading.Thread(target=self.drain, daemon=True)
+        self.reader.start()
 
-    def read(self) -> None:
-        try:
-            chunk = self.process.stdout.read()
-        except BlockingIOError:
-            chunk = None
-        if chunk:
-            self.output += chunk
+    def drain(self) -> None:
+        for line in iter(self.process.stdout.readline, b""):
+            self.output += line
 
     def wait_for(self, pattern: re.Pattern, timeout: float):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            self.read()
             found = pattern.search(self.output)
             if found:
                 return found
             if self.process.poll() is not None:
-                self.read()
                 raise RuntimeError("melee-server exited:\n" + self.output.decode(errors="replace"))
             time.sleep(0.002)
         raise RuntimeError(f"melee-server never printed {pattern.pattern!r}:\n"
@@ -84,7 +81,6 @@ class Server:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         if self.process.wait(60) != 0:
-            self.read()
             raise RuntimeError("melee-server did not stop cleanly:\n"
                                + self.output.decode(errors="replace")[-3000:])
 
@@ -206,20 +202,31 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=3, help="starts of each kind, alternating")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--csv", help="also write the rows here")
+    parser.add_argument("--data", help="the store to use: filled when it does not exist yet, "
+                        "and kept (default: a temporary one)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="melee-restart-bench-")
-    data = os.path.join(work, "data")
+    data = args.data or os.path.join(work, "data")
+    tokens = os.path.join(data, "restart-bench-matches.json")
     try:
-        server = Server(args.server_binary, data)
-        server.wait_listening()
-        started = time.monotonic()
-        created = asyncio.run(fill(f"ws://127.0.0.1:{server.port}/ws", args.matches,
-                                   args.concurrency))
-        filled = time.monotonic() - started
-        server.stop()
+        if os.path.exists(tokens):
+            with open(tokens) as kept:
+                created = json.load(kept)
+            filled = 0.0
+        else:
+            server = Server(args.server_binary, data)
+            server.wait_listening()
+            started = time.monotonic()
+            created = asyncio.run(fill(f"ws://127.0.0.1:{server.port}/ws", args.matches,
+                                       args.concurrency))
+            filled = time.monotonic() - started
+            server.stop()
+            with open(tokens, "w") as kept:
+                json.dump(created, kept)
         size = sum(os.path.getsize(os.path.join(data, f)) for f in os.listdir(data))
-        print(f"restart_bench: {args.matches} finished asl matches played in {filled:.1f} s; "
+        print(f"restart_bench: {len(created)} finished asl matches "
+              f"({'played in %.1f s' % filled if filled else 'kept from an earlier run'}); "
               f"store {size / 1e6:.1f} MB; {os.cpu_count()} cores")
         print(f"{'start':>8} {'mode':>8} {'listen s':>9} {'RSS MiB':>8} {'1st join ms':>12} "
               f"{'bg replay s':>12} {'replayed':>9}")
@@ -237,7 +244,7 @@ def main() -> int:
                     found = server.wait_for(REPLAYED, 600)
                     replayed, replay_s = int(found.group(1)), float(found.group(2))
                 server.stop()
-                row = {"start": start + 1, "mode": mode, "matches": args.matches,
+                row = {"start": start + 1, "mode": mode, "matches": len(created),
                        "listen_s": round(server.listen_seconds, 3), "rss_mib": round(rss, 1),
                        "first_join_ms": round(join_ms, 1), "background_replay_s": replay_s,
                        "replayed": replayed}

@@ -5,7 +5,6 @@
 
 #include "melee/v1/envelope.pb.h"
 #include "melee/v1/tournament.pb.h"
-#include "proto/codec/checks.h"
 #include "proto/codec/json.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/audit_report.h"
@@ -17,23 +16,10 @@ namespace {
 namespace http = boost::beast::http;
 namespace v1 = melee::v1;
 
-constexpr std::string_view kPrefix = "/api/matches/";
 constexpr std::string_view kSuffix = "/audit";
 
-// What the answer needs once the request object is gone.
-struct Shape {
-  unsigned version;
-  bool keep_alive;
-  HttpRequest Request() const {
-    HttpRequest shape;
-    shape.version(version);
-    shape.keep_alive(keep_alive);
-    return shape;
-  }
-};
-
 // Audits the director's export of the match (on the match's strand, as the file is written).
-HttpResponse Audited(const Shape& shape, engine::Result<melee::storage::v1::MatchFile> file) {
+HttpResponse Audited(const ResponseShape& shape, engine::Result<melee::storage::v1::MatchFile> file) {
   if (!file) {
     return HttpError(shape.Request(), http::status::service_unavailable, v1::ERROR_CODE_UNAVAILABLE,
                      "the match's file could not be written: " + engine::Describe(file.error()));
@@ -50,14 +36,7 @@ HttpResponse Audited(const Shape& shape, engine::Result<melee::storage::v1::Matc
 }  // namespace
 
 std::optional<std::string> AuditMatchId(std::string_view path) {
-  if (path.size() <= kPrefix.size() + kSuffix.size() || !path.starts_with(kPrefix) ||
-      !path.ends_with(kSuffix)) {
-    return std::nullopt;
-  }
-  const std::string_view id =
-      path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
-  if (id.find('/') != std::string_view::npos) return std::nullopt;
-  return std::string(id);
+  return MatchIdUnder(path, kSuffix);
 }
 
 void AnswerAudit(const HttpRequest& request, const std::string& match_id, ServerContext& context,
@@ -69,15 +48,9 @@ void AnswerAudit(const HttpRequest& request, const std::string& match_id, Server
     response.set(http::field::allow, "GET");
     return respond(std::move(response));
   }
-  const std::shared_ptr<Match> match = context.matches.Find(match_id);
-  if (!match) {
-    if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
-      return respond(HttpError(request, http::status::service_unavailable,
-                               v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason)));
-    }
-    return respond(HttpError(request, http::status::not_found, v1::ERROR_CODE_NOT_FOUND,
-                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
-  }
+  auto found = FindMatch(request, match_id, context);
+  if (!found) return respond(std::move(found.error()));
+  const std::shared_ptr<Match>& match = *found;
   const std::string token = BearerToken(request);
   const std::optional<engine::Viewer> viewer = match->Authenticate(token);
   if (viewer == engine::Viewer::kSideA || viewer == engine::Viewer::kSideB ||
@@ -98,7 +71,7 @@ void AnswerAudit(const HttpRequest& request, const std::string& match_id, Server
                       match_id + " (or of its tournament)"));
   }
   match->Export(engine::Viewer::kDirector,
-                [shape = Shape{request.version(), request.keep_alive()},
+                [shape = ResponseShape{request.version(), request.keep_alive()},
                  respond = std::move(respond)](engine::Result<melee::storage::v1::MatchFile> file) {
                   respond(Audited(shape, std::move(file)));
                 });

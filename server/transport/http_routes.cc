@@ -158,18 +158,6 @@ HttpResponse ServerKeyResponse(const HttpRequest& request, ServerContext& contex
   return MakeResponse(request, http::status::ok, "application/json", ToJson(key));
 }
 
-// Shapes a response for `request` after the request object is gone.
-struct ResponseShape {
-  unsigned version;
-  bool keep_alive;
-  HttpRequest Request() const {
-    HttpRequest shape;
-    shape.version(version);
-    shape.keep_alive(keep_alive);
-    return shape;
-  }
-};
-
 // GET /api/matches/{id}/export with "Authorization: Bearer <seat or director token>": the match
 // file as that seat may have it (the director's is complete).
 void ExportMatch(const HttpRequest& request, const std::string& match_id, ServerContext& context,
@@ -180,15 +168,9 @@ void ExportMatch(const HttpRequest& request, const std::string& match_id, Server
     response.set(http::field::allow, "GET");
     return respond(std::move(response));
   }
-  const std::shared_ptr<Match> match = context.matches.Find(match_id);
-  if (!match) {
-    if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
-      return respond(HttpError(request, http::status::service_unavailable,
-                               melee::v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason)));
-    }
-    return respond(HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
-  }
+  auto found = FindMatch(request, match_id, context);
+  if (!found) return respond(std::move(found.error()));
+  const std::shared_ptr<Match>& match = *found;
   const std::optional<engine::Viewer> viewer = match->Authenticate(BearerToken(request));
   if (!viewer) {
     return respond(HttpError(request, http::status::unauthorized,
@@ -318,6 +300,33 @@ std::optional<std::string> LimitMatchCreation(ServerContext& context, const std:
   return "more than " + std::string(rate) + " matches a minute from " + address +
          " (--match-creations-per-minute); nothing was created: try again in " +
          std::to_string(*retry_after) + " s";
+}
+
+std::optional<std::string> MatchIdUnder(std::string_view path, std::string_view suffix) {
+  constexpr std::string_view kMatches = "/api/matches/";
+  if (path.size() <= kMatches.size() + suffix.size() || !path.starts_with(kMatches) ||
+      !path.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string_view id =
+      path.substr(kMatches.size(), path.size() - kMatches.size() - suffix.size());
+  if (id.find('/') != std::string_view::npos) return std::nullopt;
+  return std::string(id);
+}
+
+tl::expected<std::shared_ptr<Match>, HttpResponse> FindMatch(const HttpRequest& request,
+                                                             const std::string& match_id,
+                                                             ServerContext& context) {
+  if (std::shared_ptr<Match> match = context.matches.Find(match_id)) return match;
+  if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
+    return tl::unexpected(HttpError(request, http::status::service_unavailable,
+                                    melee::v1::ERROR_CODE_UNAVAILABLE,
+                                    NotRecoveredMessage(*reason)));
+  }
+  return tl::unexpected(HttpError(request, http::status::not_found,
+                                  melee::v1::ERROR_CODE_NOT_FOUND,
+                                  "no match " + proto::checks::Quoted(match_id) +
+                                      " on this server"));
 }
 
 HttpResponse JsonResponse(const HttpRequest& request, http::status status, std::string body) {

@@ -7,8 +7,11 @@
 
 #include <boost/beast/http.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tl/expected.hpp>
 
 #include "server/transport/context.h"
 
@@ -38,6 +41,27 @@ std::string BearerToken(const HttpRequest& request);
 // Builds a response with a JSON body (not cached).
 HttpResponse JsonResponse(const HttpRequest& request, boost::beast::http::status status,
                           std::string body);
+
+// The parts of a request that an answer given later (once the request object is gone) needs.
+struct ResponseShape {
+  unsigned version;
+  bool keep_alive;
+  HttpRequest Request() const {
+    HttpRequest shape;
+    shape.version(version);
+    shape.keep_alive(keep_alive);
+    return shape;
+  }
+};
+
+// The match id of a path "/api/matches/{id}<suffix>" (an id without '/'), or nothing.
+std::optional<std::string> MatchIdUnder(std::string_view path, std::string_view suffix);
+
+// The match `match_id` names, or the answer that says why there is none: 503 with the reason for
+// a match in the store that could not be recovered, else 404.
+tl::expected<std::shared_ptr<Match>, HttpResponse> FindMatch(const HttpRequest& request,
+                                                             const std::string& match_id,
+                                                             ServerContext& context);
 
 // Builds an error response whose body is a melee.v1.Error in JSON.
 HttpResponse HttpError(const HttpRequest& request, boost::beast::http::status status,

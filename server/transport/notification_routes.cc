@@ -7,7 +7,6 @@
 
 #include <tl/expected.hpp>
 
-#include "proto/codec/checks.h"
 #include "server/notify/webhook_url.h"
 #include "server/version.h"
 
@@ -16,7 +15,6 @@ namespace {
 
 namespace http = boost::beast::http;
 
-constexpr std::string_view kPrefix = "/api/matches/";
 constexpr std::string_view kSuffix = "/notifications";
 
 HttpResponse JsonResponse(const HttpRequest& request, const google::protobuf::Struct& answer) {
@@ -160,13 +158,7 @@ HttpResponse Register(const HttpRequest& request, const std::string& match_id, e
 }  // namespace
 
 std::optional<std::string> NotificationsMatchId(std::string_view path) {
-  if (path.size() <= kPrefix.size() + kSuffix.size() || !path.starts_with(kPrefix) ||
-      !path.ends_with(kSuffix)) {
-    return std::nullopt;
-  }
-  std::string match_id(path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size()));
-  if (match_id.find('/') != std::string::npos) return std::nullopt;
-  return match_id;
+  return MatchIdUnder(path, kSuffix);
 }
 
 HttpResponse HandleNotifications(const HttpRequest& request, const std::string& match_id,
@@ -180,11 +172,9 @@ HttpResponse HandleNotifications(const HttpRequest& request, const std::string& 
     response.set(http::field::allow, "PUT, DELETE");
     return response;
   }
-  const std::shared_ptr<Match> match = context.matches.Find(match_id);
-  if (!match) {
-    return HttpError(request, http::status::not_found, melee::v1::ERROR_CODE_NOT_FOUND,
-                     "no match " + proto::checks::Quoted(match_id) + " on this server");
-  }
+  auto found = FindMatch(request, match_id, context);
+  if (!found) return std::move(found.error());
+  const std::shared_ptr<Match>& match = *found;
   const std::string_view header = request[http::field::authorization];
   constexpr std::string_view kBearer = "Bearer ";
   const std::string token = header.starts_with(kBearer)

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "melee/v1/envelope.pb.h"
-#include "proto/codec/checks.h"
 #include "proto/codec/coc.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/json.h"
@@ -16,32 +15,19 @@ namespace {
 namespace http = boost::beast::http;
 namespace v1 = melee::v1;
 
-constexpr std::string_view kPrefix = "/api/matches/";
 constexpr std::string_view kSuffix = "/preview";
 
 // Most a preview request may carry: an attack order names at most a few dozen units.
 constexpr size_t kMaxBodyBytes = 16 * 1024;
 
-// What the answer needs once the request object is gone.
-struct Shape {
-  unsigned version;
-  bool keep_alive;
-  HttpRequest Request() const {
-    HttpRequest shape;
-    shape.version(version);
-    shape.keep_alive(keep_alive);
-    return shape;
-  }
-};
-
 // A refusal by the rules: 422 with the wire Error, its rule_ref set.
-HttpResponse Refused(const Shape& shape, const engine::RuleError& error) {
+HttpResponse Refused(const ResponseShape& shape, const engine::RuleError& error) {
   return JsonResponse(shape.Request(), http::status::unprocessable_entity,
                       proto::ToJson(proto::ToWireError(error, ""), proto::JsonStyle::kReport) + "\n");
 }
 
 // Works the preview out from `view` (on the match's strand: the view is the seat's own).
-HttpResponse Preview(const Shape& shape, const v1::MatchView& view,
+HttpResponse Preview(const ResponseShape& shape, const v1::MatchView& view,
                      const melee::asl::v1::AttackOrder& order) {
   const std::string& ruleset = view.settings().ruleset();
   if (ruleset == "asl") {
@@ -70,14 +56,7 @@ HttpResponse Preview(const Shape& shape, const v1::MatchView& view,
 }  // namespace
 
 std::optional<std::string> PreviewMatchId(std::string_view path) {
-  if (path.size() <= kPrefix.size() + kSuffix.size() || !path.starts_with(kPrefix) ||
-      !path.ends_with(kSuffix)) {
-    return std::nullopt;
-  }
-  const std::string_view id =
-      path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
-  if (id.find('/') != std::string_view::npos) return std::nullopt;
-  return std::string(id);
+  return MatchIdUnder(path, kSuffix);
 }
 
 void AnswerPreview(const HttpRequest& request, const std::string& match_id,
@@ -90,11 +69,9 @@ void AnswerPreview(const HttpRequest& request, const std::string& match_id,
     response.set(http::field::allow, "POST");
     return respond(std::move(response));
   }
-  const std::shared_ptr<Match> match = context.matches.Find(match_id);
-  if (!match) {
-    return respond(HttpError(request, http::status::not_found, v1::ERROR_CODE_NOT_FOUND,
-                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
-  }
+  auto found = FindMatch(request, match_id, context);
+  if (!found) return respond(std::move(found.error()));
+  const std::shared_ptr<Match>& match = *found;
   const std::optional<engine::Viewer> viewer = match->Authenticate(BearerToken(request));
   if (viewer != engine::Viewer::kSideA && viewer != engine::Viewer::kSideB) {
     return respond(HttpError(
@@ -117,7 +94,7 @@ void AnswerPreview(const HttpRequest& request, const std::string& match_id,
                                "preview: not a melee.asl.v1.AttackOrder: " + problem));
     }
   }
-  match->CurrentView(*viewer, [shape = Shape{request.version(), request.keep_alive()},
+  match->CurrentView(*viewer, [shape = ResponseShape{request.version(), request.keep_alive()},
                                order = std::move(order),
                                respond = std::move(respond)](v1::MatchView view) {
     respond(Preview(shape, view, order));

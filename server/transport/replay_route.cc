@@ -14,23 +14,10 @@ namespace {
 namespace http = boost::beast::http;
 namespace v1 = melee::v1;
 
-constexpr std::string_view kPrefix = "/api/matches/";
 constexpr std::string_view kSuffix = "/replay";
 
 // The longest event number `at` may spell (UINT64_MAX has 20 digits).
 constexpr size_t kMaxDigits = 19;
-
-// What the answer needs once the request object is gone.
-struct Shape {
-  unsigned version;
-  bool keep_alive;
-  HttpRequest Request() const {
-    HttpRequest shape;
-    shape.version(version);
-    shape.keep_alive(keep_alive);
-    return shape;
-  }
-};
 
 // The event number in the query's `at`, or why there is none.
 struct At {
@@ -73,14 +60,7 @@ At ParseAt(std::string_view target) {
 }  // namespace
 
 std::optional<std::string> ReplayMatchId(std::string_view path) {
-  if (path.size() <= kPrefix.size() + kSuffix.size() || !path.starts_with(kPrefix) ||
-      !path.ends_with(kSuffix)) {
-    return std::nullopt;
-  }
-  const std::string_view id =
-      path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
-  if (id.find('/') != std::string_view::npos) return std::nullopt;
-  return std::string(id);
+  return MatchIdUnder(path, kSuffix);
 }
 
 void AnswerReplay(const HttpRequest& request, const std::string& match_id, ServerContext& context,
@@ -92,15 +72,9 @@ void AnswerReplay(const HttpRequest& request, const std::string& match_id, Serve
     response.set(http::field::allow, "GET");
     return respond(std::move(response));
   }
-  const std::shared_ptr<Match> match = context.matches.Find(match_id);
-  if (!match) {
-    if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
-      return respond(HttpError(request, http::status::service_unavailable,
-                               v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason)));
-    }
-    return respond(HttpError(request, http::status::not_found, v1::ERROR_CODE_NOT_FOUND,
-                             "no match " + proto::checks::Quoted(match_id) + " on this server"));
-  }
+  auto found = FindMatch(request, match_id, context);
+  if (!found) return respond(std::move(found.error()));
+  const std::shared_ptr<Match>& match = *found;
   const std::string token = BearerToken(request);
   std::optional<engine::Viewer> viewer = match->Authenticate(token);
   if (!viewer && !token.empty() && match->IsSpectatorKey(token)) {
@@ -118,7 +92,7 @@ void AnswerReplay(const HttpRequest& request, const std::string& match_id, Serve
         HttpError(request, http::status::bad_request, v1::ERROR_CODE_MALFORMED_FRAME, at.problem));
   }
   match->ViewAt(*viewer, at.seq,
-                [shape = Shape{request.version(), request.keep_alive()}, at = at.seq,
+                [shape = ResponseShape{request.version(), request.keep_alive()}, at = at.seq,
                  respond = std::move(respond)](uint64_t last, engine::Result<v1::MatchView> view) {
                   if (at > last) {
                     return respond(HttpError(shape.Request(), http::status::not_found,

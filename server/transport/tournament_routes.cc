@@ -29,20 +29,6 @@ std::string ToJson(const google::protobuf::Message& message) {
   return proto::ToJson(message, proto::JsonStyle::kReport) + "\n";
 }
 
-// Shapes a response for a request that is gone by the time the answer is ready.
-struct Shape {
-  unsigned version = 11;
-  bool keep_alive = true;
-  explicit Shape(const HttpRequest& request)
-      : version(request.version()), keep_alive(request.keep_alive()) {}
-  HttpRequest Request() const {
-    HttpRequest shape;
-    shape.version(version);
-    shape.keep_alive(keep_alive);
-    return shape;
-  }
-};
-
 HttpResponse MethodNotAllowed(const HttpRequest& request, const std::string& what,
                               const char* allowed) {
   HttpResponse response = HttpError(request, http::status::method_not_allowed,
@@ -91,7 +77,7 @@ void CreateTournament(const HttpRequest& request, const std::string& address,
     }
   }
   context.matches.tournaments().Create(
-      asked.title(), [shape = Shape(request), respond = std::move(respond)](
+      asked.title(), [shape = ResponseShape{request.version(), request.keep_alive()}, respond = std::move(respond)](
                          engine::Result<v1::TournamentCreated> created) {
         if (!created) {
           return respond(HttpError(shape.Request(), http::status::bad_request,
@@ -182,7 +168,7 @@ void ListTournament(const HttpRequest& request, const Tournament& tournament,
   answer->set_title(tournament.title);
   if (matches.empty()) return respond(JsonResponse(request, http::status::ok, ToJson(*answer)));
   auto gathering = Gather<v1::TournamentMatch>(
-      matches.size(), [answer, shape = Shape(request),
+      matches.size(), [answer, shape = ResponseShape{request.version(), request.keep_alive()},
                        respond = std::move(respond)](std::vector<v1::TournamentMatch> listed) {
         for (v1::TournamentMatch& match : listed) *answer->add_matches() = std::move(match);
         respond(JsonResponse(shape.Request(), http::status::ok, ToJson(*answer)));
@@ -203,7 +189,7 @@ void AuditTournament(const HttpRequest& request, const Tournament& tournament,
   const std::vector<std::shared_ptr<Match>> matches = context.matches.InTournament(tournament);
   using Audited = std::optional<engine::Result<MatchAudit>>;
   auto gathering = Gather<Audited>(
-      matches.size(), [id = tournament.id, shape = Shape(request),
+      matches.size(), [id = tournament.id, shape = ResponseShape{request.version(), request.keep_alive()},
                        respond = std::move(respond)](std::vector<Audited> audited) {
         std::vector<MatchAudit> audits;
         for (Audited& each : audited) {
@@ -261,7 +247,7 @@ void RecordResult(const HttpRequest& request, const std::string& match_id,
                                                             persistence::RandomBytes(8))
                                      : key);
   match->Execute(*viewer, std::move(message),
-                 [shape = Shape(request), respond = std::move(respond)](
+                 [shape = ResponseShape{request.version(), request.keep_alive()}, respond = std::move(respond)](
                      std::vector<MessagePtr> answers) {
                    for (const MessagePtr& answer : answers) {
                      if (answer->has_error()) {
