@@ -167,6 +167,13 @@ function start() {
   });
   client.addEventListener('refused', (e) => showProblem(`The server refused: ${e.detail.message}`));
   client.connect().catch((error) => showProblem(`Could not open the match: ${error.message}`));
+  // Leaving the page (closing the tab, following a link) closes the connection cleanly, so the
+  // director's audit counts a clean close, not a lost connection; a page the browser brings back
+  // from its cache opens the match afresh.
+  window.addEventListener('pagehide', () => client.close());
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) location.reload();
+  });
 }
 
 start();
