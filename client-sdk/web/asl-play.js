@@ -9,7 +9,9 @@
 
 import { counterButton, counterNumbers, fateWord, isSmc, unitWords } from './counters.js';
 import { oddsSummary, oddsTable } from './odds.js';
-import { Countdown, kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
+import {
+  Countdown, kWireNames, make, readRosterOnServer, runInto, seatOf, stepOf, wireSetupForm,
+} from './page-kit.js';
 import { readRoster } from './roster.js';
 
 const $ = (id) => document.getElementById(id);
@@ -92,20 +94,9 @@ export class AslPlay {
   }
 
   #wire() {
-    $('roster').addEventListener('input', () => this.#previewRoster());
-    $('roster-file').addEventListener('change', async (e) => {
-      const file = e.target.files?.[0];
-      if (!file) return;
-      $('roster').value = await file.text();
-      await this.#previewRoster();
-      $('setup-status').textContent = `Loaded ${file.name}: check the units, then enter them.`;
-    });
-    $('setup-form').addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.#submitSetup();
-    });
-    $('confirm-setup').addEventListener('click', () => runInto($('setup-status'),
-      () => this.client.command('confirm_setup'), 'Confirmed.'));
+    // A roster is read here at each key stroke; a situation file on the server (#readSetup).
+    wireSetupForm('', { client: this.client, debounceMs: 0,
+      read: () => this.#previewRoster(), submit: () => this.#submitSetup() });
     $('announce-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.#announce();
@@ -311,18 +302,7 @@ export class AslPlay {
   // takes it) by the server, as `melee submit --setup` reads it, keeping this seat's units.
   async #readSetup(text) {
     if (!/^\s*\{/.test(text) || !/"situation"\s*:/.test(text)) return readRoster(text, this.role);
-    const response = await fetch('/api/rosters/read', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ruleset: 'asl', seat: this.me, text, source: 'your file' }),
-      referrerPolicy: 'no-referrer',
-    });
-    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
-    if (!response.ok) {
-      throw new Error(body.rule_ref && !body.message.startsWith(body.rule_ref)
-        ? `${body.rule_ref}: ${body.message}` : body.message);
-    }
-    return body.asl;
+    return (await readRosterOnServer('asl', this.me, text, 'your file')).asl;
   }
 
   async #previewRoster() {

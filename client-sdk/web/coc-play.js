@@ -8,7 +8,9 @@
 // checks everything.
 
 import { dieImage } from './asl-play.js';
-import { Countdown, kWireNames, make, runInto, seatOf, stepOf } from './page-kit.js';
+import {
+  Countdown, kWireNames, make, readRosterOnServer, runInto, seatOf, stepOf, wireSetupForm,
+} from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -150,24 +152,8 @@ export class CocPlay {
   }
 
   #wire() {
-    let timer = null;
-    $('coc-roster').addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => this.#readRoster(), 250);
-    });
-    $('coc-roster-file').addEventListener('change', async (e) => {
-      const file = e.target.files?.[0];
-      if (!file) return;
-      $('coc-roster').value = await file.text();
-      await this.#readRoster(file.name);
-      $('coc-setup-status').textContent = `Loaded ${file.name}: check the Units, then enter them.`;
-    });
-    $('coc-setup-form').addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.#submitSetup();
-    });
-    $('coc-confirm-setup').addEventListener('click', () => runInto($('coc-setup-status'),
-      () => this.client.command('confirm_setup'), 'Confirmed.'));
+    wireSetupForm('coc-', { client: this.client, noun: 'Units',
+      read: (source) => this.#readRoster(source), submit: () => this.#submitSetup() });
     $('coc-declare-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.#sealDeclaration();
@@ -479,20 +465,16 @@ export class CocPlay {
       out.replaceChildren();
       return;
     }
-    const response = await fetch('/api/rosters/read', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ruleset: 'coc', seat: this.me, text, source }),
-      referrerPolicy: 'no-referrer',
-    });
-    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
-    if ($('coc-roster').value !== text) return;  // typed on meanwhile
-    if (!response.ok) {
+    let body;
+    try {
+      body = await readRosterOnServer('coc', this.me, text, source);
+    } catch (error) {
+      if ($('coc-roster').value !== text) return;  // typed on meanwhile
       out.replaceChildren();
-      $('coc-roster-problem').textContent = body.rule_ref && !body.message.startsWith(body.rule_ref)
-        ? `${body.rule_ref}: ${body.message}` : body.message;
+      $('coc-roster-problem').textContent = error.message;
       return;
     }
+    if ($('coc-roster').value !== text) return;
     this.setup = body;
     out.replaceChildren(...(body.coc?.units || []).map((u) => unitCard({ unit: u })));
   }

@@ -6,7 +6,7 @@
 // form offers only the kinds the match's ruleset takes and the seat's own units that are still in
 // the match.
 
-import { make, runInto, seatOf } from './page-kit.js';
+import { make, readRosterOnServer, runInto, seatOf } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -189,14 +189,7 @@ export class ForceUpdates {
   // One unit in counter notation, read by the server as `melee submit --setup` reads a roster.
   async #readCounter(text) {
     if (!text.trim()) throw new Error('ENTER: write the new unit in counter notation.');
-    const response = await fetch('/api/rosters/read', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ruleset: this.ruleset, seat: this.seat, text, source: 'new unit' }),
-      referrerPolicy: 'no-referrer',
-    });
-    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
-    if (!response.ok) throw new Error(body.message);
+    const body = await readRosterOnServer(this.ruleset, this.seat, text, 'new unit');
     const units = body[this.ruleset]?.units || [];
     if (units.length !== 1) throw new Error(`ENTER: write one unit (read ${units.length}).`);
     return units[0];

@@ -80,3 +80,50 @@ export class Countdown {
     this.timer = null;
   }
 }
+
+/**
+ * Reads a side's units as `melee submit --setup` reads them, on the server (POST
+ * /api/rosters/read): a roster in counter notation, a SideSetup in JSON or a situation file.
+ * Resolves with the melee.v1.SubmitSetup; rejects with the problem, its rule first.
+ */
+export async function readRosterOnServer(ruleset, seat, text, source) {
+  const response = await fetch('/api/rosters/read', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ruleset, seat, text, source }),
+    referrerPolicy: 'no-referrer',
+  });
+  const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+  if (!response.ok) {
+    throw new Error(body.rule_ref && !body.message.startsWith(body.rule_ref)
+      ? `${body.rule_ref}: ${body.message}` : body.message);
+  }
+  return body;
+}
+
+/**
+ * Wires a set-up form whose elements are `<prefix>roster`, `-roster-file`, `-setup-form`,
+ * `-confirm-setup` and `-setup-status` (asl's have no prefix): `read(source)` on typing (after
+ * `debounceMs`) and on a loaded file, `submit()` on the form, and the confirmation.
+ */
+export function wireSetupForm(prefix, { client, read, submit, noun = 'units', debounceMs = 250 }) {
+  const $ = (id) => document.getElementById(`${prefix}${id}`);
+  let timer = null;
+  $('roster').addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => read(), debounceMs);
+  });
+  $('roster-file').addEventListener('change', async (e) => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    $('roster').value = await file.text();
+    await read(file.name);
+    $('setup-status').textContent = `Loaded ${file.name}: check the ${noun}, then enter them.`;
+  });
+  $('setup-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    submit();
+  });
+  $('confirm-setup').addEventListener('click', () => runInto($('setup-status'),
+    () => client.command('confirm_setup'), 'Confirmed.'));
+}

@@ -11,7 +11,9 @@
 
 import { dieImage } from './asl-play.js';
 import { vvCounterButton, vvCounterNumbers, vvInfantry, vvUnitWords } from './counters.js';
-import { Countdown, make, runInto, seatOf, stepOf } from './page-kit.js';
+import {
+  Countdown, make, readRosterOnServer, runInto, seatOf, stepOf, wireSetupForm,
+} from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -104,24 +106,8 @@ export class VvPlay {
   }
 
   #wire() {
-    let timer = null;
-    $('vv-roster').addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => this.#readRoster(), 250);
-    });
-    $('vv-roster-file').addEventListener('change', async (e) => {
-      const file = e.target.files?.[0];
-      if (!file) return;
-      $('vv-roster').value = await file.text();
-      await this.#readRoster(file.name);
-      $('vv-setup-status').textContent = `Loaded ${file.name}: check the units, then enter them.`;
-    });
-    $('vv-setup-form').addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.#submitSetup();
-    });
-    $('vv-confirm-setup').addEventListener('click', () => runInto($('vv-setup-status'),
-      () => this.client.command('confirm_setup'), 'Confirmed.'));
+    wireSetupForm('vv-', { client: this.client,
+      read: (source) => this.#readRoster(source), submit: () => this.#submitSetup() });
     $('vv-board').addEventListener('click', (e) => {
       const button = e.target.closest('button.counter');
       if (button && !$('vv-declare-panel').hidden) this.#toggleGroup(button.dataset.unit);
@@ -397,20 +383,16 @@ export class VvPlay {
       out.replaceChildren();
       return;
     }
-    const response = await fetch('/api/rosters/read', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ruleset: 'vv', seat: this.me, text, source }),
-      referrerPolicy: 'no-referrer',
-    });
-    const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
-    if ($('vv-roster').value !== text) return;  // typed on meanwhile
-    if (!response.ok) {
+    let body;
+    try {
+      body = await readRosterOnServer('vv', this.me, text, source);
+    } catch (error) {
+      if ($('vv-roster').value !== text) return;  // typed on meanwhile
       out.replaceChildren();
-      $('vv-roster-problem').textContent = body.rule_ref && !body.message.startsWith(body.rule_ref)
-        ? `${body.rule_ref}: ${body.message}` : body.message;
+      $('vv-roster-problem').textContent = error.message;
       return;
     }
+    if ($('vv-roster').value !== text) return;
     this.setup = body;
     const units = body.vv?.units || [];
     out.replaceChildren(...units.map((u) => vvCounterButton(u, { size: 56 })));
