@@ -148,8 +148,8 @@ std::shared_ptr<Match> Matches::Wake(const std::string& id) const {
 }
 
 size_t Matches::RecoverAll(bool eager) {
-  tournaments_.RecoverAll();
   auto listed = services_.store.ListMatches();
+  if (listed) tournaments_.RecoverAll(*listed);
   if (!listed) {
     spdlog::error("cannot list matches to recover: {}", listed.error().message);
     std::lock_guard lock(mutex_);

@@ -50,8 +50,12 @@ size_t Tournaments::RecoverAll() {
     spdlog::error("cannot list tournaments to recover: {}", listed.error().message);
     return 0;
   }
+  return RecoverAll(*listed);
+}
+
+size_t Tournaments::RecoverAll(const std::vector<persistence::MatchSummary>& listed) {
   size_t recovered = 0;
-  for (const persistence::MatchSummary& summary : *listed) {
+  for (const persistence::MatchSummary& summary : listed) {
     if (!IsTournamentLog(summary.match_id)) continue;
     auto events = store_.Read(summary.match_id);
     storage::TournamentOpened opened;

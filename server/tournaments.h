@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "engine/core/result.h"
@@ -45,6 +46,8 @@ class Tournaments {
   // Loads every tournament in the store. Returns how many; an unreadable one is logged and
   // skipped (its matches still open with their own tokens).
   size_t RecoverAll();
+  // The same from the store's listing `listed` (ListMatches), read once for the matches too.
+  size_t RecoverAll(const std::vector<persistence::MatchSummary>& listed);
 
   // Creates a tournament titled `title` (checked: at most 200 bytes, no control characters).
   // `done` runs on the executor once it is durable, with the id and the token (shown once).
