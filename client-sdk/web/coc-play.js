@@ -9,7 +9,7 @@
 
 import { dieImage } from './asl-play.js';
 import {
-  Countdown, kWireNames, make, readRosterOnServer, runInto, seatOf, stepOf, wireSetupForm,
+  Countdown, kWireNames, make, readSetupForm, runInto, seatOf, stepOf, wireSetupForm,
 } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
@@ -457,24 +457,10 @@ export class CocPlay {
 
   // Reads the roster on the server (as `melee submit --setup` reads it) and draws its Units.
   async #readRoster(source = 'your roster') {
-    const text = $('coc-roster').value;
-    const out = $('coc-roster-preview');
-    $('coc-roster-problem').textContent = '';
     this.setup = null;
-    if (!text.trim()) {
-      out.replaceChildren();
-      return;
-    }
-    let body;
-    try {
-      body = await readRosterOnServer('coc', this.me, text, source);
-    } catch (error) {
-      if ($('coc-roster').value !== text) return;  // typed on meanwhile
-      out.replaceChildren();
-      $('coc-roster-problem').textContent = error.message;
-      return;
-    }
-    if ($('coc-roster').value !== text) return;
+    const body = await readSetupForm('coc-', 'coc', this.me, source);
+    if (!body) return;
+    const out = $('coc-roster-preview');
     this.setup = body;
     out.replaceChildren(...(body.coc?.units || []).map((u) => unitCard({ unit: u })));
   }

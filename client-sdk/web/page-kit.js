@@ -127,3 +127,27 @@ export function wireSetupForm(prefix, { client, read, submit, noun = 'units', de
   $('confirm-setup').addEventListener('click', () => runInto($('setup-status'),
     () => client.command('confirm_setup'), 'Confirmed.'));
 }
+
+/**
+ * Reads the set-up form `<prefix>roster` on the server (readRosterOnServer) and clears its
+ * `<prefix>roster-preview`; says a problem in `<prefix>roster-problem`. Resolves with the
+ * SubmitSetup, or null when the form is empty, the text is refused, or it was typed on meanwhile.
+ */
+export async function readSetupForm(prefix, ruleset, seat, source) {
+  const $ = (id) => document.getElementById(`${prefix}${id}`);
+  const text = $('roster').value;
+  $('roster-problem').textContent = '';
+  if (!text.trim()) {
+    $('roster-preview').replaceChildren();
+    return null;
+  }
+  try {
+    const body = await readRosterOnServer(ruleset, seat, text, source);
+    return $('roster').value === text ? body : null;
+  } catch (error) {
+    if ($('roster').value !== text) return null;  // typed on meanwhile
+    $('roster-preview').replaceChildren();
+    $('roster-problem').textContent = error.message;
+    return null;
+  }
+}

@@ -12,7 +12,7 @@
 import { dieImage } from './asl-play.js';
 import { vvCounterButton, vvCounterNumbers, vvInfantry, vvUnitWords } from './counters.js';
 import {
-  Countdown, make, readRosterOnServer, runInto, seatOf, stepOf, wireSetupForm,
+  Countdown, make, readSetupForm, runInto, seatOf, stepOf, wireSetupForm,
 } from './page-kit.js';
 
 const $ = (id) => document.getElementById(id);
@@ -375,24 +375,10 @@ export class VvPlay {
 
   // Reads the roster on the server (as `melee submit --setup` reads it) and draws its units.
   async #readRoster(source = 'your roster') {
-    const text = $('vv-roster').value;
-    const out = $('vv-roster-preview');
-    $('vv-roster-problem').textContent = '';
     this.setup = null;
-    if (!text.trim()) {
-      out.replaceChildren();
-      return;
-    }
-    let body;
-    try {
-      body = await readRosterOnServer('vv', this.me, text, source);
-    } catch (error) {
-      if ($('vv-roster').value !== text) return;  // typed on meanwhile
-      out.replaceChildren();
-      $('vv-roster-problem').textContent = error.message;
-      return;
-    }
-    if ($('vv-roster').value !== text) return;
+    const body = await readSetupForm('vv-', 'vv', this.me, source);
+    if (!body) return;
+    const out = $('vv-roster-preview');
     this.setup = body;
     const units = body.vv?.units || [];
     out.replaceChildren(...units.map((u) => vvCounterButton(u, { size: 56 })));
