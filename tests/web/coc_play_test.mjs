@@ -120,6 +120,8 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
       for (const page of [a, b]) {
         if (await visible(page, '#coc-place-panel:not([hidden])')) {
           await settle(pages);
+          // The panel may have gone while the pages settled (a slow build): look again.
+          if (!(await visible(page, '#coc-place-panel:not([hidden])'))) continue;
           assert.match(await page.locator('#coc-place-hint').innerText(), /odd Kill.*odd Shock.*\(17\.4\.1\)/);
           assert.match(await page.locator('#coc-place-countdown').innerText(), /left to seal|No deadline/);
           if (!placed) await shot(page, 'coc-3-place.png');
@@ -135,6 +137,7 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
           });
         } else if (await visible(page, '#coc-declare-panel:not([hidden])')) {
           await settle(pages);
+          if (!(await visible(page, '#coc-declare-panel:not([hidden])'))) continue;
           const round = await page.locator('#coc-declare-panel').getAttribute('data-round');
           await page.getByRole('button', { name: 'Seal the declaration' }).click();
           await page.waitForFunction((was) => {
