@@ -1,5 +1,6 @@
 #include "server/match.h"
 
+#include <boost/asio/post.hpp>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>

@@ -34,7 +34,7 @@
 #include "persistence/event_store.h"
 #include "persistence/fair_play.h"
 #include "server/clock.h"
-#include "server/net.h"
+#include "server/executor.h"
 #include "server/notices.h"
 #include "server/results.h"
 #include "server/ruleset_host.h"

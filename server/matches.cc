@@ -1,5 +1,6 @@
 #include "server/matches.h"
 
+#include <boost/asio/post.hpp>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>

@@ -18,7 +18,7 @@
 #include "melee/v1/tournament.pb.h"
 #include "persistence/event_store.h"
 #include "server/clock.h"
-#include "server/net.h"
+#include "server/executor.h"
 
 namespace melee::server {
 

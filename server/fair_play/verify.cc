@@ -1,5 +1,6 @@
 #include "server/fair_play/verify.h"
 
+#include <boost/asio/io_context.hpp>
 #include <algorithm>
 #include <array>
 #include <optional>

@@ -29,18 +29,11 @@
 #include "server/transport/connections.h"
 #include "server/transport/context.h"
 #include "server/transport/dispatcher.h"
+#include "server/transport/hooks.h"
 
 #include <boost/asio/ssl.hpp>
 
 namespace melee::server {
-
-// What tests inject into a server: the clock (deadlines, timestamps) and the dice.
-struct ServerHooks {
-  std::shared_ptr<const Clock> clock;  // null: the system clock
-  // null: the committed seed chain (docs/fair-play.md). Scripted dice are not committed.
-  std::function<std::unique_ptr<engine::BitSource>()> dice;
-  size_t recent_events = 48;  // rendered events a match keeps for quick resumes
-};
 
 class Server {
  public:

@@ -18,6 +18,7 @@
 #include "tests/testing/certificate.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
+#include "server/transport/server.h"
 #include "tests/testing/test_server.h"
 
 namespace melee::client {

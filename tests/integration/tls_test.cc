@@ -13,7 +13,10 @@
 #include <filesystem>
 #include <memory>
 
+#include "engine/core/registry.h"
 #include "proto/codec/frame.h"
+#include "server/net.h"
+#include "server/transport/server.h"
 #include "tests/testing/certificate.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/test_server.h"

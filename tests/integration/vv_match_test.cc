@@ -10,6 +10,7 @@
 #include "server/clock.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
+#include "server/transport/server.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/match_frames.h"

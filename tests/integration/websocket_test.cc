@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "client-sdk/sync_client.h"
+#include "server/transport/server.h"
 #include "tests/testing/test_server.h"
 
 namespace melee {

@@ -1,9 +1,9 @@
 #pragma once
 
-// A real melee server on 127.0.0.1:<free port>, running on its own threads for one test, with
-// its SQLite file in a temporary data directory.
-
-#include <gtest/gtest.h>
+// A real melee-server on a free loopback port, with its SQLite store in a temporary folder, run
+// on its own thread for the length of a test. Including this header does not compile Asio or
+// Beast (test_server.cc does); a test that reaches into the server (server()) includes
+// server/transport/server.h itself.
 
 #include <filesystem>
 #include <memory>
@@ -11,44 +11,31 @@
 #include <string>
 #include <thread>
 
-#include "engine/core/registry.h"
 #include "persistence/sqlite_event_store.h"
-#include "server/transport/server.h"
+#include "server/transport/config.h"
+#include "server/transport/hooks.h"
 #include "tests/testing/temp_dir.h"
+
+namespace melee::server {
+class Server;
+}  // namespace melee::server
 
 namespace melee::testing {
 
 class TestServer {
  public:
-  // `store_options` open the store (a test injects storage faults through its own VFS).
+  // `store_options` open the store (a test injects storage faults through its own VFS). A store
+  // that does not open, or a server that does not start, fails the test (ADD_FAILURE).
   explicit TestServer(melee::server::ServerConfig config = {},
                       melee::server::ServerHooks hooks = {},
                       std::optional<std::filesystem::path> data_dir = std::nullopt,
-                      melee::persistence::SqliteStoreOptions store_options = {}) {
-    config.address = "127.0.0.1";
-    // A free port, unless the test asks for one (to restart a server where clients expect it).
-    if (config.port == melee::server::ServerConfig{}.port) config.port = 0;
-    config.data_dir = data_dir.value_or(dir_.path() / "data");
-    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir,
-                                                                          store_options);
-    if (!store) ADD_FAILURE() << store.error().message;
-    store_ = std::move(*store);
-    server_ = std::make_unique<melee::server::Server>(
-        config, store_, melee::engine::BuiltinRegistry(), std::move(hooks));
-    auto port = server_->Start();
-    if (!port) ADD_FAILURE() << port.error();
-    port_ = port.value_or(0);
-    thread_ = std::thread([this] { server_->Run(); });
-  }
-
-  ~TestServer() { Stop(); }
+                      melee::persistence::SqliteStoreOptions store_options = {});
+  ~TestServer();
+  TestServer(const TestServer&) = delete;
+  TestServer& operator=(const TestServer&) = delete;
 
   // Stops the server and waits for Run() to return.
-  void Stop() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
+  void Stop();
 
   uint16_t port() const { return port_; }
   std::string ws_url() const { return "ws://127.0.0.1:" + std::to_string(port_) + "/ws"; }
