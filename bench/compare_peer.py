@@ -192,12 +192,16 @@ def print_table(rows, matches, repetitions):
                     mv = mv if m and m["server_cpu_s"] >= MIN_CPU_S else None
                     bv = bv if b and b["server_cpu_s"] >= MIN_CPU_S else None
                 ratio = mv / bv if mv is not None and bv else None
-                if ratio is not None:
+                failed = (m and not int(m["checks_ok"])) or (b and not int(b["checks_ok"]))
+                if ratio is not None and not failed:
                     ratios.setdefault((n, key), []).append(ratio)
-                cells += [fmt(mv, digits), fmt(bv, digits), fmt(ratio, 2) + ("×" if ratio else "")]
+                cells += [fmt(mv, digits) + (" †" if m and not int(m["checks_ok"]) else ""),
+                          fmt(bv, digits) + (" †" if b and not int(b["checks_ok"]) else ""),
+                          fmt(ratio, 2) + ("×" if ratio else "")]
             log("| " + " | ".join(cells) + " |")
     log("(CPU per round or command: '-' where that run's server used under %.1f s of CPU, too "
-        "few 10 ms ticks to divide.)" % MIN_CPU_S)
+        "few 10 ms ticks to divide. †: the run failed or its checks did not hold; its ratios are "
+        "left out of the medians below.)" % MIN_CPU_S)
     log("")
     for n in matches:
         parts = []

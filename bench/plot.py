@@ -24,6 +24,9 @@ from collections import defaultdict
 try:
     import matplotlib
     matplotlib.use("Agg")
+    # Text as text (small, searchable SVGs) and fixed element ids: the same data, the same file.
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.hashsalt"] = "melee"
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 except ImportError:
@@ -40,7 +43,7 @@ def read(paths):
     rows = []
     for path in paths:
         with open(path, newline="") as f:
-            rows += list(csv.DictReader(f))
+            rows += [dict(r, file=path) for r in csv.DictReader(f)]
     return rows
 
 
@@ -48,9 +51,11 @@ def plain(value, _):
     return "{:,.0f}".format(value) if value >= 1 else "{:g}".format(value)
 
 
-def log_axis(axis):
-    """A log axis labelled 1, 2, 5, 10, 20, ... in plain numbers."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+def log_axis(axis, low, high):
+    """A log axis from `low` to `high` labelled in plain numbers: 1, 2, 5, 10, ..., or 1, 2, 3,
+    5, 7, 10, ... when it spans little more than a decade."""
+    subs = (1.0, 2.0, 3.0, 5.0, 7.0) if high / low < 20 else (1.0, 2.0, 5.0)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(plain))
     axis.set_minor_formatter(NullFormatter())
 
@@ -90,7 +95,7 @@ def against_n(ax, rows, series, title, ylabel):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(plain))
-    log_axis(ax.yaxis)
+    log_axis(ax.yaxis, *ax.get_ylim())
     ax.set_xlabel("matches N playing at once (log scale)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -99,10 +104,11 @@ def against_n(ax, rows, series, title, ylabel):
 
 
 def plot_compare(rows, out_dir, png_dir):
-    reps = len({r["rep"] for r in rows})
+    rows = [r for r in rows if r["checks_ok"] == "1"]  # a failed run's figures mean nothing
+    reps = len({(r["file"], r["rep"]) for r in rows})
     rounds = sorted({r["rounds_per_match"] for r in rows})
-    note = "closed loop, R = %s rounds per match, %d repetitions alternating, 2 shared cores" % (
-        "/".join(rounds), reps)
+    note = "closed loop, R = %s rounds per match, up to %d runs per point (alternating), 2 shared " \
+        "cores" % ("/".join(rounds), reps)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6))
     against_n(left, rows, [("rounds_per_s", "-", "")], "Throughput",
               "rounds per second (log scale)")
@@ -143,7 +149,7 @@ def plot_open_loop(rows, out_dir, png_dir):
     if not panels:
         sys.exit("plot.py: no open-loop rows in --open-loop")
     ns = sorted(panels)
-    fig, axes = plt.subplots(1, len(ns), figsize=(6.5 * len(ns), 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(ns), figsize=(6.5 * len(ns), 5.4), squeeze=False)
     series = (("ack_p50_ms", "command→answer p50, from send", "tab:blue", "-", "o"),
               ("ack_p99_ms", "command→answer p99, from send", "tab:blue", "--", "o"),
               ("ack_due_p99_ms", "command→answer p99, from due time", "tab:purple", ":", "^"),
@@ -161,17 +167,18 @@ def plot_open_loop(rows, out_dir, png_dir):
                     textcoords="offset points", ha="right", va="bottom", color="tab:red",
                     fontsize=8)
         ax.set_yscale("log")
-        log_axis(ax.yaxis)
+        log_axis(ax.yaxis, *ax.get_ylim())
         ax.set_xlabel("offered load, % of the closed-loop maximum")
         ax.set_ylabel("latency, ms (log scale)")
         maximum = points[0][2]
         ax.set_title("N = %d matches%s" % (n, ", max %.0f rounds/s (closed loop)" % maximum
                                            if maximum else ""), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9, frameon=False)
     fig.suptitle("Melee, open loop: Poisson arrivals of rounds (durable store, 2 shared cores)",
                  fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     save(fig, "benchmarks-open-loop", out_dir, png_dir)
 
 
