@@ -2,7 +2,8 @@
 // stands once forces persist across close combats) on the real melee-server binary.
 //
 // Starts melee-server on a free loopback port with its durable SQLite store (synchronous=FULL)
-// and, for each N, has N asl matches play R rounds at once, closed loop, on one client thread.
+// and, for each N, has N asl matches play R rounds at once, closed loop (each match starts its next
+// round as soon as the last is over), on one client thread; or open loop (below).
 // Each match holds two WebSocket connections, one per seat.
 //
 // Set-up, once per match and not timed: side A creates the match, both seats join with their
@@ -34,15 +35,33 @@
 // server keeps the Location's carried facts: that close combat is not a Melee whatever the part
 // says; no Ambush dr either way, as no unit advanced and B1 is open ground.)
 //
-// Reports, per N: rounds/s, commands/s and commands per round over the timed phase, command→ack
-// latency (p50/p99) and round latency (second seal sent → both seats hold the resolved state,
-// p50/p95/p99), the server's RSS before the set-up and after the last round, and its CPU seconds
-// over the timed phase (from /proc); then how many rounds went on as a Melee, how many close
+// Open loop (--open-loop-rate RATE and/or --open-loop-load P): what arrives is the round, not
+// the command. A round's commands depend on each other (the DEFENDER announces once the
+// ATTACKER's announcement is in its view, the seals follow both announcements, a choice follows
+// the dice), so they cannot arrive independently: what a pair of players offers the server at a
+// rate is the start of a round, and inside it each seat answers its view at once, as in the
+// closed loop. So N x R rounds arrive as one Poisson process of RATE rounds/s (exponential gaps
+// from a seeded mt19937_64, --seed), each for a match drawn uniformly (so each match sees a
+// Poisson process of RATE / N and plays R rounds on average). A round that arrives while its
+// match still plays the previous one waits for it. Against coordinated omission every latency is
+// measured twice: from when it happened (command sent → answer; second seal → resolved) and from
+// when it was due (the round's scheduled arrival → resolved; a command that opens a round was due
+// at the arrival, any other when it was sent). --open-loop-load P runs at P % of the rounds/s
+// that a closed-loop run at the same N on the same server measured just before (reported too).
+// Between rounds a match's connections are quiet: that is not a stall.
+//
+// Reports, per run (one N, closed loop or open loop at one rate): rounds/s, commands/s and
+// commands per round over the timed phase, command→answer latency (p50/p99, from the send and
+// from when it was due), round latency (second seal sent → both seats hold the resolved state,
+// p50/p95/p99; and from the round's scheduled start, p50/p99), the server's RSS before the set-up
+// and after the last round, its CPU seconds over the timed phase (from /proc) per command and per
+// round, this process's CPU seconds; then how many rounds went on as a Melee, how many close
 // combats were set up again, how many units re-entered and the first error and warning lines of
 // the server's log during the run. Then it opens --idle-connections connections that each say
 // Hello and stay open, and reports the server's RSS growth per idle connection: on the server the
 // runs used, and again on a fresh server (the first reuses memory that the runs' closed
-// connections freed).
+// connections freed). --csv FILE writes the same figures, a row per run and per idle measurement
+// (columns: docs/benchmarks.md).
 //
 // Every run checks that no connection saw the opponent's declaration before its own seat had
 // sealed in that round, and that both seats end every round with the same public state (both
@@ -54,6 +73,8 @@
 //   build/bench/match_bench                                # N = 1, 10, 100, 1000; R = 20
 //   build/bench/match_bench --matches 100 --rounds 20
 //   build/bench/match_bench --matches 1,10 --rounds 5 --text   # JSON text frames
+//   build/bench/match_bench --matches 1000 --open-loop-load 25,50,75 --csv open.csv
+//   build/bench/match_bench --matches 100 --open-loop-rate 200,400 --idle-connections 0
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -70,14 +91,16 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bench/process_stats.h"
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/envelope.pb.h"
-#include "bench/process_stats.h"
 #include "proto/codec/frame.h"
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
@@ -260,8 +283,10 @@ void Address(v1::ClientMessage& message, const std::string& match_id, uint64_t s
 
 // What one run (one N) measures and checks; filled on the client's one thread.
 struct RunStats {
-  std::vector<double> ack_ms;    // match command → its ack or error, timed phase
+  std::vector<double> ack_ms;        // match command sent → its ack or error, timed phase
+  std::vector<double> ack_sched_ms;  // the same from when it was due (see Sent::due)
   std::vector<double> round_ms;  // second seal sent → both seats hold the resolved state
+  std::vector<double> round_sched_ms;  // the round's scheduled start → the same
   std::size_t commands = 0;      // match commands answered in the timed phase
   std::size_t rounds = 0;
   std::size_t received = 0;      // server messages, for the stall watchdog
@@ -287,10 +312,13 @@ struct Settings {
   int rounds = 20;
 };
 
-// A command in flight: what it was, when it left, and the seq it expected.
+// A command in flight: what it was, when it left, when it was due, and the seq it expected. A
+// command is due when it is sent, except one that opens a round: that one was due at the round's
+// scheduled start (in the open loop, the arrival it may have waited past; see Game::StartRound).
 struct Sent {
   v1::ClientMessage::CommandCase kind = v1::ClientMessage::COMMAND_NOT_SET;
   Clock::time_point at;
+  Clock::time_point due;
   uint64_t expected_seq = 0;
 };
 
@@ -337,11 +365,14 @@ class Player : public std::enable_shared_from_this<Player> {
         });
   }
 
-  // Sends `message` with the next command_id of this seat.
-  void Send(v1::ClientMessage message, uint64_t expected_seq) {
+  // Sends `message` with the next command_id of this seat; `due` (no later than now) is when the
+  // command was due, now unless given.
+  void Send(v1::ClientMessage message, uint64_t expected_seq,
+            std::optional<Clock::time_point> due = std::nullopt) {
     message.set_command_id(prefix_ + std::to_string(++commands_sent_));
     command_id_ = message.command_id();
-    sent_ = Sent{message.command_case(), Clock::now(), expected_seq};
+    const Clock::time_point now = Clock::now();
+    sent_ = Sent{message.command_case(), now, std::min(due.value_or(now), now), expected_seq};
     writes_.push_back(proto::EncodeClientMessage(message, kind_));
     if (writes_.size() == 1) Write();
   }
@@ -468,15 +499,19 @@ struct SeatRound {
   v1::Seat attacker = v1::SEAT_UNSPECIFIED;  // the ATTACKER of the close combat just resolved
 };
 
-// One match between two Players: the set-up (not timed), then R rounds driven by what each
+// One match between two Players: the set-up (not timed), then its rounds driven by what each
 // seat's view shows; reports to its run when its close combat is under way and when it is done.
+// Closed loop, a round starts as soon as the previous one is over; open loop, a round starts at
+// an arrival (Arrive), or at once when one came while the previous round was still being played.
 class Game final : public PlayerEvents {
  public:
   Game(asio::io_context& ioc, const Settings& settings, RunStats& stats, int run, int index,
-       std::function<void()> on_seated, std::function<void()> on_done)
+       bool open_loop, std::function<void()> on_seated, std::function<void()> on_done)
       : settings_(settings),
         stats_(stats),
         index_(index),
+        open_loop_(open_loop),
+        rounds_to_play_(settings.rounds),
         on_seated_(std::move(on_seated)),
         on_done_(std::move(on_done)) {
     for (size_t i = 0; i < 2; ++i) {
@@ -499,13 +534,39 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // Starts round 1 (the run calls this when every match's close combat is under way).
+  // Sets how many rounds this match plays (before Play; R unless the open loop's arrivals say
+  // otherwise).
+  void SetRounds(int rounds) { rounds_to_play_ = rounds; }
+
+  // Starts play (the run calls this when every match's close combat is under way): round 1 at
+  // once in the closed loop, at the first arrival in the open loop.
   void Play() {
     if (stage_ != Stage::kSeated) return;
     stage_ = Stage::kPlaying;
-    NewRound();
+    if (rounds_to_play_ == 0) {
+      stage_ = Stage::kFinishing;
+      on_done_();
+    } else {
+      NewRound();
+      if (!open_loop_) StartRound(Clock::now());
+    }
     Advance();
   }
+
+  // An arrival of the open loop, scheduled at `at`: the next round starts now if the match waits
+  // for one, or when the round being played is over.
+  void Arrive(Clock::time_point at) {
+    if (stage_ != Stage::kPlaying) return;
+    arrivals_.push_back(at);
+    if (!waiting_) return;
+    StartRound(arrivals_.front());
+    arrivals_.pop_front();
+    Advance();
+  }
+
+  // Whether the match is between rounds, waiting for an arrival (or done): a quiet connection is
+  // then no stall.
+  bool idle() const { return stage_ == Stage::kDone || (stage_ == Stage::kPlaying && waiting_); }
 
   // Gives up on this match (a stall).
   void Abandon(const std::string& why) { Fail(why); }
@@ -579,8 +640,10 @@ class Game final : public PlayerEvents {
 
   void OnAnswer(size_t i, const v1::ServerMessage& answer, const Sent& sent) override {
     if (stage_ == Stage::kPlaying || stage_ == Stage::kFinishing) {
+      const Clock::time_point now = Clock::now();
       ++stats_.commands;
-      stats_.ack_ms.push_back(Millis(Clock::now() - sent.at));
+      stats_.ack_ms.push_back(Millis(now - sent.at));
+      stats_.ack_sched_ms.push_back(Millis(now - sent.due));
     }
     if (answer.has_error()) {
       if (answer.error().code() != v1::ERROR_CODE_STALE ||
@@ -629,11 +692,26 @@ class Game final : public PlayerEvents {
     players_[i]->Send(std::move(join), 0);
   }
 
-  // Sends a match command of seat i with the last seq it saw.
+  // Sends a match command of seat i with the last seq it saw. The commands that open a round
+  // (the first sent after it started, in one Advance) were due at the round's scheduled start.
   void Command(size_t i, v1::ClientMessage message) {
     const uint64_t seq = players_[i]->last_seq();
     Address(message, created_.match_id(), seq);
-    players_[i]->Send(std::move(message), seq);
+    std::optional<Clock::time_point> due;
+    if (stage_ == Stage::kPlaying && round_opening_) {
+      due = scheduled_at_;
+      opening_sent_ = true;
+    }
+    players_[i]->Send(std::move(message), seq, due);
+  }
+
+  // Opens the round prepared by NewRound: its commands may go from now on; it was scheduled to
+  // start at `scheduled` (closed loop: now, when the previous round ended).
+  void StartRound(Clock::time_point scheduled) {
+    waiting_ = false;
+    round_opening_ = true;
+    scheduled_at_ = scheduled;
+    started_at_ = Clock::now();
   }
 
   // Starts a round. After a close combat that ended without a Melee, the round opens with the
@@ -645,6 +723,7 @@ class Game final : public PlayerEvents {
     const v1::Seat last_attacker = seats_[0].attacker;
     for (size_t i = 0; i < 2; ++i) seats_[i] = SeatRound{};
     seals_sent_ = false;
+    waiting_ = true;
     if (!set_up_again) return;
     setting_up_ = true;
     first_setup_ = false;
@@ -661,12 +740,19 @@ class Game final : public PlayerEvents {
 
   // Does whatever the match waits for; called after everything a seat receives.
   void Advance() {
+    Step();
+    if (opening_sent_) round_opening_ = opening_sent_ = false;  // the round is open
+  }
+
+  // One pass of Advance.
+  void Step() {
     if (stage_ == Stage::kPlaying && seats_[0].ended && seats_[1].ended) EndRound();
     if (stage_ == Stage::kFinishing) {
       if (!players_[0]->busy() && !players_[1]->busy()) Finish();
       return;
     }
     if (stage_ != Stage::kFirstSetUp && stage_ != Stage::kPlaying) return;
+    if (stage_ == Stage::kPlaying && waiting_) return;  // the next round has not started yet
     if (setting_up_ && SetUpDone()) {
       setting_up_ = false;
       if (stage_ == Stage::kFirstSetUp) {
@@ -837,7 +923,9 @@ class Game final : public PlayerEvents {
 
   // Both seats hold the resolved state: the round is over.
   void EndRound() {
-    stats_.round_ms.push_back(Millis(Clock::now() - second_seal_at_));
+    const Clock::time_point now = Clock::now();
+    stats_.round_ms.push_back(Millis(now - second_seal_at_));
+    stats_.round_sched_ms.push_back(Millis(now - scheduled_at_));
     ++stats_.rounds;
     if (seats_[0].melee_goes_on) ++stats_.melees;
     if (seats_[0].public_state != seats_[1].public_state) {
@@ -856,12 +944,18 @@ class Game final : public PlayerEvents {
       stats_.Note("match " + std::to_string(index_) + " round " + std::to_string(round_ + 1) +
                   ": the seats end with different public state: " + first_difference);
     }
-    if (++round_ == settings_.rounds) {
+    if (++round_ == rounds_to_play_) {
       stage_ = Stage::kFinishing;
       on_done_();
       return;
     }
     NewRound();
+    if (!open_loop_) {
+      StartRound(now);
+    } else if (!arrivals_.empty()) {  // it arrived while this round was played: it starts now
+      StartRound(arrivals_.front());
+      arrivals_.pop_front();
+    }
   }
 
   void Finish() {
@@ -883,6 +977,8 @@ class Game final : public PlayerEvents {
   const Settings& settings_;
   RunStats& stats_;
   int index_;
+  bool open_loop_;
+  int rounds_to_play_;
   std::function<void()> on_seated_;
   std::function<void()> on_done_;
   std::array<std::shared_ptr<Player>, 2> players_;
@@ -899,6 +995,13 @@ class Game final : public PlayerEvents {
   v1::Seat setup_attacker_ = v1::SEAT_SIDE_A;
   bool seals_sent_ = false;
   Clock::time_point second_seal_at_;
+  // The round's start: NewRound prepares it, StartRound opens it (waiting_ until then).
+  bool waiting_ = false;
+  std::deque<Clock::time_point> arrivals_;  // open loop: arrivals not yet started, oldest first
+  Clock::time_point scheduled_at_;          // when the round was due to start
+  Clock::time_point started_at_;            // when it did
+  bool round_opening_ = false;              // no command of the round has been sent yet
+  bool opening_sent_ = false;               // ... until the Step that sends the first ones is over
 };
 
 // ---- one run ------------------------------------------------------------------------------------
@@ -908,40 +1011,106 @@ struct RunResult {
   double seconds = 0;  // the timed phase: every match seated → the last round over
   long rss_before = 0;
   long rss_after = 0;
-  double cpu_seconds = 0;
+  double cpu_seconds = 0;         // the server's, over the timed phase
+  double client_cpu_seconds = 0;  // this process's (the load generator), the same
   bool stalled = false;
 };
 
+// The open loop's arrivals: `count` rounds arriving as a Poisson process of `rate` rounds/s over
+// the whole run, each for a match drawn uniformly from `matches` (so each match sees a Poisson
+// process of rate / matches). The same seed gives the same draws at every rate, scaled.
+struct Schedule {
+  std::vector<Clock::duration> at;  // from the start of the timed phase, ascending
+  std::vector<int> match;
+};
+
+Schedule PoissonSchedule(double rate, std::size_t count, int matches, uint64_t seed) {
+  Schedule schedule;
+  std::mt19937_64 random(seed);
+  std::exponential_distribution<double> gap(1.0);
+  std::uniform_int_distribution<int> which(0, matches - 1);
+  double seconds = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    seconds += gap(random) / rate;
+    schedule.at.push_back(
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+    schedule.match.push_back(which(random));
+  }
+  return schedule;
+}
+
+// How a run offers its rounds: closed loop (rate 0), or open loop at `rate` rounds/s.
+struct Offer {
+  double rate = 0;
+  uint64_t seed = 1;
+  bool open() const { return rate > 0; }
+};
+
 // Run number `run`: N matches set up, then played at once on one io_context, with a stall
-// watchdog.
-RunResult RunMatches(const Settings& settings, int run, int matches, pid_t server) {
+// watchdog. Closed loop, each match plays R rounds back to back; open loop, N × R rounds arrive
+// as `offer` says (each match plays the rounds that arrive for it) and a timer hands each to its
+// match at its scheduled time.
+RunResult RunMatches(const Settings& settings, int run, int matches, const Offer& offer,
+                     pid_t server) {
   RunResult result;
   RunStats& stats = result.stats;
-  stats.ack_ms.reserve(static_cast<size_t>(matches) * static_cast<size_t>(settings.rounds) * 12);
+  const std::size_t total_rounds =
+      static_cast<std::size_t>(matches) * static_cast<std::size_t>(settings.rounds);
+  stats.ack_ms.reserve(total_rounds * 6);
+  stats.ack_sched_ms.reserve(total_rounds * 6);
   asio::io_context ioc;
   asio::steady_timer watchdog(ioc);
+  asio::steady_timer arrivals(ioc);
+  Schedule schedule;
+  if (offer.open()) schedule = PoissonSchedule(offer.rate, total_rounds, matches, offer.seed);
+  std::size_t next_arrival = 0;
   std::vector<std::unique_ptr<Game>> games;
   int seated = 0;
   int done = 0;
   Clock::time_point start;
   double cpu_start = 0;
+  double client_cpu_start = 0;
   result.rss_before = RssKiB(server);
 
+  // Hands every arrival due by now to its match, then waits for the next one.
+  std::function<void()> arrive = [&] {
+    const Clock::time_point now = Clock::now();
+    for (; next_arrival < schedule.at.size() && start + schedule.at[next_arrival] <= now;
+         ++next_arrival) {
+      games[static_cast<size_t>(schedule.match[next_arrival])]->Arrive(start +
+                                                                       schedule.at[next_arrival]);
+    }
+    if (next_arrival == schedule.at.size()) return;
+    arrivals.expires_at(start + schedule.at[next_arrival]);
+    arrivals.async_wait([&](error_code ec) {
+      if (!ec) arrive();
+    });
+  };
   const auto on_seated = [&] {
     if (++seated < matches) return;
+    if (offer.open()) {
+      std::vector<int> rounds(static_cast<size_t>(matches), 0);
+      for (const int match : schedule.match) ++rounds[static_cast<size_t>(match)];
+      for (size_t i = 0; i < games.size(); ++i) games[i]->SetRounds(rounds[i]);
+    }
     start = Clock::now();
     cpu_start = CpuSeconds(server);
+    client_cpu_start = CpuSeconds(getpid());
     for (auto& game : games) game->Play();
+    if (offer.open()) arrive();
   };
   const auto on_done = [&] {
     if (++done < matches) return;
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.cpu_seconds = CpuSeconds(server) - cpu_start;
+    result.client_cpu_seconds = CpuSeconds(getpid()) - client_cpu_start;
     result.rss_after = RssKiB(server);
     watchdog.cancel();
+    arrivals.cancel();
   };
   for (int i = 0; i < matches; ++i) {
-    games.push_back(std::make_unique<Game>(ioc, settings, stats, run, i, on_seated, on_done));
+    games.push_back(
+        std::make_unique<Game>(ioc, settings, stats, run, i, offer.open(), on_seated, on_done));
   }
   for (auto& game : games) game->SetUp();
 
@@ -951,7 +1120,10 @@ RunResult RunMatches(const Settings& settings, int run, int matches, pid_t serve
     watchdog.expires_after(std::chrono::seconds(1));
     watchdog.async_wait([&](error_code ec) {
       if (ec || done == matches) return;
-      quiet_seconds = stats.received == last_received ? quiet_seconds + 1 : 0;
+      // Quiet while every match waits for its next arrival is no stall.
+      const bool all_idle =
+          std::all_of(games.begin(), games.end(), [](const auto& game) { return game->idle(); });
+      quiet_seconds = stats.received == last_received && !all_idle ? quiet_seconds + 1 : 0;
       last_received = stats.received;
       if (quiet_seconds < kStallSeconds) return watch();
       result.stalled = true;
@@ -1040,6 +1212,246 @@ IdleResult OpenIdleConnections(const tcp::endpoint& endpoint, FrameKind kind, in
   return result;
 }
 
+// ---- the report --------------------------------------------------------------------------------
+
+// One run as the report shows it: how it offered its rounds and what it measured. Computes the
+// percentiles once (Percentile reorders the samples).
+struct Row {
+  std::string mode;  // "closed" or "open"
+  int matches = 0;
+  int rounds = 0;                 // R: per match (closed loop), on average per match (open loop)
+  std::optional<double> load;     // open loop at a percentage of the closed loop's rounds/s
+  std::optional<double> offered;  // open loop: rounds/s offered
+  double rounds_per_s = 0;
+  double commands_per_s = 0;
+  double commands_per_round = 0;
+  double ack_p50 = 0, ack_p99 = 0, ack_due_p50 = 0, ack_due_p99 = 0;
+  double round_p50 = 0, round_p95 = 0, round_p99 = 0, round_sched_p50 = 0, round_sched_p99 = 0;
+  double cpu_us_per_command = 0;
+  double cpu_us_per_round = 0;
+  RunResult run;
+};
+
+Row MakeRow(std::string mode, int matches, int rounds, RunResult run) {
+  Row row;
+  row.mode = std::move(mode);
+  row.matches = matches;
+  row.rounds = rounds;
+  RunStats& stats = run.stats;
+  const double seconds = run.seconds > 0 ? run.seconds : 1e-9;
+  const auto per = [](double total, std::size_t count) {
+    return count > 0 ? total / static_cast<double>(count) : 0.0;
+  };
+  row.rounds_per_s = static_cast<double>(stats.rounds) / seconds;
+  row.commands_per_s = static_cast<double>(stats.commands) / seconds;
+  row.commands_per_round = per(static_cast<double>(stats.commands), stats.rounds);
+  row.ack_p50 = Percentile(stats.ack_ms, 0.50);
+  row.ack_p99 = Percentile(stats.ack_ms, 0.99);
+  row.ack_due_p50 = Percentile(stats.ack_sched_ms, 0.50);
+  row.ack_due_p99 = Percentile(stats.ack_sched_ms, 0.99);
+  row.round_p50 = Percentile(stats.round_ms, 0.50);
+  row.round_p95 = Percentile(stats.round_ms, 0.95);
+  row.round_p99 = Percentile(stats.round_ms, 0.99);
+  row.round_sched_p50 = Percentile(stats.round_sched_ms, 0.50);
+  row.round_sched_p99 = Percentile(stats.round_sched_ms, 0.99);
+  row.cpu_us_per_command = per(run.cpu_seconds * 1e6, stats.commands);
+  row.cpu_us_per_round = per(run.cpu_seconds * 1e6, stats.rounds);
+  row.run = std::move(run);
+  return row;
+}
+
+std::string Fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void PrintHeader() {
+  std::printf(
+      "%-6s %7s %5s %8s %8s %9s %7s %7s %7s %7s %7s %8s %8s %8s %8s %8s %10s %10s %6s "
+      "%6s %6s %6s %4s\n",
+      "mode", "matches", "load", "offered", "rounds/s", "cmds/s", "cmd/rnd", "ack p50", "ack p99",
+      "ack p50", "ack p99", "rnd p50", "rnd p95", "rnd p99", "rnd p50", "rnd p99", "RSS bef",
+      "RSS aft", "CPU s", "us/cmd", "us/rnd", "clnt s", "viol");
+  std::printf(
+      "%-6s %7s %5s %8s %8s %9s %7s %7s %7s %7s %7s %8s %8s %8s %8s %8s %10s %10s %6s "
+      "%6s %6s %6s %4s\n",
+      "", "", "%", "rounds/s", "", "", "", "sent ms", "sent ms", "due ms", "due ms", "seal ms",
+      "seal ms", "seal ms", "sched ms", "sched ms", "KiB", "KiB", "server", "server", "server",
+      "CPU", "");
+}
+
+void PrintRow(const Row& row) {
+  const RunResult& run = row.run;
+  const RunStats& stats = run.stats;
+  std::printf(
+      "%-6s %7d %5s %8s %8.1f %9.0f %7.2f %7.2f %7.2f %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f "
+      "%8.2f %10ld %10ld %6.2f %6.0f %6.0f %6.2f %4zu\n",
+      row.mode.c_str(), row.matches, row.load ? Fixed(*row.load, 0).c_str() : "-",
+      row.offered ? Fixed(*row.offered, 1).c_str() : "-", row.rounds_per_s, row.commands_per_s,
+      row.commands_per_round, row.ack_p50, row.ack_p99, row.ack_due_p50, row.ack_due_p99,
+      row.round_p50, row.round_p95, row.round_p99, row.round_sched_p50, row.round_sched_p99,
+      run.rss_before, run.rss_after, run.cpu_seconds, row.cpu_us_per_command, row.cpu_us_per_round,
+      run.client_cpu_seconds, stats.violations());
+  std::printf(
+      "       %zu rounds (%zu went on as a Melee, %zu close combats set up again, %zu "
+      "units re-entered), %zu commands, %zu choices, %zu stale (resent), %zu errors, "
+      "%zu leaks, %zu disagreements in %.2f s%s\n",
+      stats.rounds, stats.melees, stats.setups, stats.reentered, stats.commands, stats.choices,
+      stats.stale, stats.errors, stats.leaks, stats.disagreements, run.seconds,
+      run.stalled ? " (STALLED)" : "");
+  for (const std::string& note : stats.notes) std::printf("       ! %s\n", note.c_str());
+}
+
+// The report as CSV (RFC 4180, no field needs quoting): a header row, then a row per run as it
+// ends and a row per idle-connection measurement; docs/benchmarks.md describes every column.
+class CsvReport {
+ public:
+  static constexpr std::array<const char*, 43> kColumns = {"mode",
+                                                           "frames",
+                                                           "server_threads",
+                                                           "seed",
+                                                           "matches",
+                                                           "rounds_per_match",
+                                                           "load_pct",
+                                                           "offered_rounds_per_s",
+                                                           "rounds_per_s",
+                                                           "commands_per_s",
+                                                           "commands_per_round",
+                                                           "ack_p50_ms",
+                                                           "ack_p99_ms",
+                                                           "ack_due_p50_ms",
+                                                           "ack_due_p99_ms",
+                                                           "round_p50_ms",
+                                                           "round_p95_ms",
+                                                           "round_p99_ms",
+                                                           "round_sched_p50_ms",
+                                                           "round_sched_p99_ms",
+                                                           "rss_before_kib",
+                                                           "rss_after_kib",
+                                                           "server_cpu_s",
+                                                           "server_cpu_us_per_command",
+                                                           "server_cpu_us_per_round",
+                                                           "client_cpu_s",
+                                                           "seconds",
+                                                           "rounds",
+                                                           "melees",
+                                                           "setups",
+                                                           "reentered",
+                                                           "commands",
+                                                           "choices",
+                                                           "stale",
+                                                           "errors",
+                                                           "leaks",
+                                                           "disagreements",
+                                                           "violations",
+                                                           "stalled",
+                                                           "idle_connections",
+                                                           "idle_answered",
+                                                           "idle_kib_per_connection",
+                                                           "server_log_problems"};
+
+  // Opens `path` (replacing it) and writes the header; check ok().
+  CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed)
+      : out_(path, std::ios::trunc),
+        frames_(std::move(frames)),
+        threads_(std::to_string(server_threads)),
+        seed_(std::to_string(seed)) {
+    std::vector<std::string> header(kColumns.begin(), kColumns.end());
+    Write(header);
+  }
+
+  bool ok() const { return static_cast<bool>(out_); }
+
+  // `log_problems`: the server's error and warning lines during the run.
+  void AddRun(const Row& row, std::size_t log_problems) {
+    const RunResult& run = row.run;
+    const RunStats& stats = run.stats;
+    const auto count = [](std::size_t n) { return std::to_string(n); };
+    Write({row.mode,
+           frames_,
+           threads_,
+           row.offered ? seed_ : "",
+           std::to_string(row.matches),
+           std::to_string(row.rounds),
+           row.load ? Fixed(*row.load, 1) : "",
+           row.offered ? Fixed(*row.offered, 2) : "",
+           Fixed(row.rounds_per_s, 2),
+           Fixed(row.commands_per_s, 2),
+           Fixed(row.commands_per_round, 3),
+           Fixed(row.ack_p50, 3),
+           Fixed(row.ack_p99, 3),
+           Fixed(row.ack_due_p50, 3),
+           Fixed(row.ack_due_p99, 3),
+           Fixed(row.round_p50, 3),
+           Fixed(row.round_p95, 3),
+           Fixed(row.round_p99, 3),
+           Fixed(row.round_sched_p50, 3),
+           Fixed(row.round_sched_p99, 3),
+           std::to_string(run.rss_before),
+           std::to_string(run.rss_after),
+           Fixed(run.cpu_seconds, 2),
+           Fixed(row.cpu_us_per_command, 1),
+           Fixed(row.cpu_us_per_round, 1),
+           Fixed(run.client_cpu_seconds, 2),
+           Fixed(run.seconds, 3),
+           count(stats.rounds),
+           count(stats.melees),
+           count(stats.setups),
+           count(stats.reentered),
+           count(stats.commands),
+           count(stats.choices),
+           count(stats.stale),
+           count(stats.errors),
+           count(stats.leaks),
+           count(stats.disagreements),
+           count(stats.violations()),
+           run.stalled ? "1" : "0",
+           "",
+           "",
+           "",
+           count(log_problems)});
+  }
+
+  // `mode` is "idle-after-runs" or "idle-fresh".
+  void AddIdle(const std::string& mode, int connections, int answered, long rss_before,
+               long rss_after) {
+    std::vector<std::string> fields(kColumns.size());
+    fields[0] = mode;
+    fields[1] = frames_;
+    fields[2] = threads_;
+    fields[Column("rss_before_kib")] = std::to_string(rss_before);
+    fields[Column("rss_after_kib")] = std::to_string(rss_after);
+    fields[Column("idle_connections")] = std::to_string(connections);
+    fields[Column("idle_answered")] = std::to_string(answered);
+    fields[Column("idle_kib_per_connection")] = Fixed(
+        static_cast<double>(rss_after - rss_before) / static_cast<double>(std::max(answered, 1)),
+        2);
+    Write(fields);
+  }
+
+ private:
+  static std::size_t Column(std::string_view name) {
+    return static_cast<std::size_t>(std::find(kColumns.begin(), kColumns.end(), name) -
+                                    kColumns.begin());
+  }
+
+  void Write(const std::vector<std::string>& fields) {
+    if (fields.size() != kColumns.size()) {  // a bug in this file
+      std::cerr << "match_bench: a CSV row of " << fields.size() << " fields, not "
+                << kColumns.size() << "\n";
+      std::abort();
+    }
+    for (std::size_t k = 0; k < fields.size(); ++k) out_ << (k > 0 ? "," : "") << fields[k];
+    out_ << "\n";
+    out_.flush();
+  }
+
+  std::ofstream out_;
+  std::string frames_;
+  std::string threads_;
+  std::string seed_;
+};
 
 // ---- the server ---------------------------------------------------------------------------------
 
@@ -1084,14 +1496,34 @@ int main(int argc, char** argv) {
   bool text = false;
   std::string server_binary = MELEE_SERVER_BINARY;
   int server_threads = kDefaultServerThreads;
+  std::vector<double> open_rates;
+  std::vector<double> open_loads;
+  uint64_t seed = 1;
+  std::string csv_path;
   CLI::App app{"match_bench — the reference workload (\"the round\") on a real melee-server"};
   app.add_option("--matches", match_counts, "Match counts N to run, one after another (1,10,100)")
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--rounds", rounds, "Close combats (rounds) each match plays")
+  app.add_option("--rounds", rounds,
+                 "Close combats (rounds) each match plays; open loop: N x this many rounds arrive, "
+                 "this many per match on average")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--open-loop-rate", open_rates,
+                 "Open loop: rounds arrive as a Poisson process at these rates (rounds/s over all "
+                 "N matches), one run per rate and N")
+      ->delimiter(',')
+      ->check(CLI::Range(0.01, 1e7));
+  app.add_option("--open-loop-load", open_loads,
+                 "Open loop at these percentages of the maximum throughput, which a closed-loop "
+                 "run at the same N on the same server measures first (25,50,75)")
+      ->delimiter(',')
+      ->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--seed", seed, "Seed of the open loop's arrivals")->capture_default_str();
+  app.add_option("--csv", csv_path,
+                 "Also write the report to this CSV file (replaced): a header, a row per run and "
+                 "per idle-connection measurement");
   app.add_option("--idle-connections", idle_connections,
                  "Connections opened after the runs to measure memory per idle connection")
       ->capture_default_str()
@@ -1103,6 +1535,16 @@ int main(int argc, char** argv) {
   app.add_option("--server-binary", server_binary, "melee-server to start")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
+  const std::string frames = text ? "text" : "binary";
+  std::unique_ptr<CsvReport> csv;
+  if (!csv_path.empty()) {
+    csv = std::make_unique<CsvReport>(csv_path, frames, server_threads, seed);
+    if (!csv->ok()) {
+      std::cerr << "match_bench: cannot write --csv " << csv_path << "\n";
+      return 2;
+    }
+  }
+
   testing::TempDir dir;
   Settings settings;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
@@ -1110,43 +1552,35 @@ int main(int argc, char** argv) {
   auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint, server_threads);
   if (!server) return 1;
 
+  // Closed loop alone unless only open-loop rates were asked for; before the loads, as they are
+  // percentages of its rounds/s.
+  const bool closed_loop = open_rates.empty() || !open_loads.empty();
   std::printf(
       "match_bench: melee-server (%d I/O threads, SQLite synchronous=FULL), the round once forces "
       "persist: asl 3-vs-3 Melee in B1 set up once, sealed declarations, units re-enter when a "
-      "side is gone, %s frames, %d rounds per match, closed loop, 1 client thread\n",
-      server_threads, text ? "JSON text" : "binary protobuf", rounds);
-  std::printf("%7s %9s %10s %8s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "matches", "rounds/s",
-              "commands/s", "cmd/rnd", "ack p50", "ack p99", "round p50", "round p95",
-              "round p99", "RSS before", "RSS after", "CPU s", "viol");
-  std::printf("%7s %9s %10s %8s %8s %8s %9s %9s %9s %12s %12s %7s %5s\n", "", "", "", "", "ms",
-              "ms", "ms", "ms", "ms", "KiB", "KiB", "", "");
+      "side is gone, %s frames, %d rounds per match, %s, 1 client thread\n",
+      server_threads, text ? "JSON text" : "binary protobuf", rounds,
+      closed_loop && open_rates.empty() && open_loads.empty()
+          ? "closed loop"
+          : (closed_loop
+                 ? "closed loop, then open loop (Poisson arrivals of rounds, seed " +
+                       std::to_string(seed) + ")"
+                 : "open loop (Poisson arrivals of rounds, seed " + std::to_string(seed) + ")")
+                .c_str());
+  PrintHeader();
   bool failed = false;
+  int run_number = 0;
   std::size_t log_seen = server->output().size();  // the server's log printed (or skipped) so far
-  for (size_t r = 0; r < match_counts.size(); ++r) {
-    const int matches = match_counts[r];
-    RunResult run = RunMatches(settings, static_cast<int>(r), matches, server->pid());
-    RunStats& stats = run.stats;
-    const double seconds = run.seconds > 0 ? run.seconds : 1e-9;
-    const double per_round = stats.rounds > 0 ? static_cast<double>(stats.commands) /
-                                                    static_cast<double>(stats.rounds)
-                                              : 0.0;
-    std::printf("%7d %9.1f %10.0f %8.2f %8.2f %8.2f %9.2f %9.2f %9.2f %12ld %12ld %7.2f %5zu\n",
-                matches, static_cast<double>(stats.rounds) / seconds,
-                static_cast<double>(stats.commands) / seconds, per_round,
-                Percentile(stats.ack_ms, 0.50), Percentile(stats.ack_ms, 0.99),
-                Percentile(stats.round_ms, 0.50), Percentile(stats.round_ms, 0.95),
-                Percentile(stats.round_ms, 0.99), run.rss_before, run.rss_after, run.cpu_seconds,
-                stats.violations());
-    std::printf("        %zu rounds (%zu went on as a Melee, %zu close combats set up again, %zu "
-                "units re-entered), %zu commands, %zu choices, %zu stale (resent), %zu errors, "
-                "%zu leaks, %zu disagreements in %.2f s%s\n",
-                stats.rounds, stats.melees, stats.setups, stats.reentered, stats.commands,
-                stats.choices, stats.stale, stats.errors, stats.leaks, stats.disagreements,
-                run.seconds, run.stalled ? " (STALLED)" : "");
-    for (const std::string& note : stats.notes) std::printf("        ! %s\n", note.c_str());
+  // Runs one N at one offer, prints and records it; returns its rounds/s.
+  const auto run_one = [&](int matches, const Offer& offer, std::optional<double> load) {
+    RunResult result = RunMatches(settings, run_number++, matches, offer, server->pid());
+    Row row = MakeRow(offer.open() ? "open" : "closed", matches, rounds, std::move(result));
+    row.load = load;
+    if (offer.open()) row.offered = offer.rate;
+    PrintRow(row);
     // What the server logged as an error or warning during the run (the first few lines).
     server->WaitForOutput("\x01", std::chrono::milliseconds(50));
-    int shown = 0;
+    std::size_t problems = 0;
     std::istringstream log(server->output().substr(log_seen));
     log_seen = server->output().size();
     for (std::string line; std::getline(log, line);) {
@@ -1154,13 +1588,30 @@ int main(int argc, char** argv) {
           line.find("[warning]") == std::string::npos) {
         continue;
       }
-      if (shown++ < 5) std::printf("        server: %s\n", line.c_str());
+      if (problems++ < 5) std::printf("       server: %s\n", line.c_str());
     }
     std::fflush(stdout);
+    if (csv) csv->AddRun(row, problems);
+    const RunStats& stats = row.run.stats;
     const auto expected = static_cast<std::size_t>(matches) * static_cast<std::size_t>(rounds);
-    if (stats.violations() > 0 || stats.errors > 0 || run.stalled || stats.rounds != expected) {
+    if (stats.violations() > 0 || stats.errors > 0 || row.run.stalled || stats.rounds != expected) {
       failed = true;
+      return 0.0;
     }
+    return row.rounds_per_s;
+  };
+  for (const int matches : match_counts) {
+    double maximum = 0;
+    if (closed_loop) maximum = run_one(matches, Offer{}, std::nullopt);
+    for (const double load : open_loads) {
+      if (maximum <= 0) {
+        std::printf("       (no open loop at %.0f%% for N = %d: the closed-loop run failed)\n",
+                    load, matches);
+        continue;
+      }
+      run_one(matches, Offer{maximum * load / 100.0, seed}, load);
+    }
+    for (const double rate : open_rates) run_one(matches, Offer{rate, seed}, std::nullopt);
   }
 
   // Idle connections: first on the server the runs used (as the workload asks), then on a fresh
@@ -1177,6 +1628,10 @@ int main(int argc, char** argv) {
     if (!StopServer(*fresh)) failed = true;
     for (const auto& [what, result] :
          {std::pair{"after the runs", &idle}, std::pair{"fresh server  ", &baseline}}) {
+      if (csv) {
+        csv->AddIdle(result == &idle ? "idle-after-runs" : "idle-fresh", idle_connections,
+                     result->answered, result->rss_before, result->rss_after);
+      }
       std::printf(
           "idle connections, %s: %d of %d answered Hello; server RSS %ld -> %ld KiB: %.1f KiB "
           "per idle connection\n",
