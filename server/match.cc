@@ -244,7 +244,7 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
       initial_state_(initial),
       state_(std::move(initial)),
       chain_(std::move(chain)),
-      recent_limit_(std::max<size_t>(services_.recent_events, 1)) {
+      recent_(services_.recent_events) {
   if (Paced()) {
     for (SeatClock& clock : clocks_) {
       clock.bank_left_ms = static_cast<int64_t>(identity_.settings.pace().bank_seconds()) * 1000;
@@ -478,11 +478,11 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
           } else {
             const std::string answer_key =
                 AnswerKey(shared_plan->Actor(), shared_plan->command_id);
-            self->Commit(std::move(*shared_plan), appended->first_seq, recorded, appended->head);
+            const auto committed = self->Commit(std::move(*shared_plan), appended->first_seq,
+                                                recorded, appended->head);
             // Only now: a mail asks the match for the view and the file its notice tells of.
             if (notices) self->services_.notices->Committed();
-            self->Broadcast(appended->first_seq);
-            self->TrimRecent();
+            self->Broadcast(committed);
             const auto it = self->answers_.find(answer_key);
             if (it != self->answers_.end()) {
               reply({self->AckOf(command_id, it->second)});
@@ -1431,8 +1431,8 @@ std::vector<persistence::OutboxNotice> Match::NoticesOf(const Plan& plan, uint64
   return sink.Outbox(notices);
 }
 
-void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
-                   const persistence::Hash& head) {
+std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
+                                         const persistence::Hash& head) {
   const bool was_started = started_;
   const bool was_ended = started_ && host_.Ended(state_);
   head_ = head;
@@ -1442,6 +1442,8 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
   if (plan.forces) forces_ = *plan.forces;
   uint64_t seq = first_seq;
   bool deadline_set = false;
+  std::vector<RenderedEvent> committed;
+  committed.reserve(plan.entries.size());
   for (const Planned& planned : plan.entries) {
     std::array<std::shared_ptr<v1::ServerMessage>, 4> messages;
     std::array<v1::MatchEvent*, 4> events{};
@@ -1456,9 +1458,9 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
       messages[ViewerIndex(viewer)] = std::move(message);
     }
     OpenSeals(planned, seq, events);
-    std::array<MessagePtr, 4> rendered;
+    RenderedEvent& rendered = committed.emplace_back();
     for (size_t i = 0; i < rendered.size(); ++i) rendered[i] = std::move(messages[i]);
-    recent_.push_back(std::move(rendered));
+    recent_.Push(seq, rendered);
     uint8_t material = 3;
     if (planned.event) {
       material = static_cast<uint8_t>((host_.Material(*planned.event, Seat::kSideA) ? 1 : 0) |
@@ -1555,6 +1557,7 @@ void Match::Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
                .seal_nonce = plan.seal_nonce,
                .sealed = plan.sealed};
   }
+  return committed;
 }
 
 void Match::OpenSeals(const Planned& planned, uint64_t seq,
@@ -1809,18 +1812,15 @@ MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) con
   return message;
 }
 
-void Match::Broadcast(uint64_t first_seq) {
+void Match::Broadcast(const std::vector<RenderedEvent>& events) {
   std::array<MessagePtr, 4> views;
   std::erase_if(subscribers_, [](const Subscription& s) { return s.subscriber.expired(); });
-  const size_t first_index = recent_.size() - static_cast<size_t>(seq_ - first_seq + 1);
   for (const Subscription& s : subscribers_) {
     auto subscriber = s.subscriber.lock();
     if (!subscriber) continue;
     std::vector<MessagePtr> messages;
-    messages.reserve(recent_.size() - first_index + 1);
-    for (size_t i = first_index; i < recent_.size(); ++i) {
-      messages.push_back(recent_[i][ViewerIndex(s.viewer)]);
-    }
+    messages.reserve(events.size() + 1);
+    for (const RenderedEvent& event : events) messages.push_back(event[ViewerIndex(s.viewer)]);
     MessagePtr& view = views[ViewerIndex(s.viewer)];
     if (!view) view = RenderView(s.viewer);
     messages.push_back(view);
@@ -1972,18 +1972,11 @@ std::vector<storage::SessionRecord> Match::SessionRecords() {
   return records;
 }
 
-void Match::TrimRecent() {
-  while (recent_.size() > recent_limit_) recent_.pop_front();
-}
-
 Result<std::vector<MessagePtr>> Match::EventsAfter(uint64_t after_seq, Viewer viewer) {
   std::vector<MessagePtr> events;
   if (after_seq >= seq_) return events;
-  const uint64_t first_recent = seq_ - recent_.size() + 1;
-  if (after_seq + 1 >= first_recent) {
-    for (size_t i = static_cast<size_t>(after_seq + 1 - first_recent); i < recent_.size(); ++i) {
-      events.push_back(recent_[i][ViewerIndex(viewer)]);
-    }
+  if (recent_.HoldsAfter(after_seq)) {
+    for (uint64_t seq = after_seq + 1; seq <= seq_; ++seq) events.push_back(recent_.At(seq, viewer));
     return events;
   }
   // Older than what is kept rendered: replay the log into a scratch match that keeps it all.
@@ -1995,9 +1988,9 @@ Result<std::vector<MessagePtr>> Match::EventsAfter(uint64_t after_seq, Viewer vi
       strand_.get_inner_executor(), keep_all, [this](std::string_view) { return &host_; },
       *logged);
   if (!replayed) return tl::unexpected(replayed.error());
-  const auto& all = (*replayed)->recent_;
-  for (size_t i = static_cast<size_t>(after_seq); i < all.size(); ++i) {
-    events.push_back(all[i][ViewerIndex(viewer)]);
+  const RecentEvents& all = (*replayed)->recent_;
+  for (uint64_t seq = after_seq + 1; seq <= all.last_seq(); ++seq) {
+    events.push_back(all.At(seq, viewer));
   }
   return events;
 }
@@ -2109,15 +2102,15 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
           self->strand_.get_inner_executor(), keep_all,
           [self](std::string_view) { return &self->host_; }, *logged);
       if (!replayed) return done(tl::unexpected(replayed.error()));
-      const auto& all = (*replayed)->recent_;
+      const RecentEvents& all = (*replayed)->recent_;
       bool revealed_later = false;
-      for (size_t i = all.size(); i-- > 0;) {
-        const v1::MatchEvent& full = all[i][ViewerIndex(Viewer::kDirector)]->event();
+      for (size_t i = logged->size(); i-- > 0;) {
+        const MessagePtr full = all.At(i + 1, Viewer::kDirector);
         storage::StoredEvent stored;
         stored.ParseFromString((*logged)[i].payload);
-        visible[i] = SeatMayHave(stored, viewer, all[i][ViewerIndex(viewer)]->event(), full,
+        visible[i] = SeatMayHave(stored, viewer, all.At(i + 1, viewer)->event(), full->event(),
                                  revealed_later);
-        if (full.has_declarations_revealed()) revealed_later = true;
+        if (full->event().has_declarations_revealed()) revealed_later = true;
       }
     }
     storage::MatchFile file;
@@ -2254,7 +2247,6 @@ Result<std::shared_ptr<Match>> Match::Recover(
       plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
                                      .after = {}, .forces_before = {}, .forces_after = {}});
       match->Commit(std::move(plan), events[i].seq, events[i].recorded_unix_ms, events[i].hash);
-      match->TrimRecent();
       ++i;
       continue;
     }
@@ -2428,7 +2420,6 @@ Result<std::shared_ptr<Match>> Match::Recover(
     plan.seat = seat.value_or(Seat::kSideA);
     match->Commit(std::move(plan), events[batch_start].seq, events[batch_start].recorded_unix_ms,
                   events[i - 1].hash);
-    match->TrimRecent();
   }
   return match;
 }

@@ -36,6 +36,7 @@
 #include "server/clock.h"
 #include "server/executor.h"
 #include "server/notices.h"
+#include "server/recent_events.h"
 #include "server/results.h"
 #include "server/ruleset_host.h"
 
@@ -52,7 +53,6 @@ class Subscriber {
   virtual void Deliver(std::vector<std::shared_ptr<const melee::v1::ServerMessage>> messages) = 0;
 };
 
-using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;
 // Receives the answers to one command, exactly once, on the match's strand.
 using Reply = std::function<void(std::vector<MessagePtr>)>;
 
@@ -264,18 +264,17 @@ class Match : public std::enable_shared_from_this<Match> {
   // The outbox rows of the notices `plan` causes (its last event is `last_seq`).
   std::vector<persistence::OutboxNotice> NoticesOf(const Plan& plan, uint64_t last_seq,
                                                    int64_t recorded_unix_ms) const;
-  // Applies a durable plan (its last event hashed `head`): state, history, answers.
-  void Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
-              const persistence::Hash& head);
+  // Applies a durable plan (its last event hashed `head`): state, history, answers. Returns its
+  // events as each viewer sees them (kept in recent_ too, serialized).
+  std::vector<RenderedEvent> Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,
+                                    const persistence::Hash& head);
   // Whether this server holds the secret of the match's seed chain (false: the match was
   // imported from another server and is read-only here). Builds the chain on first use.
   bool CanRoll();
   // Appends the server's signature of the head the plan's events (`payloads`) lead to.
   void SignHead(Plan& plan, std::vector<std::string>& payloads) const;
-  // Sends every subscriber the events from `first_seq` on, then its view.
-  void Broadcast(uint64_t first_seq);
-  // Drops rendered events beyond recent_limit_.
-  void TrimRecent();
+  // Sends every subscriber the events just committed as its viewer sees them, then its view.
+  void Broadcast(const std::vector<RenderedEvent>& events);
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
@@ -387,9 +386,8 @@ class Match : public std::enable_shared_from_this<Match> {
   uint64_t journal_next_ = 0;
   std::vector<std::string> journal_pending_;
   bool journal_appending_ = false;
-  // The last events as each viewer sees them: recent_.back() is event seq_, indexed by viewer.
-  std::deque<std::array<MessagePtr, 4>> recent_;
-  size_t recent_limit_;
+  // The last events as each viewer sees them, up to event seq_.
+  RecentEvents recent_;
   // material_[seq - 1] bit s: event seq makes older commands of seat s stale.
   std::vector<uint8_t> material_;
   std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id

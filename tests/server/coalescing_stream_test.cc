@@ -202,6 +202,27 @@ TEST_F(CoalescingStreamTest, TeardownSendsWhatIsBufferedFirst) {
   EXPECT_TRUE(recorder_->torn_down);
 }
 
+TEST_F(CoalescingStreamTest, AConnectionBetweenBurstsHoldsNoBuffer) {
+  std::vector<std::pair<error_code, std::size_t>> results;
+  recorder_->hold = true;
+  const std::string frame(8 * 1024, 'x');
+  stream_.Cork(true);
+  for (int i = 0; i < 4; ++i) Write(frame, results);
+  stream_.Cork(false);
+  Drain();  // the burst is in the layer below, not yet written
+  ASSERT_EQ(recorder_->writes.size(), 1u);
+  EXPECT_GE(stream_.buffer_capacity(), 4 * frame.size());
+  Write(frame, results);  // joins the next write
+  recorder_->Release();
+  Drain();
+  recorder_->Release();
+  Drain();
+  ASSERT_EQ(recorder_->writes.size(), 2u);
+  EXPECT_EQ(recorder_->writes[1], frame);
+  // Everything is written: the 40 KiB the burst needed are given back.
+  EXPECT_EQ(stream_.buffer_capacity(), 0u);
+}
+
 TEST_F(CoalescingStreamTest, TheOwnerMayGoAwayWhileAWriteIsUnderWay) {
   recorder_->hold = true;
   {

@@ -1,0 +1,64 @@
+#pragma once
+
+// The last events of a match as each viewer saw them, kept for quick resumes: a client that
+// reconnects after missing a few events gets them from here instead of a replay of the log.
+//
+// They are kept serialized, not as message trees: an event's four renderings (side A, side B,
+// director, spectator) as protobuf bytes, one copy for viewers who saw the same bytes. A tree
+// of a few hundred bytes of content takes about a kilobyte of heap in small allocations; the
+// bytes take what they weigh. A resume parses what it sends anew, which is rare next to the
+// events sent as they are committed (Match::Broadcast sends the trees it just rendered).
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "engine/core/ruleset.h"
+#include "melee/v1/envelope.pb.h"
+
+namespace melee::server {
+
+using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;
+
+// One event as each viewer sees it, indexed by static_cast<size_t>(engine::Viewer).
+using RenderedEvent = std::array<MessagePtr, 4>;
+
+class RecentEvents {
+ public:
+  // Keeps at most `limit` events (at least one).
+  explicit RecentEvents(size_t limit);
+
+  // Keeps `event` as event `seq`, which follows the last one kept (or starts the record), and
+  // forgets the oldest beyond the limit.
+  void Push(uint64_t seq, const RenderedEvent& event);
+
+  // Whether every event from after_seq + 1 to the last is kept (true when there are none).
+  bool HoldsAfter(uint64_t after_seq) const;
+
+  // Event `seq` as `viewer` saw it, parsed from its bytes. `seq` must be kept.
+  MessagePtr At(uint64_t seq, engine::Viewer viewer) const;
+
+  uint64_t last_seq() const { return last_seq_; }
+  size_t size() const { return kept_.size(); }
+
+  // Heap bytes held by the kept events (for tests and benchmarks).
+  size_t bytes() const;
+
+ private:
+  struct Span {
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  struct Kept {
+    std::string bytes;         // the distinct renderings, one after another
+    std::array<Span, 4> span;  // where each viewer's rendering is in `bytes`
+  };
+
+  std::deque<Kept> kept_;
+  uint64_t last_seq_ = 0;
+  size_t limit_;
+};
+
+}  // namespace melee::server
