@@ -132,6 +132,11 @@ int main(int argc, char** argv) {
                "Load and replay every match in the store before listening, finished (dormant) "
                "ones too, as servers before 2026-11 did (default: a dormant match is loaded "
                "when first asked for and replayed in the background)");
+  app.add_option("--unload-idle-seconds", config.unload_idle_seconds,
+                 "Unload a match nothing has used for this long (no session, no request, "
+                 "nothing owed on a timer); it is loaded from the store again when next asked "
+                 "for. 0: keep every match loaded until the server stops")
+      ->capture_default_str();
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "

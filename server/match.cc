@@ -925,6 +925,19 @@ void Match::MarkIfDormant() {
   asio::post(strand_, [self = shared_from_this()] { self->NoteIfDormant(); });
 }
 
+void Match::CheckUnloadable(std::function<void(const std::shared_ptr<Match>&)> unload) {
+  asio::post(strand_, [self = shared_from_this(), unload = std::move(unload)] {
+    std::erase_if(self->subscribers_,
+                  [](const Subscription& s) { return s.subscriber.expired(); });
+    const bool idle = self->Dormant() && self->deadline_unix_ms_ == 0 && self->queued_.empty() &&
+                      self->subscribers_.empty() && self->live_sessions_.empty() &&
+                      !self->journal_appending_ && self->journal_pending_.empty();
+    if (!idle) return;
+    self->NoteIfDormant();  // so that a restart, too, leaves it in the store
+    unload(self);
+  });
+}
+
 uint32_t Match::DeadlineSeconds(Awaiting::Kind kind) const {
   if (Paced()) {
     return kind == Awaiting::Kind::kChoice ? identity_.settings.pace().choice_seconds()
@@ -1557,6 +1570,11 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
                .seal_nonce = plan.seal_nonce,
                .sealed = plan.sealed};
   }
+  const bool on_vacation = std::any_of(clocks_.begin(), clocks_.end(), [](const SeatClock& c) {
+    return c.vacation_until_unix_ms != 0;
+  });
+  owes_timer_.store(!decided_ && (deadline_unix_ms_ != 0 || (Paced() && on_vacation)),
+                    std::memory_order_relaxed);
   return committed;
 }
 

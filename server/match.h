@@ -13,6 +13,7 @@
 // applied twice (answers of applied commands survive a restart, rebuilt from the log).
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -200,6 +201,17 @@ class Match : public std::enable_shared_from_this<Match> {
   // Marks the match dormant in the store when it owes nothing on a timer now (Dormant()), so
   // that a restart lists it without loading it (Matches). Thread-safe.
   void MarkIfDormant();
+
+  // Whether CheckDeadlines has anything to watch: a deadline, or (paced) a vacation that will
+  // end. Set on the strand by each commit; the server's sweep skips the matches that owe
+  // nothing. Thread-safe.
+  bool OwesTimer() const { return owes_timer_.load(std::memory_order_relaxed); }
+
+  // Calls `unload` with the match, on its strand, if nothing but its registry needs it in memory:
+  // it is Dormant() (and marked so in the store), no session follows it, nothing waits to be
+  // appended. Matches drops it then; it is loaded from the store again when next asked for.
+  // Thread-safe.
+  void CheckUnloadable(std::function<void(const std::shared_ptr<Match>&)> unload);
 
  private:
   struct Planned;
@@ -393,6 +405,7 @@ class Match : public std::enable_shared_from_this<Match> {
   std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id
   std::vector<Subscription> subscribers_;
   bool appending_ = false;
+  std::atomic<bool> owes_timer_{true};  // OwesTimer()
   std::deque<std::function<void()>> queued_;
   // Correspondence clocks (docs/clocks.md): each seat's bank and vacation, the event that set
   // the current step's deadline, and the result when a seat lost on time.

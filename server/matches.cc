@@ -521,10 +521,45 @@ std::shared_ptr<Match> Matches::Find(std::string_view id) const {
   const std::string key(id);
   {
     std::lock_guard lock(mutex_);
-    if (const auto it = matches_.find(key); it != matches_.end()) return it->second;
+    if (const auto it = matches_.find(key); it != matches_.end()) {
+      unused_since_.erase(key);
+      return it->second;
+    }
     if (!dormant_.contains(key)) return nullptr;
   }
   return Wake(key);
+}
+
+void Matches::UnloadIdle(int64_t idle_ms) {
+  const int64_t now = services_.clock.NowUnixMs();
+  std::vector<std::shared_ptr<Match>> idle;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, match] : matches_) {
+      if (match.use_count() > 1) {  // a session, a request or the match's own work holds it
+        unused_since_.erase(id);
+        continue;
+      }
+      const auto [since, first] = unused_since_.try_emplace(id, now);
+      if (!first && now - since->second >= idle_ms) idle.push_back(match);
+    }
+  }
+  // Each check holds the match itself; a copy still held here when it runs makes it refuse
+  // (three owners), and the next call tries again.
+  for (std::shared_ptr<Match>& match : idle) {
+    std::exchange(match, nullptr)->CheckUnloadable([this](const std::shared_ptr<Match>& unloadable) {
+      std::lock_guard lock(mutex_);
+      const auto it = matches_.find(unloadable->id());
+      // Two owners: matches_ and the check itself. Anyone else found it meanwhile: keep it.
+      if (it == matches_.end() || it->second != unloadable || unloadable.use_count() > 2) return;
+      matches_.erase(it);
+      unused_since_.erase(unloadable->id());
+      dormant_.emplace(unloadable->id(), unloadable->identity().settings.tournament_id());
+      services_.metrics.matches_unloaded.Increment();
+      SetGauges();
+      spdlog::debug("match {} unloaded: idle", unloadable->id());
+    });
+  }
 }
 
 std::vector<std::shared_ptr<Match>> Matches::InTournament(const Tournament& tournament) const {
@@ -560,7 +595,9 @@ void Matches::CheckDeadlines() {
   {
     std::lock_guard lock(mutex_);
     all.reserve(matches_.size());
-    for (const auto& [id, match] : matches_) all.push_back(match);
+    for (const auto& [id, match] : matches_) {
+      if (match->OwesTimer()) all.push_back(match);
+    }
   }
   for (const auto& match : all) match->CheckDeadlines();
 }

@@ -109,6 +109,13 @@ class Matches {
   // Takes the rules default in every match whose choice deadline has passed.
   void CheckDeadlines();
 
+  // Unloads every loaded match that nothing has used for `idle_ms` (the injected clock): no
+  // session follows it, no request holds it, and it owes nothing on a timer
+  // (Match::CheckUnloadable). It becomes dormant again: listed, and loaded from the store when
+  // next asked for, so a long-running server's memory follows the matches in play, not every
+  // match it ever touched. Call it periodically (the server's deadline sweep does).
+  void UnloadIdle(int64_t idle_ms);
+
   // The matches served: loaded or dormant.
   size_t size() const;
   // The dormant matches not loaded yet.
@@ -152,6 +159,9 @@ class Matches {
   // first asked for, which a const Find may do.
   mutable std::unordered_map<std::string, std::shared_ptr<Match>> matches_;
   mutable std::unordered_map<std::string, std::string> dormant_;
+  // Loaded matches nothing but matches_ held at the last UnloadIdle, and since when (clock ms);
+  // a Find forgets its entry.
+  mutable std::unordered_map<std::string, int64_t> unused_since_;
   mutable std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
   std::optional<std::string> recovery_error_;
   // By Idempotency-Key; `creation_order_` lists (order, key) oldest first.

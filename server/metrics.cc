@@ -66,6 +66,10 @@ Metrics::Metrics()
                                     "(not served; GET /healthz names them)")
                               .Register(*registry_)
                               .Add({})),
+      matches_unloaded(CounterFamily(*registry_, "melee_matches_unloaded_total",
+                                     "Matches unloaded after --unload-idle-seconds unused "
+                                     "(dormant again: loaded when next asked for)")
+                           .Add({})),
       store_failed_appends(
           CounterFamily(*registry_, "melee_store_failed_appends_total",
                         "Appends the event store refused (disk full, I/O error, read-only file, "

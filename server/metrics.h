@@ -48,6 +48,7 @@ class Metrics {
   prometheus::Gauge& matches_open;
   prometheus::Gauge& matches_dormant;
   prometheus::Gauge& matches_unrecovered;
+  prometheus::Counter& matches_unloaded;
   prometheus::Counter& store_failed_appends;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;

@@ -48,6 +48,9 @@ struct ServerConfig {
   // ones too (false: a dormant match is loaded when first asked for, and replayed in the
   // background after the start; docs/architecture.md, "Restart").
   bool eager_recovery = false;
+  // Seconds a loaded match may go unused (no session following it, no request, owing nothing on
+  // a timer) before it is unloaded, dormant again until next asked for. 0: never unloaded.
+  uint32_t unload_idle_seconds = 600;
   // The web client's files, served at / (static_files.h); empty: no web client, / is a 404.
   std::filesystem::path web_root;
   // Webhook notices (docs/notifications.md): whether this server delivers them (false: they

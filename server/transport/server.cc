@@ -265,6 +265,9 @@ void Server::ScheduleDeadlineSweep() {
   deadline_timer_.async_wait([this](error_code ec) {
     if (ec || stopping_) return;
     matches_.CheckDeadlines();
+    if (config_.unload_idle_seconds != 0) {
+      matches_.UnloadIdle(int64_t{config_.unload_idle_seconds} * 1000);
+    }
     ScheduleDeadlineSweep();
   });
 }

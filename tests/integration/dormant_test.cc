@@ -221,5 +221,78 @@ TEST(DormantMatchTest, ATournamentListsItsDormantMatchesAfterARestart) {
   EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
 }
 
+// A long-running server unloads a match nothing uses (--unload-idle-seconds): no session follows
+// it, no request holds it, it owes nothing on a timer. It is dormant again, and loaded from the
+// store when next asked for, as it was. A match whose close combat is being resolved stays.
+TEST(DormantMatchTest, AnIdleMatchIsUnloadedAndLoadedAgainWhenAskedFor) {
+  ScriptedFaces faces;
+  auto clock = std::make_shared<server::ManualClock>();
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  hooks.clock = clock;
+  server::ServerConfig config;
+  config.unload_idle_seconds = 60;
+  testing::TestServer server(config, hooks);
+  const auto idle_for_a_while = [&] {
+    // The server's sweep runs every 500 ms: the first one after a match is let go notes it
+    // unused, a later one unloads it.
+    for (int i = 0; i < 4; ++i) {
+      clock->Advance(std::chrono::seconds(61));
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+  };
+
+  v1::MatchCreated finished;
+  v1::MatchCreated playing;
+  std::unique_ptr<MatchClient> a;
+  std::unique_ptr<MatchClient> b;
+  ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), finished, a, b));
+  ASSERT_NO_FATAL_FAILURE(FinishCloseCombat(faces, *a, *b));
+  ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+  const uint64_t finished_seq = a->last_seq();
+  {
+    std::unique_ptr<MatchClient> c;
+    std::unique_ptr<MatchClient> d;
+    ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), playing, c, d));
+  }  // its seats leave in the middle of the close combat
+
+  // Followed by its seats, the finished match stays however long nothing happens.
+  idle_for_a_while();
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+
+  a.reset();
+  b.reset();
+  double dormant = 0;
+  for (int i = 0; i < 20 && dormant != 1; ++i) {
+    idle_for_a_while();
+    dormant = Metric(server.port(), "melee_matches_dormant");
+  }
+  EXPECT_EQ(dormant, 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 1);  // the close combat being resolved stays
+  EXPECT_EQ(Metric(server.port(), "melee_matches_unloaded_total"), 1);
+
+  // A seat of the finished match comes back: it is loaded again, as it was, and plays on.
+  a = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
+  EXPECT_EQ(a->view().seq(), finished_seq);
+  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  ASSERT_EQ(a->view().side_b_force_size(), 1);
+  EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
+  v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
+  EXPECT_TRUE(a->Act(next).has_ack());
+
+  // The seats of the close combat being resolved come back to it where they left it.
+  auto c = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Join(playing.match_id(), playing.side_a_token()).has_joined());
+  EXPECT_EQ(c->view().stage(), v1::STAGE_PLAYING);
+  EXPECT_TRUE(c->Act(AnnounceNothing()).has_ack());
+}
+
 }  // namespace
 }  // namespace melee
