@@ -1,26 +1,12 @@
 #include "persistence/event_store.h"
 
-#include <openssl/evp.h>
-
 #include <future>
 #include <utility>
 
+#include "persistence/digest.h"
+
 namespace melee::persistence {
 namespace {
-
-// Hashes the concatenation of `parts` with SHA-256 (OpenSSL EVP).
-Hash Sha256(std::initializer_list<std::string_view> parts) {
-  Hash out{};
-  // Fetched once: EVP_sha256() would look the algorithm up again on every hash.
-  static const EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
-  EVP_MD_CTX* context = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(context, kSha256, nullptr);
-  for (std::string_view part : parts) EVP_DigestUpdate(context, part.data(), part.size());
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(context, out.data(), &length);
-  EVP_MD_CTX_free(context);
-  return out;
-}
 
 std::string_view AsBytes(const Hash& hash) {
   return {reinterpret_cast<const char*>(hash.data()), hash.size()};

@@ -3,10 +3,8 @@
 #include <fcntl.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "persistence/digest.h"
 
 namespace melee::persistence {
 namespace {
@@ -40,13 +40,7 @@ StoreError Failure(std::string message) {
   return StoreError{.code = StoreErrorCode::kUnavailable, .message = std::move(message), .seq = 0};
 }
 
-Hash Hmac(std::string_view key, std::string_view message) {
-  Hash out{};
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(message.data()), message.size(), out.data(), &length);
-  return out;
-}
+Hash Hmac(std::string_view key, std::string_view message) { return HmacSha256(key, message); }
 
 std::string_view AsView(const Hash& hash) {
   return {reinterpret_cast<const char*>(hash.data()), hash.size()};
@@ -101,9 +95,7 @@ std::string RawPublicKey(EVP_PKEY* key) {
 }  // namespace
 
 Seed PreviousSeed(const Seed& seed) {
-  Seed out{};
-  SHA256(seed.data(), seed.size(), out.data());
-  return out;
+  return Sha256(AsView(seed));
 }
 
 SeedChain::SeedChain(const Seed& top, uint64_t length) : length_(length) {
@@ -322,12 +314,7 @@ std::string RandomBytes(size_t count) {
 
 Hash SealCommitment(std::string_view nonce, std::string_view sealed) {
   static constexpr std::string_view kTag = "melee/v2/seal|";
-  std::string message;
-  message.reserve(kTag.size() + nonce.size() + sealed.size());
-  message.append(kTag).append(nonce).append(sealed);
-  Hash digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest.data());
-  return digest;
+  return Sha256({kTag, nonce, sealed});
 }
 
 std::string HeadMessage(std::string_view match_id, uint64_t seq, const Hash& hash) {
@@ -358,10 +345,7 @@ std::string BytesToHex(std::string_view bytes) {
 }
 
 std::string KeyFingerprint(std::string_view public_key) {
-  Hash digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(public_key.data()), public_key.size(),
-         digest.data());
-  return ToHex(digest).substr(0, 16);
+  return ToHex(Sha256(public_key)).substr(0, 16);
 }
 
 }  // namespace melee::persistence

@@ -2,13 +2,13 @@
 
 #include <boost/asio/post.hpp>
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <utility>
 
 #include "engine/core/dice.h"
+#include "persistence/digest.h"
 #include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
@@ -77,12 +77,6 @@ std::optional<Seat> SeatOfStored(storage::Seat seat) {
   if (seat == storage::SEAT_SIDE_A) return Seat::kSideA;
   if (seat == storage::SEAT_SIDE_B) return Seat::kSideB;
   return std::nullopt;
-}
-
-persistence::Hash Sha256(std::string_view bytes) {
-  persistence::Hash hash;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash.data());
-  return hash;
 }
 
 std::string HashBytes(const persistence::Hash& hash) {
@@ -287,7 +281,7 @@ storage::StoredEvent Match::OpenedEvent(const MatchIdentity& identity) {
 
 std::optional<Viewer> Match::Authenticate(std::string_view token) const {
   if (token.empty()) return std::nullopt;
-  const persistence::Hash hash = Sha256(token);
+  const persistence::Hash hash = persistence::Sha256(token);
   for (size_t i = 0; i < 3; ++i) {
     if (CRYPTO_memcmp(hash.data(), identity_.token_hashes[i].data(), hash.size()) == 0) {
       return kViewers[i];
@@ -302,7 +296,7 @@ std::optional<Viewer> Match::Authenticate(std::string_view token) const {
 
 bool Match::IsSpectatorKey(std::string_view key) const {
   if (key.empty()) return false;
-  const persistence::Hash hash = Sha256(key);
+  const persistence::Hash hash = persistence::Sha256(key);
   return CRYPTO_memcmp(hash.data(), identity_.spectator_key_hash.data(), hash.size()) == 0;
 }
 

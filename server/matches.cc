@@ -2,7 +2,6 @@
 
 #include <boost/asio/post.hpp>
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <chrono>
 #include <utility>
 
+#include "persistence/digest.h"
 #include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
@@ -42,12 +42,6 @@ std::string RandomHex(size_t bytes) {
     out.push_back(kHex[byte & 15]);
   }
   return out;
-}
-
-persistence::Hash Sha256(std::string_view bytes) {
-  persistence::Hash hash;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash.data());
-  return hash;
 }
 
 // "asl, coc, vv".
@@ -437,9 +431,10 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
   for (std::string_view variant : (*ruleset)->variants()) {
     created.mutable_ruleset()->add_variants(std::string(variant));
   }
-  identity.token_hashes = {Sha256(created.side_a_token()), Sha256(created.side_b_token()),
-                           Sha256(created.director_token())};
-  identity.spectator_key_hash = Sha256(created.spectator_key());
+  identity.token_hashes = {persistence::Sha256(created.side_a_token()),
+                           persistence::Sha256(created.side_b_token()),
+                           persistence::Sha256(created.director_token())};
+  identity.spectator_key_hash = persistence::Sha256(created.spectator_key());
   auto chain = std::make_shared<const persistence::SeedChain>(
       services_.secrets->TopSeed(identity.id), persistence::kDiceChainLength);
   identity.dice_commitment = chain->commitment();

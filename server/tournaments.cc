@@ -2,12 +2,12 @@
 
 #include <boost/asio/post.hpp>
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
 #include <utility>
 
 #include "melee/storage/v1/events.pb.h"
+#include "persistence/digest.h"
 #include "persistence/fair_play.h"
 #include "proto/codec/checks.h"
 #include "proto/codec/frame.h"
@@ -20,12 +20,6 @@ namespace v1 = melee::v1;
 
 constexpr std::string_view kLogPrefix = "tournament:";
 constexpr size_t kMaxTitleBytes = 200;
-
-persistence::Hash Sha256(std::string_view bytes) {
-  persistence::Hash hash;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), hash.data());
-  return hash;
-}
 
 std::string LogId(std::string_view id) { return std::string(kLogPrefix) + std::string(id); }
 
@@ -88,7 +82,7 @@ void Tournaments::Create(std::string title,
   created.set_director_token(persistence::BytesToHex(persistence::RandomBytes(32)));
   created.set_title(title);
   Tournament tournament{.id = created.tournament_id(), .title = title,
-                        .token_hash = Sha256(created.director_token()),
+                        .token_hash = persistence::Sha256(created.director_token()),
                         .created_unix_ms = clock_.NowUnixMs()};
   storage::TournamentOpened opened;
   opened.set_tournament_id(tournament.id);
@@ -126,7 +120,7 @@ TournamentAccess Tournaments::Check(std::string_view id, std::string_view token)
   const std::optional<Tournament> tournament = Find(id);
   if (!tournament) return TournamentAccess::kNoSuchTournament;
   if (token.empty()) return TournamentAccess::kRefused;
-  const persistence::Hash hash = Sha256(token);
+  const persistence::Hash hash = persistence::Sha256(token);
   return CRYPTO_memcmp(hash.data(), tournament->token_hash.data(), hash.size()) == 0
              ? TournamentAccess::kGranted
              : TournamentAccess::kRefused;
