@@ -99,6 +99,35 @@ void FinishCloseCombat(ScriptedFaces& faces, MatchClient& a, MatchClient& b) {
   ASSERT_EQ(b.view().stage(), v1::STAGE_ENDED);
 }
 
+// A seat of `finished` (its close combat ended at `finished_seq`) joins: the match is loaded,
+// replayed and shown as it was, and plays on (the next close combat's set-up is taken).
+void ExpectTheFinishedMatchComesBackAndPlaysOn(testing::TestServer& server,
+                                               const v1::MatchCreated& finished,
+                                               uint64_t finished_seq) {
+  auto a = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
+  EXPECT_EQ(a->view().seq(), finished_seq);
+  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  ASSERT_EQ(a->view().side_b_force_size(), 1);
+  EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
+  v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
+  next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
+  EXPECT_TRUE(a->Act(next).has_ack());
+}
+
+// A seat of `playing` (its close combat being resolved, both announcements awaited) joins and
+// goes on where it was.
+void ExpectTheCloseCombatGoesOn(testing::TestServer& server, const v1::MatchCreated& playing) {
+  auto c = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Join(playing.match_id(), playing.side_a_token()).has_joined());
+  EXPECT_EQ(c->view().stage(), v1::STAGE_PLAYING);
+  EXPECT_TRUE(c->Act(AnnounceNothing()).has_ack());
+}
+
 TEST(DormantMatchTest, AFinishedMatchIsListedAtStartAndLoadedWhenFirstAskedFor) {
   testing::TempDir dir;
   const auto data = dir.path() / "data";
@@ -127,27 +156,10 @@ TEST(DormantMatchTest, AFinishedMatchIsListedAtStartAndLoadedWhenFirstAskedFor) 
   EXPECT_EQ(Metric(server.port(), "melee_matches"), 1);
   EXPECT_EQ(testing::HttpGet(server.port(), "/healthz").status, 200);
 
-  // A seat of the finished match joins: it is loaded, replayed, and shown as it was.
-  auto a = MatchClient::Connect(server.ws_url());
-  ASSERT_NE(a, nullptr);
-  ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
-  EXPECT_EQ(a->view().seq(), finished_seq);
-  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
-  ASSERT_EQ(a->view().side_b_force_size(), 1);
-  EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
-  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
-  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
-  // ... and plays on: the next close combat's set-up is taken.
-  v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
-  next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
-  EXPECT_TRUE(a->Act(next).has_ack());
-
+  // A seat of the finished match joins: it is loaded, replayed, shown as it was, and plays on.
+  ExpectTheFinishedMatchComesBackAndPlaysOn(server, finished, finished_seq);
   // The match being played was loaded before the server listened and goes on.
-  auto c = MatchClient::Connect(server.ws_url());
-  ASSERT_NE(c, nullptr);
-  ASSERT_TRUE(c->Join(playing.match_id(), playing.side_a_token()).has_joined());
-  EXPECT_EQ(c->view().stage(), v1::STAGE_PLAYING);
-  EXPECT_TRUE(c->Act(AnnounceNothing()).has_ack());
+  ExpectTheCloseCombatGoesOn(server, playing);
 }
 
 TEST(DormantMatchTest, ADamagedDormantMatchIsFoundByTheBackgroundReplayAndRefused) {
@@ -273,25 +285,9 @@ TEST(DormantMatchTest, AnIdleMatchIsUnloadedAndLoadedAgainWhenAskedFor) {
   EXPECT_EQ(Metric(server.port(), "melee_matches_unloaded_total"), 1);
 
   // A seat of the finished match comes back: it is loaded again, as it was, and plays on.
-  a = MatchClient::Connect(server.ws_url());
-  ASSERT_NE(a, nullptr);
-  ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
-  EXPECT_EQ(a->view().seq(), finished_seq);
-  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
-  ASSERT_EQ(a->view().side_b_force_size(), 1);
-  EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
-  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
-  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
-  v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
-  next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
-  EXPECT_TRUE(a->Act(next).has_ack());
-
+  ExpectTheFinishedMatchComesBackAndPlaysOn(server, finished, finished_seq);
   // The seats of the close combat being resolved come back to it where they left it.
-  auto c = MatchClient::Connect(server.ws_url());
-  ASSERT_NE(c, nullptr);
-  ASSERT_TRUE(c->Join(playing.match_id(), playing.side_a_token()).has_joined());
-  EXPECT_EQ(c->view().stage(), v1::STAGE_PLAYING);
-  EXPECT_TRUE(c->Act(AnnounceNothing()).has_ack());
+  ExpectTheCloseCombatGoesOn(server, playing);
 }
 
 }  // namespace
