@@ -12,6 +12,7 @@
 #include <deque>
 #include <thread>
 #include <mutex>
+#include <optional>
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
@@ -104,15 +105,15 @@ std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::str
 
 class MatchTest : public ::testing::Test {
  protected:
-  MatchTest() : server_({}, Hooks()) {}
+  // Keeps only 3 recent events by default, so that joins and resumes from further back are
+  // served by replaying the log (the path a long match takes).
+  explicit MatchTest(size_t recent_events = 3) : server_({}, Hooks(recent_events)) {}
 
-  server::ServerHooks Hooks() {
+  server::ServerHooks Hooks(size_t recent_events) {
     server::ServerHooks hooks;
     hooks.clock = clock_;
     hooks.dice = faces_.Source();
-    // Keep only 3 rendered events, so that joins and resumes from further back are served by
-    // replaying the log (the path a long match takes).
-    hooks.recent_events = 3;
+    hooks.recent_events = recent_events;
     return hooks;
   }
 
@@ -382,6 +383,72 @@ TEST_F(MatchTest, SealedDeclarationsAndConcealedUnitsNeverLeak) {
       EXPECT_TRUE(event.declarations_revealed().side_a().asl().attacks(0).capture());
     }
     EXPECT_TRUE(found);
+  }
+}
+
+// A match that keeps its last 48 events (the server's default): a join from seq 0 is served from
+// the recent-event cache, which keeps each viewer's rendering serialized, one copy for viewers
+// who saw the same bytes.
+class MatchFromRecentEventsTest : public MatchTest {
+ protected:
+  MatchFromRecentEventsTest() : MatchTest(48) {}
+};
+
+// The leak test of the recent-event cache: late joiners each get their own rendering of every
+// event, and only the sealer gets the opening of its seal (nonce and sealed bytes).
+TEST_F(MatchFromRecentEventsTest, LateJoinersGetOnlyWhatTheirSeatMaySee) {
+  Seat();
+  SetUpAndAnnounce();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  const uint64_t sealed_at = a_->last_seq();
+  ASSERT_LT(sealed_at, 48u) << "every event is still in the cache";
+
+  auto a2 = MatchClient::Connect(server_.ws_url());
+  auto b2 = MatchClient::Connect(server_.ws_url());
+  auto spectator = MatchClient::Connect(server_.ws_url());
+  auto director = MatchClient::Connect(server_.ws_url());
+  ASSERT_TRUE(a2 && b2 && spectator && director);
+  ASSERT_TRUE(a2->Join(created_.match_id(), created_.side_a_token(), 0).has_joined());
+  ASSERT_TRUE(b2->Join(created_.match_id(), created_.side_b_token(), 0).has_joined());
+  ASSERT_TRUE(spectator->Join(created_.match_id(), created_.spectator_key(), 0, true).has_joined());
+  ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+  const auto seal_event = [&](MatchClient& client) -> std::optional<v1::MatchEvent> {
+    for (const v1::MatchEvent& event : client.events()) {
+      if (event.seq() == sealed_at) return event;
+    }
+    return std::nullopt;
+  };
+  for (MatchClient* client : {a2.get(), b2.get(), spectator.get(), director.get()}) {
+    ASSERT_TRUE(client->WaitForSeq(sealed_at));
+    ASSERT_EQ(client->events().size(), sealed_at) << "every event from seq 1";
+    ASSERT_TRUE(seal_event(*client).has_value());
+    EXPECT_TRUE(seal_event(*client)->has_declaration_sealed());
+  }
+  // The sealer's own rendering opens its commitment; nobody else's does.
+  EXPECT_TRUE(seal_event(*a2)->declaration_sealed().has_opening());
+  for (MatchClient* other : {b2.get(), spectator.get(), director.get()}) {
+    EXPECT_FALSE(seal_event(*other)->declaration_sealed().has_opening());
+    EXPECT_FALSE(other->view().asl().has_side_a_declaration());
+    for (const v1::MatchEvent& event : other->events()) {
+      EXPECT_FALSE(event.asl().has_seal()) << event.DebugString();
+      EXPECT_EQ(event.asl().text().find("R1"), std::string::npos) << event.DebugString();
+    }
+  }
+  // The concealed unit: its owner and the director see its name; side A and a spectator do not.
+  EXPECT_EQ(AllBytes(*a2).find("SECRET-447"), std::string::npos);
+  EXPECT_EQ(AllBytes(*spectator).find("SECRET-447"), std::string::npos);
+  EXPECT_NE(AllBytes(*b2).find("SECRET-447"), std::string::npos);
+  EXPECT_NE(AllBytes(*director).find("SECRET-447"), std::string::npos);
+  // And what each late joiner got is what the seat following from the start got.
+  for (const v1::MatchEvent& event : a_->events()) {
+    if (event.seq() > sealed_at) continue;
+    EXPECT_EQ(event.SerializeAsString(), a2->events()[event.seq() - 1].SerializeAsString())
+        << "event " << event.seq();
+  }
+  for (const v1::MatchEvent& event : b_->events()) {
+    if (event.seq() > sealed_at) continue;
+    EXPECT_EQ(event.SerializeAsString(), b2->events()[event.seq() - 1].SerializeAsString())
+        << "event " << event.seq();
   }
 }
 
