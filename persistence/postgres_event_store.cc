@@ -442,20 +442,35 @@ std::string AppendStatement(const AppendBatch& batch, bool new_match, Params& pa
   std::string sql;
   int n = 0;
   auto next = [&] { return "$" + std::to_string(++n); };
+  // "($7::bigint, $8::bytea, ...)": the next placeholders, in order, with their types.
+  auto row = [&](std::initializer_list<const char*> types) {
+    std::string values = "(";
+    for (const char* type : types) {
+      if (values.size() > 1) values += ", ";
+      values += next();
+      values += "::";
+      values += type;
+    }
+    return values + ")";
+  };
   const uint64_t last_seq = batch.expected_seq + batch.payloads.size();
   const int64_t last_ms =
       batch.recorded_each.empty() ? batch.recorded_unix_ms : batch.recorded_each.back();
   params.Text(batch.match_id).Int(static_cast<int64_t>(last_seq)).Bytes(hashes.back()).Int(last_ms);
-  const std::string id = next(), seq = next(), hash = next(), ms = next();
+  const std::string id = next();
+  const std::string seq = next();
+  const std::string hash = next();
+  const std::string ms = next();
   if (new_match) {
     sql = "WITH head AS (INSERT INTO melee.matches(match_id, last_seq, head_hash, "
           "last_recorded_unix_ms) VALUES (" + id + "::text, " + seq + "::bigint, " + hash +
           "::bytea, " + ms + "::bigint) ON CONFLICT (match_id) DO NOTHING RETURNING match_id)";
   } else {
     params.Int(static_cast<int64_t>(batch.expected_seq));
+    const std::string expected = next();
     sql = "WITH head AS (UPDATE melee.matches SET last_seq = " + seq + "::bigint, head_hash = " +
           hash + "::bytea, last_recorded_unix_ms = " + ms + "::bigint WHERE match_id = " + id +
-          "::text AND last_seq = " + next() + "::bigint RETURNING match_id)";
+          "::text AND last_seq = " + expected + "::bigint RETURNING match_id)";
   }
   sql += ", ev AS (INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
          "recorded_unix_ms) SELECT head.match_id, v.seq, v.payload, v.prev_hash, v.hash, v.ms "
@@ -467,8 +482,7 @@ std::string AppendStatement(const AppendBatch& batch, bool new_match, Params& pa
         .Bytes(hashes[k])
         .Int(k < batch.recorded_each.size() ? batch.recorded_each[k] : batch.recorded_unix_ms);
     if (k > 0) sql += ", ";
-    sql += "(" + next() + "::bigint, " + next() + "::bytea, " + next() + "::bytea, " + next() +
-           "::bytea, " + next() + "::bigint)";
+    sql += row({"bigint", "bytea", "bytea", "bytea", "bigint"});
   }
   sql += ") AS v(seq, payload, prev_hash, hash, ms) RETURNING 1)";
   if (!batch.notices.empty()) {
@@ -484,8 +498,7 @@ std::string AppendStatement(const AppendBatch& batch, bool new_match, Params& pa
           .Text(notice.body)
           .Int(notice.created_unix_ms);
       if (k > 0) sql += ", ";
-      sql += "(" + next() + "::text, " + next() + "::text, " + next() + "::text, " + next() +
-             "::text, " + next() + "::text, " + next() + "::bigint)";
+      sql += row({"text", "text", "text", "text", "text", "bigint"});
     }
     sql += ") AS v(delivery_id, channel, match_id, seat, body, created) RETURNING 1)";
   }
