@@ -43,6 +43,42 @@ TEST(SqliteEventStoreTest, InMemoryStoreOpens) {
   EXPECT_EQ(store->JournalMode().value(), "memory");
 }
 
+// A private in-memory store has one connection that the writer and the readers share (the
+// contract suite runs on files): appends from many threads, a stale batch among them, reads,
+// snapshots and notices all go through it.
+TEST(SqliteEventStoreTest, InMemoryStoreSharesOneConnectionBetweenWriterAndReaders) {
+  auto store = OpenOrDie(":memory:");
+  ASSERT_NE(store, nullptr);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int m = 0; m < 4; ++m) {
+    threads.emplace_back([&, m] {
+      const std::string match_id = "m" + std::to_string(m);
+      for (int i = 0; i < 25; ++i) {
+        AppendBatch batch = Batch(match_id, static_cast<uint64_t>(i), {"e"});
+        batch.notices = {OutboxNotice{.delivery_id = match_id + "-" + std::to_string(i),
+                                      .match_id = match_id,
+                                      .seat = "side_a",
+                                      .body = "{}"}};
+        if (!store->AppendAndWait(batch)) ++failures;
+        if (!store->Read(match_id)) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(store->committed_events(), 100u);
+  EXPECT_EQ(store->AppendAndWait(Batch("m0", 3, {"stale"})).error().code,
+            StoreErrorCode::kConflict);
+  ASSERT_TRUE(store->SaveSnapshot("m1", 20, "state").has_value());
+  auto loaded = store->Load("m1");
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->snapshot->seq, 20u);
+  EXPECT_EQ(loaded->events.size(), 5u);
+  EXPECT_EQ(store->notifications()->Outbox(kWebhookChannel)->pending, 100u);
+  EXPECT_TRUE(store->ProbeWrite().has_value());
+}
+
 TEST(SqliteEventStoreTest, DataDirectoryIsCreatedWithWalJournal) {
   testing::TempDir dir;
   const auto data = dir.path() / "nested" / "data";
