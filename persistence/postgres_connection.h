@@ -95,6 +95,12 @@ class PostgresEventStore::Connection {
   bool connected() const { return conn_ != nullptr; }
   // True when the last failure was the connection itself (lost, refused, PostgreSQL down).
   bool lost() const { return lost_; }
+  // True when the last failure was about the statement's own data (SQLSTATE class 22, a data
+  // exception, or 23, a constraint such as a delivery id taken): the other batches of its
+  // transaction can be written without it. Not so for a full disk or a read-only server.
+  bool BatchAlone() const {
+    return !lost_ && (last_state_.starts_with("22") || last_state_.starts_with("23"));
+  }
 
  private:
   StoreError Error(const PGresult* result, const std::string& what);
@@ -106,6 +112,7 @@ class PostgresEventStore::Connection {
   PGconn* conn_ = nullptr;
   uint64_t successes_ = 0;
   bool lost_ = false;
+  std::string last_state_;  // the SQLSTATE of the last error
 };
 
 template <class F>

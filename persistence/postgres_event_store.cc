@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <set>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -274,6 +274,7 @@ StoreError PostgresEventStore::Connection::Error(const PGresult* result, const s
   const char* state_field = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE)
                                               : nullptr;
   const std::string state = state_field != nullptr ? state_field : "";
+  last_state_ = state;
   std::string detail = result != nullptr ? PQresultErrorMessage(result) : "";
   if (detail.empty() && conn_ != nullptr) detail = PQerrorMessage(conn_);
   detail = OneLine(detail);
@@ -433,77 +434,134 @@ StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::stri
 
 namespace {
 
-// Builds the statement that appends `batch` at `head` in one round trip: the head moves by a
-// compare-and-set (an UPDATE on last_seq = expected_seq, or an INSERT of a new match that does
-// nothing when the match exists), and the events and notices are inserted only when it moved.
-// The result is one row: the count of events inserted (0: the compare-and-set failed).
-std::string AppendStatement(const AppendBatch& batch, bool new_match, Params& params,
-                            const std::vector<Hash>& hashes, const Hash& first_prev) {
+// Rows per INSERT: PostgreSQL takes at most 65535 parameters in a statement (5 an event).
+constexpr std::size_t kRowsPerStatement = 1000;
+
+// One statement of an append, with its parameters (which point into the batch and its hashes).
+struct Statement {
   std::string sql;
-  int n = 0;
-  auto next = [&] { return "$" + std::to_string(++n); };
-  // "($7::bigint, $8::bytea, ...)": the next placeholders, in order, with their types.
-  auto row = [&](std::initializer_list<const char*> types) {
+  Params params;
+};
+
+// Numbers a statement's placeholders in order: "($7::bigint, $8::bytea, ...)".
+class Placeholders {
+ public:
+  std::string Next() { return "$" + std::to_string(++count_); }
+  std::string Row(std::initializer_list<const char*> types) {
     std::string values = "(";
     for (const char* type : types) {
       if (values.size() > 1) values += ", ";
-      values += next();
+      values += Next();
       values += "::";
       values += type;
     }
     return values + ")";
-  };
-  const uint64_t last_seq = batch.expected_seq + batch.payloads.size();
-  const int64_t last_ms =
-      batch.recorded_each.empty() ? batch.recorded_unix_ms : batch.recorded_each.back();
-  params.Text(batch.match_id).Int(static_cast<int64_t>(last_seq)).Bytes(hashes.back()).Int(last_ms);
-  const std::string id = next();
-  const std::string seq = next();
-  const std::string hash = next();
-  const std::string ms = next();
-  if (new_match) {
-    sql = "WITH head AS (INSERT INTO melee.matches(match_id, last_seq, head_hash, "
-          "last_recorded_unix_ms) VALUES (" + id + "::text, " + seq + "::bigint, " + hash +
-          "::bytea, " + ms + "::bigint) ON CONFLICT (match_id) DO NOTHING RETURNING match_id)";
-  } else {
-    params.Int(static_cast<int64_t>(batch.expected_seq));
-    const std::string expected = next();
-    sql = "WITH head AS (UPDATE melee.matches SET last_seq = " + seq + "::bigint, head_hash = " +
-          hash + "::bytea, last_recorded_unix_ms = " + ms + "::bigint WHERE match_id = " + id +
-          "::text AND last_seq = " + expected + "::bigint RETURNING match_id)";
   }
-  sql += ", ev AS (INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
-         "recorded_unix_ms) SELECT head.match_id, v.seq, v.payload, v.prev_hash, v.hash, v.ms "
-         "FROM head, (VALUES ";
-  for (std::size_t k = 0; k < batch.payloads.size(); ++k) {
+
+ private:
+  int count_ = 0;
+};
+
+// Adds the VALUES rows of events [from, to) of `batch` to `sql` and `params`.
+void EventRows(const AppendBatch& batch, const std::vector<Hash>& hashes, const Hash& first_prev,
+               std::size_t from, std::size_t to, Placeholders& placeholders, std::string& sql,
+               Params& params) {
+  for (std::size_t k = from; k < to; ++k) {
     params.Int(static_cast<int64_t>(batch.expected_seq + k + 1))
         .Bytes(batch.payloads[k])
         .Bytes(k == 0 ? first_prev : hashes[k - 1])
         .Bytes(hashes[k])
         .Int(k < batch.recorded_each.size() ? batch.recorded_each[k] : batch.recorded_unix_ms);
-    if (k > 0) sql += ", ";
-    sql += row({"bigint", "bytea", "bytea", "bytea", "bigint"});
+    if (k > from) sql += ", ";
+    sql += placeholders.Row({"bigint", "bytea", "bytea", "bytea", "bigint"});
   }
+}
+
+// Adds the VALUES rows of notices [from, to) of `batch` to `sql` and `params`.
+void NoticeRows(const AppendBatch& batch, std::size_t from, std::size_t to,
+                Placeholders& placeholders, std::string& sql, Params& params) {
+  for (std::size_t k = from; k < to; ++k) {
+    const OutboxNotice& notice = batch.notices[k];
+    params.Text(notice.delivery_id)
+        .Text(notice.channel)
+        .Text(notice.match_id)
+        .Text(notice.seat)
+        .Text(notice.body)
+        .Int(notice.created_unix_ms);
+    if (k > from) sql += ", ";
+    sql += placeholders.Row({"text", "text", "text", "text", "text", "bigint"});
+  }
+}
+
+// Builds the statements that append `batch` at its expected seq, usually one round trip. The
+// first moves the head by a compare-and-set (an UPDATE on last_seq = expected_seq, or an INSERT
+// of a new match that does nothing when the match exists) and inserts the events and notices
+// only when it moved; its result is one row, the count of events inserted (0: the head was not
+// where the batch expected it). A batch of more than kRowsPerStatement events or notices (an
+// imported log) has its other rows in the statements after it.
+void AppendStatements(const AppendBatch& batch, bool new_match, const std::vector<Hash>& hashes,
+                      const Hash& first_prev, std::deque<Statement>& statements) {
+  Statement& first = statements.emplace_back();
+  Placeholders placeholders;
+  std::string& sql = first.sql;
+  const uint64_t last_seq = batch.expected_seq + batch.payloads.size();
+  const int64_t last_ms =
+      batch.recorded_each.empty() ? batch.recorded_unix_ms : batch.recorded_each.back();
+  first.params.Text(batch.match_id)
+      .Int(static_cast<int64_t>(last_seq))
+      .Bytes(hashes.back())
+      .Int(last_ms);
+  const std::string id = placeholders.Next();
+  const std::string seq = placeholders.Next();
+  const std::string hash = placeholders.Next();
+  const std::string ms = placeholders.Next();
+  if (new_match) {
+    sql = "WITH head AS (INSERT INTO melee.matches(match_id, last_seq, head_hash, "
+          "last_recorded_unix_ms) VALUES (" + id + "::text, " + seq + "::bigint, " + hash +
+          "::bytea, " + ms + "::bigint) ON CONFLICT (match_id) DO NOTHING RETURNING match_id)";
+  } else {
+    first.params.Int(static_cast<int64_t>(batch.expected_seq));
+    const std::string expected = placeholders.Next();
+    sql = "WITH head AS (UPDATE melee.matches SET last_seq = " + seq + "::bigint, head_hash = " +
+          hash + "::bytea, last_recorded_unix_ms = " + ms + "::bigint WHERE match_id = " + id +
+          "::text AND last_seq = " + expected + "::bigint RETURNING match_id)";
+  }
+  const std::size_t events = std::min(batch.payloads.size(), kRowsPerStatement);
+  sql += ", ev AS (INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
+         "recorded_unix_ms) SELECT head.match_id, v.seq, v.payload, v.prev_hash, v.hash, v.ms "
+         "FROM head, (VALUES ";
+  EventRows(batch, hashes, first_prev, 0, events, placeholders, sql, first.params);
   sql += ") AS v(seq, payload, prev_hash, hash, ms) RETURNING 1)";
-  if (!batch.notices.empty()) {
+  const std::size_t notices = std::min(batch.notices.size(), kRowsPerStatement);
+  if (notices > 0) {
     sql += ", notices AS (INSERT INTO melee.outbox(delivery_id, channel, match_id, seat, body, "
            "created_unix_ms, next_attempt_unix_ms) SELECT v.delivery_id, v.channel, v.match_id, "
            "v.seat, v.body, v.created, 0 FROM head, (VALUES ";
-    for (std::size_t k = 0; k < batch.notices.size(); ++k) {
-      const OutboxNotice& notice = batch.notices[k];
-      params.Text(notice.delivery_id)
-          .Text(notice.channel)
-          .Text(notice.match_id)
-          .Text(notice.seat)
-          .Text(notice.body)
-          .Int(notice.created_unix_ms);
-      if (k > 0) sql += ", ";
-      sql += row({"text", "text", "text", "text", "text", "bigint"});
-    }
+    NoticeRows(batch, 0, notices, placeholders, sql, first.params);
     sql += ") AS v(delivery_id, channel, match_id, seat, body, created) RETURNING 1)";
   }
   sql += " SELECT count(*) FROM ev";
-  return sql;
+
+  for (std::size_t from = events; from < batch.payloads.size(); from += kRowsPerStatement) {
+    Statement& more = statements.emplace_back();
+    Placeholders numbers;
+    more.params.Text(batch.match_id);
+    more.sql = "INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
+               "recorded_unix_ms) SELECT " + numbers.Next() + "::text, v.* FROM (VALUES ";
+    EventRows(batch, hashes, first_prev, from,
+              std::min(from + kRowsPerStatement, batch.payloads.size()), numbers, more.sql,
+              more.params);
+    more.sql += ") AS v";
+  }
+  for (std::size_t from = notices; from < batch.notices.size(); from += kRowsPerStatement) {
+    Statement& more = statements.emplace_back();
+    Placeholders numbers;
+    more.sql = "INSERT INTO melee.outbox(delivery_id, channel, match_id, seat, body, "
+               "created_unix_ms, next_attempt_unix_ms) SELECT v.*, 0 FROM (VALUES ";
+    NoticeRows(batch, from, std::min(from + kRowsPerStatement, batch.notices.size()), numbers,
+               more.sql, more.params);
+    more.sql += ") AS v";
+  }
 }
 
 }  // namespace
@@ -565,7 +623,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
                                   .Text(batch.dormant_note));
         if (!marked) {
           failure = marked.error();
-          if (db.lost()) {
+          if (db.lost() || !db.BatchAlone()) {
             aborted = true;
           } else {
             failed_alone = i;
@@ -585,7 +643,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
         continue;
       } else {
         failure = read.error();
-        if (db.lost()) {
+        if (db.lost() || !db.BatchAlone()) {
           aborted = true;
         } else {
           failed_alone = i;
@@ -607,20 +665,25 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
         link = ChainHash(link, payload);
         hashes.push_back(link);
       }
-      Params params;
-      const std::string sql = AppendStatement(batch, !head.exists, params, hashes, head.hash);
-      auto appended = db.Exec("cannot append to match " + batch.match_id, sql, params);
+      std::deque<Statement> statements;
+      AppendStatements(batch, !head.exists, hashes, head.hash, statements);
+      const std::string what = "cannot append to match " + batch.match_id;
+      auto appended = db.Exec(what, statements.front().sql, statements.front().params);
+      const bool moved = appended && postgres::Int(appended->get(), 0, 0) > 0;
+      for (std::size_t k = 1; k < statements.size() && appended && moved; ++k) {
+        appended = db.Exec(what, statements[k].sql, statements[k].params);
+      }
       if (!appended) {
         failure = appended.error();
         heads_.erase(batch.match_id);
-        if (db.lost()) {
+        if (db.lost() || !db.BatchAlone()) {
           aborted = true;
         } else {
           failed_alone = i;
         }
         continue;
       }
-      if (postgres::Int(appended->get(), 0, 0) == 0) {
+      if (!moved) {
         // The compare-and-set found the head elsewhere: another writer moved it.
         heads_.erase(batch.match_id);
         round[i] = tl::unexpected(StoreError{

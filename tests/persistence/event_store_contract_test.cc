@@ -199,6 +199,42 @@ TEST_P(EventStoreContractTest, PayloadsAreKeptByteForByte) {
   EXPECT_EQ(store->ListMatches()->front().last_recorded_unix_ms, 6);
 }
 
+// An imported log arrives as one batch of a whole match (melee import), with its own times.
+TEST_P(EventStoreContractTest, AWholeImportedLogIsOneBatch) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  constexpr int kEvents = 2500;
+  constexpr int kNotices = 1200;
+  AppendBatch batch = Batch("imported", 0, {});
+  for (int i = 0; i < kEvents; ++i) {
+    batch.payloads.push_back("event " + std::to_string(i));
+    batch.recorded_each.push_back(1000 + i);
+  }
+  for (int i = 0; i < kNotices; ++i) {
+    batch.notices.push_back(OutboxNotice{.delivery_id = "n" + std::to_string(i),
+                                         .match_id = "imported",
+                                         .seat = "side_b",
+                                         .body = "{}",
+                                         .created_unix_ms = i});
+  }
+  auto appended = store->AppendAndWait(batch);
+  ASSERT_TRUE(appended.has_value()) << appended.error().message;
+  EXPECT_EQ(appended->last_seq, static_cast<uint64_t>(kEvents));
+  auto events = store->Read("imported");
+  ASSERT_TRUE(events.has_value()) << events.error().message;
+  ASSERT_EQ(events->size(), static_cast<std::size_t>(kEvents));
+  EXPECT_EQ(events->back().payload, "event 2499");
+  EXPECT_EQ(events->back().recorded_unix_ms, 1000 + kEvents - 1);
+  EXPECT_EQ(events->back().hash, appended->head);
+  EXPECT_EQ(store->notifications()->Outbox(kWebhookChannel)->pending,
+            static_cast<uint64_t>(kNotices));
+  // A stale copy of the same import writes nothing.
+  batch.expected_seq = 0;
+  EXPECT_EQ(store->AppendAndWait(batch).error().code, StoreErrorCode::kConflict);
+  EXPECT_EQ(store->notifications()->Outbox(kWebhookChannel)->pending,
+            static_cast<uint64_t>(kNotices));
+}
+
 TEST_P(EventStoreContractTest, StaleExpectedSeqIsAConflictAndWritesNothing) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
