@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,9 +83,11 @@ class PostgresEventStore::Connection {
 
   // Runs `sql` (one statement, or several without parameters) and returns its result in binary
   // format, or the error, prefixed with `what`. A lost connection is dropped, so that the next
-  // Ensure connects again.
+  // Ensure connects again. With a `prepared_name`, `sql` is prepared under that name the first
+  // time on each connection and executed as prepared after (one name, one SQL text).
   StoreResult<postgres::Result> Exec(const std::string& what, const std::string& sql,
-                                     const postgres::Params& params = {});
+                                     const postgres::Params& params = {},
+                                     const std::string& prepared_name = {});
 
   // Runs a script of statements without parameters (the simple protocol), e.g. the schema.
   StoreResult<void> Script(const std::string& what, const std::string& sql);
@@ -113,6 +116,7 @@ class PostgresEventStore::Connection {
   uint64_t successes_ = 0;
   bool lost_ = false;
   std::string last_state_;  // the SQLSTATE of the last error
+  std::set<std::string> prepared_;  // statements prepared on this connection
 };
 
 template <class F>

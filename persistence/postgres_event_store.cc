@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -235,6 +236,7 @@ PostgresEventStore::Connection::~Connection() { Drop(); }
 void PostgresEventStore::Connection::Drop() {
   if (conn_ != nullptr) PQfinish(conn_);
   conn_ = nullptr;
+  prepared_.clear();  // prepared statements live and die with their session
 }
 
 StoreResult<void> PostgresEventStore::Connection::Ensure(const std::string& what) {
@@ -301,11 +303,25 @@ StoreError PostgresEventStore::Connection::Error(const PGresult* result, const s
 
 StoreResult<Result> PostgresEventStore::Connection::Exec(const std::string& what,
                                                          const std::string& sql,
-                                                         const Params& params) {
+                                                         const Params& params,
+                                                         const std::string& prepared_name) {
   if (auto ok = Ensure(what); !ok) return tl::unexpected(ok.error());
   lost_ = false;
-  Result result(PQexecParams(conn_, sql.c_str(), params.size(), nullptr, params.values(),
-                             params.lengths(), params.formats(), /*resultFormat=binary*/ 1),
+  if (!prepared_name.empty() && !prepared_.contains(prepared_name)) {
+    Result prepared(PQprepare(conn_, prepared_name.c_str(), sql.c_str(), params.size(), nullptr),
+                    &PQclear);
+    if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+      StoreError error = Error(prepared.get(), what);
+      if (lost_) Drop();
+      return tl::unexpected(std::move(error));
+    }
+    prepared_.insert(prepared_name);
+  }
+  Result result(prepared_name.empty()
+                    ? PQexecParams(conn_, sql.c_str(), params.size(), nullptr, params.values(),
+                                   params.lengths(), params.formats(), /*resultFormat=binary*/ 1)
+                    : PQexecPrepared(conn_, prepared_name.c_str(), params.size(), params.values(),
+                                     params.lengths(), params.formats(), 1),
                 &PQclear);
   const ExecStatusType status = PQresultStatus(result.get());
   if (result == nullptr || (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)) {
@@ -668,7 +684,16 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       std::deque<Statement> statements;
       AppendStatements(batch, !head.exists, hashes, head.hash, statements);
       const std::string what = "cannot append to match " + batch.match_id;
-      auto appended = db.Exec(what, statements.front().sql, statements.front().params);
+      // The usual shapes (a few events and notices) are prepared once per connection: parsing
+      // and planning the statement each time took most of a batch's time.
+      const bool usual = batch.payloads.size() <= 8 && batch.notices.size() <= 4;
+      const std::string shape =
+          usual ? std::string(head.exists ? "append_" : "begin_") +
+                      std::to_string(batch.payloads.size()) + "_" +
+                      std::to_string(batch.notices.size())
+                : std::string();
+      auto appended =
+          db.Exec(what, statements.front().sql, statements.front().params, shape);
       const bool moved = appended && postgres::Int(appended->get(), 0, 0) > 0;
       for (std::size_t k = 1; k < statements.size() && appended && moved; ++k) {
         appended = db.Exec(what, statements[k].sql, statements[k].params);
