@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -59,6 +60,15 @@ class Params {
   std::vector<int> formats_;
 };
 
+// One statement with its parameters (which point into what the caller keeps alive). With a
+// `prepared_name`, the statement is prepared under that name once per connection and executed
+// as prepared after (one name, one SQL text).
+struct Statement {
+  std::string sql;
+  Params params;
+  std::string prepared_name;
+};
+
 // Reads columns of a binary result.
 int64_t Int(const PGresult* result, int row, int column);
 std::string Bytes(const PGresult* result, int row, int column);
@@ -88,6 +98,22 @@ class PostgresEventStore::Connection {
   StoreResult<postgres::Result> Exec(const std::string& what, const std::string& sql,
                                      const postgres::Params& params = {},
                                      const std::string& prepared_name = {});
+
+  // What Pipeline did: the results of the statements that succeeded, in order, up to the first
+  // failure; `failed_at` is that statement's index (statements.size(): the commit or the
+  // connection failed), `error` what happened.
+  struct PipelineResult {
+    std::vector<postgres::Result> results;
+    std::size_t failed_at = 0;
+    std::optional<StoreError> error;
+  };
+
+  // Runs `statements` as one transaction in libpq's pipeline mode: sent without waiting for
+  // each answer (answers are read every kPipelineWindow statements, so neither side's buffers
+  // fill), committed by the pipeline's Sync. A statement that fails aborts the rest and the
+  // transaction: nothing of it is committed.
+  PipelineResult Pipeline(const std::string& what,
+                          const std::deque<postgres::Statement>& statements);
 
   // Runs a script of statements without parameters (the simple protocol), e.g. the schema.
   StoreResult<void> Script(const std::string& what, const std::string& sql);

@@ -44,6 +44,7 @@ namespace {
 using postgres::HashColumn;
 using postgres::Params;
 using postgres::Result;
+using postgres::Statement;
 
 // libpq's messages span lines ("...failed: No such file or directory\n\tIs the server
 // running..."): one line for a log.
@@ -240,7 +241,12 @@ void PostgresEventStore::Connection::Drop() {
 }
 
 StoreResult<void> PostgresEventStore::Connection::Ensure(const std::string& what) {
-  if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) return {};
+  // A server that stopped or restarted since the last use closed the socket: reading what is
+  // there finds that without a round trip, and the connection is made again.
+  if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK && PQconsumeInput(conn_) == 1 &&
+      PQstatus(conn_) == CONNECTION_OK) {
+    return {};
+  }
   Drop();
   // Our defaults first: what the URI says is expanded from dbname and overrides them.
   const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
@@ -348,6 +354,118 @@ StoreResult<void> PostgresEventStore::Connection::Script(const std::string& what
   return {};
 }
 
+PostgresEventStore::Connection::PipelineResult PostgresEventStore::Connection::Pipeline(
+    const std::string& what, const std::deque<Statement>& statements) {
+  constexpr std::size_t kPipelineWindow = 64;
+  PipelineResult out;
+  out.failed_at = statements.size();
+  auto fail = [&](const PGresult* result, std::size_t at) {
+    if (!out.error) {
+      out.error = Error(result, what);
+      out.failed_at = at;
+    }
+  };
+  if (auto ok = Ensure(what); !ok) {
+    out.error = ok.error();
+    return out;
+  }
+  lost_ = false;
+  for (const Statement& statement : statements) {
+    if (statement.prepared_name.empty() || prepared_.contains(statement.prepared_name)) continue;
+    Result prepared(PQprepare(conn_, statement.prepared_name.c_str(), statement.sql.c_str(),
+                              statement.params.size(), nullptr),
+                    &PQclear);
+    if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+      fail(prepared.get(), 0);
+      if (lost_) Drop();
+      return out;
+    }
+    prepared_.insert(statement.prepared_name);
+  }
+  if (PQenterPipelineMode(conn_) != 1) {
+    fail(nullptr, 0);
+    Drop();
+    return out;
+  }
+  std::size_t sent = 0;
+  std::size_t received = 0;
+  bool broken = false;
+  // Reads the answer to statement `received`.
+  auto receive = [&] {
+    Result result(PQgetResult(conn_), &PQclear);
+    if (result == nullptr) {
+      broken = true;
+      fail(nullptr, received);
+      return;
+    }
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+      if (!out.error) out.results.push_back(std::move(result));
+    } else if (status != PGRES_PIPELINE_ABORTED) {
+      fail(result.get(), received);
+      if (PQstatus(conn_) != CONNECTION_OK) broken = true;
+    }
+    // A statement's answer ends with a null result.
+    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+    ++received;
+  };
+  for (const Statement& statement : statements) {
+    const int queued =
+        statement.prepared_name.empty()
+            ? PQsendQueryParams(conn_, statement.sql.c_str(), statement.params.size(), nullptr,
+                                statement.params.values(), statement.params.lengths(),
+                                statement.params.formats(), 1)
+            : PQsendQueryPrepared(conn_, statement.prepared_name.c_str(),
+                                  statement.params.size(), statement.params.values(),
+                                  statement.params.lengths(), statement.params.formats(), 1);
+    if (queued != 1) {
+      fail(nullptr, sent);
+      broken = true;
+      break;
+    }
+    ++sent;
+    if (sent - received >= kPipelineWindow) {
+      PQsendFlushRequest(conn_);
+      receive();
+      if (broken) break;
+    }
+  }
+  if (!broken && PQpipelineSync(conn_) != 1) {
+    fail(nullptr, statements.size());
+    broken = true;
+  }
+  while (!broken && received < sent) receive();
+  // The Sync's answer: the commit, or why it failed.
+  for (int guard = 0; !broken; ++guard) {
+    if (guard > 16) {
+      fail(nullptr, statements.size());
+      broken = true;
+      break;
+    }
+    Result result(PQgetResult(conn_), &PQclear);
+    if (result == nullptr) {
+      if (PQstatus(conn_) != CONNECTION_OK) {
+        fail(nullptr, statements.size());
+        broken = true;
+      }
+      continue;
+    }
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status == PGRES_PIPELINE_SYNC) break;
+    if (status == PGRES_FATAL_ERROR) fail(result.get(), statements.size());
+  }
+  if (broken || PQexitPipelineMode(conn_) != 1) {
+    lost_ = true;
+    Drop();
+  }
+  if (out.error) {
+    out.results.clear();
+  } else {
+    ++successes_;
+  }
+  return out;
+}
+
 // ---- opening and closing ---------------------------------------------------------------------
 
 PostgresEventStore::PostgresEventStore(std::string uri, std::string where, Options options)
@@ -453,12 +571,6 @@ namespace {
 // Rows per INSERT: PostgreSQL takes at most 65535 parameters in a statement (5 an event).
 constexpr std::size_t kRowsPerStatement = 1000;
 
-// One statement of an append, with its parameters (which point into the batch and its hashes).
-struct Statement {
-  std::string sql;
-  Params params;
-};
-
 // Numbers a statement's placeholders in order: "($7::bigint, $8::bytea, ...)".
 class Placeholders {
  public:
@@ -558,25 +670,36 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
   }
   sql += " SELECT count(*) FROM ev";
 
+  // The statements after the first are sent before its answer (a pipeline): each inserts only
+  // when the head is where the first one put it.
+  auto moved_head = [&](Statement& more, Placeholders& numbers) {
+    more.params.Text(batch.match_id).Int(static_cast<int64_t>(last_seq)).Bytes(hashes.back());
+    const std::string match = numbers.Next();
+    const std::string at = numbers.Next();
+    const std::string head = numbers.Next();
+    return "EXISTS (SELECT 1 FROM melee.matches WHERE match_id = " + match +
+           "::text AND last_seq = " + at + "::bigint AND head_hash = " + head + "::bytea)";
+  };
   for (std::size_t from = events; from < batch.payloads.size(); from += kRowsPerStatement) {
     Statement& more = statements.emplace_back();
     Placeholders numbers;
-    more.params.Text(batch.match_id);
+    const std::string condition = moved_head(more, numbers);
     more.sql = "INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
-               "recorded_unix_ms) SELECT " + numbers.Next() + "::text, v.* FROM (VALUES ";
+               "recorded_unix_ms) SELECT $1::text, v.* FROM (VALUES ";
     EventRows(batch, hashes, first_prev, from,
               std::min(from + kRowsPerStatement, batch.payloads.size()), numbers, more.sql,
               more.params);
-    more.sql += ") AS v";
+    more.sql += ") AS v WHERE " + condition;
   }
   for (std::size_t from = notices; from < batch.notices.size(); from += kRowsPerStatement) {
     Statement& more = statements.emplace_back();
     Placeholders numbers;
+    const std::string condition = moved_head(more, numbers);
     more.sql = "INSERT INTO melee.outbox(delivery_id, channel, match_id, seat, body, "
                "created_unix_ms, next_attempt_unix_ms) SELECT v.*, 0 FROM (VALUES ";
     NoticeRows(batch, from, std::min(from + kRowsPerStatement, batch.notices.size()), numbers,
                more.sql, more.params);
-    more.sql += ") AS v";
+    more.sql += ") AS v WHERE " + condition;
   }
 }
 
@@ -597,55 +720,42 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
   }
 
   std::optional<StoreError> transaction_failed;
-  std::size_t events = 0;
   Connection& db = *writer_;
-  // A batch whose statement fails (a constraint the database enforces: another writer, a
-  // tampered row) aborts the transaction: it is rolled back, that batch alone is failed, and the
-  // others are written again in a new transaction. Each round fails one batch, so this ends.
+  // Each round plans every batch not decided yet against the heads it knows, and sends the
+  // statements as one pipelined transaction. A batch whose own data the database refuses
+  // (SQLSTATE 22 or 23: a delivery id taken, a row another writer holds) aborts the transaction:
+  // that batch alone fails, and the next round writes the others. Each round decides at least
+  // one batch, so this ends.
+  bool retried = false;
   while (true) {
     std::vector<std::optional<StoreResult<Appended>>> round = results;
-    std::map<std::string, Head, std::less<>> tentative;  // heads written by this transaction
-    std::size_t round_events = 0;
-    std::optional<std::size_t> failed_alone;
-    StoreError failure;
-    const std::string begin_what = "cannot start a transaction on PostgreSQL";
+    std::map<std::string, Head, std::less<>> tentative;  // heads this transaction writes
+    std::deque<Statement> statements;
+    // What the statements point to: each planned batch's hashes and the hash it links to.
+    std::deque<std::pair<std::vector<Hash>, Hash>> chains;
+    const bool reused = db.connected();
     const uint64_t before = db.successes();
-    auto begun = db.Exec(begin_what, "BEGIN");
-    if (!begun && db.lost() && db.successes() == before) {
-      // The connection was found dead (PostgreSQL restarted since the last transaction):
-      // nothing was sent, so connect again and begin once more.
-      begun = db.Exec(begin_what, "BEGIN");
-    }
-    if (!begun) {
-      transaction_failed = begun.error();
-      for (auto& result : round) {
-        if (!result) result = tl::unexpected(begun.error());
-      }
-      results = std::move(round);
-      break;
-    }
-    bool aborted = false;  // the connection failed: the whole transaction is lost
-    for (std::size_t i = 0; i < work.size() && !aborted && !failed_alone; ++i) {
+    struct Planned {
+      std::size_t batch;
+      std::size_t first_statement;
+      bool marker;
+    };
+    std::vector<Planned> planned;
+    std::size_t round_events = 0;
+    std::optional<StoreError> failure;  // the connection or the server failed: every batch fails
+    for (std::size_t i = 0; i < work.size() && !failure; ++i) {
       if (round[i]) continue;
       const AppendBatch& batch = work[i].batch;
       if (batch.mark_dormant && batch.payloads.empty()) {
         // A marker (MarkDormant): holds only while expected_seq is the match's last event.
-        auto marked = db.Exec("cannot mark match " + batch.match_id + " dormant",
-                              "UPDATE melee.matches SET dormant_seq = $2::bigint, "
-                              "dormant_note = $3::text WHERE match_id = $1 AND last_seq = $2",
-                              Params()
-                                  .Text(batch.match_id)
-                                  .Int(static_cast<int64_t>(batch.expected_seq))
-                                  .Text(batch.dormant_note));
-        if (!marked) {
-          failure = marked.error();
-          if (db.lost() || !db.BatchAlone()) {
-            aborted = true;
-          } else {
-            failed_alone = i;
-          }
-          continue;
-        }
+        planned.push_back({i, statements.size(), true});
+        Statement& mark = statements.emplace_back();
+        mark.sql = "UPDATE melee.matches SET dormant_seq = $2::bigint, dormant_note = $3::text "
+                   "WHERE match_id = $1::text AND last_seq = $2::bigint";
+        mark.prepared_name = "mark_dormant";
+        mark.params.Text(batch.match_id)
+            .Int(static_cast<int64_t>(batch.expected_seq))
+            .Text(batch.dormant_note);
         round[i] = Appended{0, batch.expected_seq, {}};
         continue;
       }
@@ -659,11 +769,6 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
         continue;
       } else {
         failure = read.error();
-        if (db.lost() || !db.BatchAlone()) {
-          aborted = true;
-        } else {
-          failed_alone = i;
-        }
         continue;
       }
       if (batch.expected_seq != head.seq) {
@@ -674,49 +779,21 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
                        0});
         continue;
       }
-      std::vector<Hash> hashes;
+      auto& [hashes, first_prev] = chains.emplace_back(std::vector<Hash>(), head.hash);
       hashes.reserve(batch.payloads.size());
       Hash link = head.hash;
       for (const std::string& payload : batch.payloads) {
         link = ChainHash(link, payload);
         hashes.push_back(link);
       }
-      std::deque<Statement> statements;
-      AppendStatements(batch, !head.exists, hashes, head.hash, statements);
-      const std::string what = "cannot append to match " + batch.match_id;
+      planned.push_back({i, statements.size(), false});
+      AppendStatements(batch, !head.exists, hashes, first_prev, statements);
       // The usual shapes (a few events and notices) are prepared once per connection: parsing
       // and planning the statement each time took most of a batch's time.
-      const bool usual = batch.payloads.size() <= 8 && batch.notices.size() <= 4;
-      const std::string shape =
-          usual ? std::string(head.exists ? "append_" : "begin_") +
-                      std::to_string(batch.payloads.size()) + "_" +
-                      std::to_string(batch.notices.size())
-                : std::string();
-      auto appended =
-          db.Exec(what, statements.front().sql, statements.front().params, shape);
-      const bool moved = appended && postgres::Int(appended->get(), 0, 0) > 0;
-      for (std::size_t k = 1; k < statements.size() && appended && moved; ++k) {
-        appended = db.Exec(what, statements[k].sql, statements[k].params);
-      }
-      if (!appended) {
-        failure = appended.error();
-        heads_.erase(batch.match_id);
-        if (db.lost() || !db.BatchAlone()) {
-          aborted = true;
-        } else {
-          failed_alone = i;
-        }
-        continue;
-      }
-      if (!moved) {
-        // The compare-and-set found the head elsewhere: another writer moved it.
-        heads_.erase(batch.match_id);
-        round[i] = tl::unexpected(StoreError{
-            StoreErrorCode::kConflict,
-            "match " + batch.match_id + " is no longer at the expected seq " +
-                std::to_string(batch.expected_seq) + " in PostgreSQL (another writer appended)",
-            0});
-        continue;
+      if (batch.payloads.size() <= 8 && batch.notices.size() <= 4) {
+        statements[planned.back().first_statement].prepared_name =
+            std::string(head.exists ? "append_" : "begin_") +
+            std::to_string(batch.payloads.size()) + "_" + std::to_string(batch.notices.size());
       }
       const uint64_t first_seq = head.seq + 1;
       head.exists = true;
@@ -726,45 +803,69 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       round_events += batch.payloads.size();
       round[i] = Appended{first_seq, head.seq, head.hash};
     }
-    if (failed_alone) {
-      // The statement's error aborted the transaction: roll back, fail that batch, go again.
-      if (auto rolled_back = db.Exec("cannot roll back on PostgreSQL", "ROLLBACK");
-          !rolled_back) {
-        aborted = true;
-        failure = rolled_back.error();
-      } else {
-        results[*failed_alone] = tl::unexpected(failure);
+
+    Connection::PipelineResult sent;
+    if (!failure && !statements.empty()) {
+      sent = db.Pipeline("cannot append to PostgreSQL", statements);
+    }
+    if ((failure || sent.error) && !retried && reused && db.lost() &&
+        db.successes() == before && (failure || sent.failed_at == 0)) {
+      // The connection broke before anything was answered on it: PostgreSQL restarted since
+      // its last use, and nothing of this transaction was done. Once more on a new connection.
+      retried = true;
+      continue;
+    }
+    if (!failure && sent.error) {
+      if (!db.lost() && db.BatchAlone() && sent.failed_at < statements.size()) {
+        // That statement's batch fails alone; the next round writes the others.
+        std::size_t culprit = planned.front().batch;
+        for (const Planned& p : planned) {
+          if (p.first_statement <= sent.failed_at) culprit = p.batch;
+        }
+        results[culprit] = tl::unexpected(*sent.error);
+        heads_.erase(work[culprit].batch.match_id);
         continue;
       }
+      failure = sent.error;
     }
-    if (aborted) {
-      if (db.connected()) (void)db.Exec("cannot roll back on PostgreSQL", "ROLLBACK");
+    if (failure) {
+      // Not known to be committed, so not acknowledged. (A commit whose answer was lost may
+      // still have committed: the callers then see a conflict and re-read, never a loss.)
       heads_.clear();  // the database is the truth again
       transaction_failed = failure;
       for (auto& result : round) {
-        if (!result || *result) result = tl::unexpected(failure);
+        if (!result || *result) result = tl::unexpected(*failure);
       }
       results = std::move(round);
       break;
     }
-    if (auto committed = db.Exec("cannot commit to PostgreSQL", "COMMIT"); !committed) {
-      // Not known to be committed, so not acknowledged. (A COMMIT whose answer was lost may
-      // still have committed: the callers then see a conflict and re-read, never a loss.)
-      heads_.clear();
-      transaction_failed = committed.error();
-      for (auto& result : round) {
-        if (!result || *result) result = tl::unexpected(committed.error());
-      }
-      results = std::move(round);
-      break;
+    // Committed. A batch whose compare-and-set found its head elsewhere (another writer
+    // appended) wrote nothing; the batches after it on that match then found nothing either.
+    std::set<std::string> stale;
+    for (const Planned& p : planned) {
+      if (p.marker) continue;
+      const AppendBatch& batch = work[p.batch].batch;
+      if (postgres::Int(sent.results[p.first_statement].get(), 0, 0) > 0) continue;
+      stale.insert(batch.match_id);
+      round_events -= batch.payloads.size();
+      round[p.batch] = tl::unexpected(StoreError{
+          StoreErrorCode::kConflict,
+          "match " + batch.match_id + " is no longer at the expected seq " +
+              std::to_string(batch.expected_seq) + " in PostgreSQL (another writer appended)",
+          0});
     }
-    for (auto& [match_id, head] : tentative) heads_[match_id] = head;
-    events = round_events;
+    for (auto& [match_id, head] : tentative) {
+      if (stale.contains(match_id)) {
+        heads_.erase(match_id);
+      } else {
+        heads_[match_id] = head;
+      }
+    }
     results = std::move(round);
     std::lock_guard lock(queue_mutex_);
     ++commits_;
-    committed_events_ += events;
-    if (events > 0) failing_.reset();
+    committed_events_ += round_events;
+    if (round_events > 0) failing_.reset();
     break;
   }
 
