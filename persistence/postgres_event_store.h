@@ -4,12 +4,12 @@
 // lives outside the server (persistence/FORMAT.md, "PostgreSQL"; docs/postgresql.md).
 //
 // Appends from every match wait in one queue; the writer thread takes everything waiting (up to
-// Options::max_batch_events events), writes it in one transaction on its own connection (each
-// match's batch inside its own SAVEPOINT, so one stale batch does not sink the others), commits
-// with synchronous_commit=on, and only then runs the callbacks. The database itself refuses a
-// stale writer: the head of a match moves by a compare-and-set on `last_seq`, and `(match_id,
-// seq)` is the events' primary key. Reads, snapshots, notifications, Ping and ProbeWrite share a
-// second connection.
+// Options::max_batch_events events), sends one statement per match's batch on its own connection
+// in libpq's pipeline mode, commits them as one transaction with synchronous_commit=on, and only
+// then runs the callbacks. The database itself refuses a stale writer: the head of a match moves
+// by a compare-and-set on `last_seq` in the statement that inserts its events (a stale batch
+// writes nothing and does not sink the others), and `(match_id, seq)` is the events' primary
+// key. Reads, snapshots, notifications, Ping and ProbeWrite share a second connection.
 //
 // When PostgreSQL is down or the connection is lost, an operation fails with kUnavailable and a
 // message naming PostgreSQL and where it was looked for; the broken connection is dropped, and
