@@ -16,6 +16,10 @@
 //
 //   build/bench/store_bench                         # N = 1, 10, 100, 1000; 3 s per run
 //   build/bench/store_bench --matches 100 --seconds 10 --events-per-append 4
+//   build/bench/store_bench --postgres postgresql:///scratch   # PostgresEventStore instead
+//
+// With --postgres the runs share the database (a scratch one: the bench leaves its matches in
+// it), each run's matches under a prefix of their own.
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -32,6 +36,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +46,7 @@
 #include <vector>
 
 #include "persistence/event_store.h"
+#include "persistence/postgres_event_store.h"
 #include "persistence/sqlite_event_store.h"
 #include "tests/testing/temp_dir.h"
 
@@ -51,6 +57,8 @@ using Clock = std::chrono::steady_clock;
 using persistence::AppendBatch;
 using persistence::Appended;
 using persistence::EventStore;
+using persistence::PostgresEventStore;
+using persistence::PostgresStoreOptions;
 using persistence::SqliteEventStore;
 using persistence::SqliteStoreOptions;
 using persistence::StoreResult;
@@ -65,6 +73,7 @@ struct Config {
   double seconds = 3;
   std::size_t payload_bytes = 200;
   std::size_t events_per_append = 1;
+  std::string postgres;  // a PostgreSQL URI: bench PostgresEventStore instead of SQLite
 };
 
 // The payload of event `seq` of match number `match`: the two numbers, then filler, so a read-back
@@ -92,13 +101,15 @@ struct MatchLoad {
 // N matches, each with one append outstanding, until a deadline.
 class LoadRun {
  public:
-  LoadRun(int matches, const Config& config) : config_(config), matches_(matches) {
+  // `prefix` keeps the matches of runs that share a database apart.
+  LoadRun(int matches, const Config& config, const std::string& prefix)
+      : config_(config), matches_(matches) {
     for (int i = 0; i < matches; ++i) {
       MatchLoad& match = matches_[static_cast<std::size_t>(i)];
       match.index = static_cast<uint64_t>(i);
       char id[32];
       std::snprintf(id, sizeof id, "bench-%05d", i);
-      match.id = id;
+      match.id = prefix + id;
     }
   }
 
@@ -218,8 +229,8 @@ double PercentileUs(const std::vector<int64_t>& sorted, double percentile) {
 }
 
 // Reads every match back and checks it against what was acknowledged.
-void Verify(SqliteEventStore& store, const std::vector<MatchLoad>& matches, const Config& config,
-            uint64_t acknowledged_events, RunResult& result) {
+void Verify(EventStore& store, std::size_t committed_events, const std::vector<MatchLoad>& matches,
+            const Config& config, uint64_t acknowledged_events, RunResult& result) {
   for (const MatchLoad& match : matches) {
     if (!match.error.empty()) result.problems.push_back(match.id + ": " + match.error);
     if (match.last_seq == 0) {
@@ -249,8 +260,8 @@ void Verify(SqliteEventStore& store, const std::vector<MatchLoad>& matches, cons
       }
     }
   }
-  if (store.committed_events() != acknowledged_events) {
-    result.problems.push_back("the store counts " + std::to_string(store.committed_events()) +
+  if (committed_events != acknowledged_events) {
+    result.problems.push_back("the store counts " + std::to_string(committed_events) +
                               " committed events, the callbacks acknowledged " +
                               std::to_string(acknowledged_events));
   }
@@ -262,22 +273,47 @@ RunResult RunOnce(int matches, Mode mode, const Config& config) {
   result.mode = mode;
 
   // Declared before the store, so the store (whose destructor drains its queue) goes first.
-  LoadRun load(matches, config);
+  const std::string prefix =
+      config.postgres.empty()
+          ? std::string()
+          : "run-" + std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) +
+                "-";
+  LoadRun load(matches, config, prefix);
   testing::TempDir dir;
-  SqliteStoreOptions options;
-  if (mode == Mode::kBaseline) options.max_batch_events = 1;
-  auto opened = SqliteEventStore::OpenDataDirectory(dir.path() / "data", options);
-  if (!opened) {
-    result.problems.push_back("cannot open the store: " + opened.error().message);
-    return result;
+  std::unique_ptr<EventStore> opened_store;
+  std::function<std::pair<std::size_t, std::size_t>()> counters;  // commits, committed events
+  if (config.postgres.empty()) {
+    SqliteStoreOptions options;
+    if (mode == Mode::kBaseline) options.max_batch_events = 1;
+    auto opened = SqliteEventStore::OpenDataDirectory(dir.path() / "data", options);
+    if (!opened) {
+      result.problems.push_back("cannot open the store: " + opened.error().message);
+      return result;
+    }
+    if (auto journal = (*opened)->JournalMode(); !journal || *journal != "wal") {
+      result.problems.push_back("the store is not in WAL mode");
+      return result;
+    }
+    counters = [raw = opened->get()] {
+      return std::pair(raw->commits(), raw->committed_events());
+    };
+    opened_store = std::move(*opened);
+  } else {
+    PostgresStoreOptions options;
+    if (mode == Mode::kBaseline) options.max_batch_events = 1;
+    auto opened = PostgresEventStore::Open(config.postgres, options);
+    if (!opened) {
+      result.problems.push_back("cannot open the store: " + opened.error().message);
+      return result;
+    }
+    counters = [raw = opened->get()] {
+      return std::pair(raw->commits(), raw->committed_events());
+    };
+    opened_store = std::move(*opened);
   }
-  SqliteEventStore& store = **opened;
-  if (auto journal = store.JournalMode(); !journal || *journal != "wal") {
-    result.problems.push_back("the store is not in WAL mode");
-    return result;
-  }
+  EventStore& store = *opened_store;
 
-  const std::size_t commits_before = store.commits();
+  const std::size_t commits_before = counters().first;
   const double cpu_before = CpuSeconds();
   const Clock::time_point start = Clock::now();
   const auto duration =
@@ -292,7 +328,7 @@ RunResult RunOnce(int matches, Mode mode, const Config& config) {
     std::_Exit(3);
   }
   const double cpu_after = CpuSeconds();
-  result.commits = store.commits() - commits_before;
+  result.commits = counters().first - commits_before;
 
   Clock::time_point end = start;
   std::vector<int64_t> latencies;
@@ -310,7 +346,7 @@ RunResult RunOnce(int matches, Mode mode, const Config& config) {
   result.p99_us = PercentileUs(latencies, 99);
   result.max_us = latencies.empty() ? 0 : static_cast<double>(latencies.back()) / 1e3;
 
-  Verify(store, load.matches(), config, result.events, result);
+  Verify(store, counters().second, load.matches(), config, result.events, result);
   return result;
 }
 
@@ -352,13 +388,21 @@ void PrintHeader(const Config& config, const std::string& command) {
   std::string load = "?";
   if (std::ifstream in("/proc/loadavg"); in) std::getline(in, load);
   testing::TempDir probe;
-  std::printf("store_bench — durable appends to SqliteEventStore (WAL, synchronous=FULL)\n");
+  if (config.postgres.empty()) {
+    std::printf("store_bench — durable appends to SqliteEventStore (WAL, synchronous=FULL)\n");
+  } else {
+    std::printf("store_bench — durable appends to PostgresEventStore (synchronous_commit=on)\n");
+  }
   std::printf("command:   %s\n", command.c_str());
   std::printf("machine:   nproc=%ld (hardware_concurrency=%u), %s, %s %s\n",
               sysconf(_SC_NPROCESSORS_ONLN), std::thread::hardware_concurrency(),
               FirstLineWith("/proc/cpuinfo", "model name").c_str(), name.sysname, name.release);
-  std::printf("data dir:  %s on %s\n", probe.path().parent_path().c_str(),
-              FileSystemOf(probe.path()).c_str());
+  if (config.postgres.empty()) {
+    std::printf("data dir:  %s on %s\n", probe.path().parent_path().c_str(),
+                FileSystemOf(probe.path()).c_str());
+  } else {
+    std::printf("database:  %s\n", config.postgres.c_str());
+  }
   std::printf("load avg:  %s (at start; the machine is shared)\n", load.c_str());
   std::printf(
       "workload:  each match keeps 1 append outstanding (closed loop), %zu event(s) of %zu bytes "
@@ -432,6 +476,9 @@ int main(int argc, char** argv) {
   app.add_option("--events-per-append", config.events_per_append, "Events in each AppendBatch")
       ->check(CLI::Range(1, 1 << 16))
       ->capture_default_str();
+  app.add_option("--postgres", config.postgres,
+                 "Bench PostgresEventStore on this PostgreSQL URI (a scratch database: the runs "
+                 "leave their matches in it) instead of SQLite");
   CLI11_PARSE(app, argc, argv);
 
   std::string command;

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "engine/core/registry.h"
+#include "persistence/postgres_event_store.h"
 #include "persistence/sqlite_event_store.h"
 #include "server/transport/json_log.h"
 #include "server/transport/server.h"
@@ -137,6 +138,16 @@ int main(int argc, char** argv) {
                  "nothing owed on a timer); it is loaded from the store again when next asked "
                  "for. 0: keep every match loaded until the server stops")
       ->capture_default_str();
+  std::string store_uri;
+  app.add_option("--store", store_uri,
+                 "Keep the event log in PostgreSQL: a libpq URI such as "
+                 "postgresql://melee@db.example/melee (docs/postgresql.md); the data directory "
+                 "still holds the server's key and dice secret. Default: SQLite in --data-dir")
+      ->check([](const std::string& uri) {
+        return melee::persistence::IsPostgresUri(uri)
+                   ? std::string()
+                   : "--store takes a postgresql:// URI (SQLite is the default without it)";
+      });
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "
@@ -167,19 +178,30 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (auto whole = melee::persistence::CheckForLostLog(config.data_dir); !whole) {
-      if (!accept_empty_store) {
-        spdlog::error("{}", whole.error().message);
+    std::shared_ptr<melee::persistence::EventStore> shared;
+    if (!store_uri.empty()) {
+      auto store = melee::persistence::PostgresEventStore::Open(store_uri);
+      if (!store) {
+        spdlog::error("{}", store.error().message);
         return EXIT_FAILURE;
       }
-      spdlog::warn("--accept-empty-store: starting a new, empty log: {}", whole.error().message);
+      spdlog::info("event store: PostgreSQL, {}", (*store)->where());
+      shared = std::move(*store);
+    } else {
+      if (auto whole = melee::persistence::CheckForLostLog(config.data_dir); !whole) {
+        if (!accept_empty_store) {
+          spdlog::error("{}", whole.error().message);
+          return EXIT_FAILURE;
+        }
+        spdlog::warn("--accept-empty-store: starting a new, empty log: {}", whole.error().message);
+      }
+      auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
+      if (!store) {
+        spdlog::error("{}", store.error().message);
+        return EXIT_FAILURE;
+      }
+      shared = std::move(*store);
     }
-    auto store = melee::persistence::SqliteEventStore::OpenDataDirectory(config.data_dir);
-    if (!store) {
-      spdlog::error("{}", store.error().message);
-      return EXIT_FAILURE;
-    }
-    std::shared_ptr<melee::persistence::EventStore> shared = std::move(*store);
     melee::server::Server server(config, shared, melee::engine::BuiltinRegistry());
     server.StopOnSignals();  // before Start(): its "listening" line means signals are handled
     auto port = server.Start();

@@ -1,6 +1,6 @@
 #pragma once
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it when destroyed.
+// A fresh directory under $TMPDIR (or /tmp, or a given directory), removed with everything in it when destroyed.
 
 #include <stdlib.h>
 
@@ -12,9 +12,10 @@ namespace melee::testing {
 
 class TempDir {
  public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/melee-test-XXXXXX";
+  TempDir() : TempDir(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") {}
+  // Makes the directory in `base` instead.
+  explicit TempDir(const std::filesystem::path& base) {
+    std::string pattern = (base / "melee-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) std::abort();
     path_ = pattern;
   }

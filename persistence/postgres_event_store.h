@@ -1,0 +1,166 @@
+#pragma once
+
+// The EventStore on PostgreSQL (libpq): the same contract as the SQLite store, for a log that
+// lives outside the server (persistence/FORMAT.md, "PostgreSQL"; docs/postgresql.md).
+//
+// Appends from every match wait in one queue; the writer thread takes everything waiting (up to
+// Options::max_batch_events events), sends one statement per match's batch on its own connection
+// in libpq's pipeline mode, commits them as one transaction with synchronous_commit=on, and only
+// then runs the callbacks. The database itself refuses a stale writer: the head of a match moves
+// by a compare-and-set on `last_seq` in the statement that inserts its events (a stale batch
+// writes nothing and does not sink the others), and `(match_id, seq)` is the events' primary
+// key. Reads, snapshots, notifications, Ping and ProbeWrite share a second connection.
+//
+// When PostgreSQL is down or the connection is lost, an operation fails with kUnavailable and a
+// message naming PostgreSQL and where it was looked for; the broken connection is dropped, and
+// the next operation connects again: the store recovers by itself when PostgreSQL is back.
+//
+// Thread-safe. The destructor drains the queue: every queued append is committed or failed
+// before it returns.
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "persistence/event_store.h"
+#include "persistence/notification_store.h"
+
+namespace melee::persistence {
+
+// The format version of the PostgreSQL schema this build reads and writes (FORMAT.md).
+inline constexpr int kPostgresFormatVersion = 1;
+
+// The PostgreSQL schema (namespace) the store's tables live in.
+inline constexpr const char* kPostgresSchema = "melee";
+
+// Returns true when `location` names a PostgreSQL database (a postgresql:// or postgres:// URI)
+// rather than a data directory.
+bool IsPostgresUri(std::string_view location);
+
+// How a PostgresEventStore is opened.
+struct PostgresStoreOptions {
+  // Most events in one transaction. 1 turns group commit off (the benchmark's baseline).
+  std::size_t max_batch_events = 4096;
+  // How long to wait for PostgreSQL to accept a connection before failing with kUnavailable.
+  int connect_timeout_seconds = 5;
+};
+
+class PostgresEventStore final : public EventStore, public NotificationStore {
+ public:
+  using Options = PostgresStoreOptions;
+
+  // Connects to `uri` (a libpq connection URI or key=value string: postgresql://user@host/db),
+  // creates the `melee` schema and its tables if needed, checks that an existing one is of a
+  // format this build reads, and starts the writer thread. Fails with kUnavailable and a clear
+  // message (without the password) when PostgreSQL cannot be reached, and with kInvalidArgument
+  // for a malformed URI or a newer format.
+  static StoreResult<std::unique_ptr<PostgresEventStore>> Open(const std::string& uri,
+                                                               Options options);
+  static StoreResult<std::unique_ptr<PostgresEventStore>> Open(const std::string& uri) {
+    return Open(uri, Options{});
+  }
+
+  ~PostgresEventStore() override;
+  PostgresEventStore(const PostgresEventStore&) = delete;
+  PostgresEventStore& operator=(const PostgresEventStore&) = delete;
+
+  void Append(AppendBatch batch, AppendCallback done) override;
+  StoreResult<std::vector<Event>> Read(std::string_view match_id, uint64_t after_seq = 0,
+                                       uint64_t limit = UINT64_MAX) override;
+  StoreResult<std::vector<MatchSummary>> ListMatches() override;
+  StoreResult<void> SaveSnapshot(std::string_view match_id, uint64_t seq,
+                                 std::string state) override;
+  StoreResult<LoadedMatch> Load(std::string_view match_id) override;
+  StoreResult<void> DiscardSnapshot(std::string_view match_id, uint64_t seq,
+                                    std::string reason) override;
+  StoreResult<std::vector<std::pair<uint64_t, std::string>>> SnapshotDiscards(
+      std::string_view match_id) override;
+  StoreResult<void> Ping() override;
+  WriteHealth Writes() const override;
+  // Counts the probe in `melee.meta` (key `write_probes`): one durable commit.
+  StoreResult<void> ProbeWrite() override;
+
+  // Webhooks and the outbox (persistence/notification_store.h; postgres_notifications.cc), on
+  // the reader connection.
+  NotificationStore* notifications() override { return this; }
+  StoreResult<void> SetWebhook(const Webhook& webhook) override;
+  StoreResult<void> RemoveWebhook(const std::string& match_id, const std::string& seat) override;
+  StoreResult<std::vector<Webhook>> Webhooks() override;
+  StoreResult<void> SetEmail(const EmailRegistration& email) override;
+  StoreResult<void> RemoveEmail(const std::string& match_id, const std::string& seat) override;
+  StoreResult<std::vector<EmailRegistration>> Emails() override;
+  StoreResult<void> EmailSent(const std::string& match_id, const std::string& seat,
+                              int64_t unix_ms, uint64_t seq) override;
+  StoreResult<std::vector<OutboxNotice>> DueNotices(const std::string& channel,
+                                                    int64_t now_unix_ms, size_t limit) override;
+  StoreResult<std::vector<OutboxNotice>> SeatNotices(const std::string& channel,
+                                                     const std::string& match_id,
+                                                     const std::string& seat) override;
+  StoreResult<void> NoticeDelivered(const std::string& delivery_id) override;
+  StoreResult<void> NoticeFailed(const std::string& delivery_id, uint32_t attempts,
+                                 int64_t next_attempt_unix_ms, const std::string& error) override;
+  StoreResult<OutboxStats> Outbox(const std::string& channel) override;
+
+  // Where the store is, for messages and logs: the database, host and port, never the password.
+  const std::string& where() const { return where_; }
+
+  // Counters since Open (for tests and benchmarks): transactions committed, events committed.
+  std::size_t commits() const;
+  std::size_t committed_events() const;
+
+  // One libpq connection that reconnects on demand (postgres_event_store.cc).
+  class Connection;
+
+ private:
+  struct Pending {
+    AppendBatch batch;
+    AppendCallback done;
+  };
+  struct Head {
+    bool exists = false;  // the match has a row in melee.matches
+    uint64_t seq = 0;
+    Hash hash{};
+  };
+
+  PostgresEventStore(std::string uri, std::string where, Options options);
+
+  void WriterLoop();
+  // Writes `work` in one transaction and runs every callback; on the writer thread.
+  void Commit(std::deque<Pending>& work);
+  // Returns the head of `match_id` from the cache or the database; on the writer thread, inside
+  // the transaction.
+  StoreResult<Head> HeadOf(const std::string& match_id);
+  // Runs `body(Connection&)` with the reader connection locked and connected; when the
+  // connection turns out to have been lost before `body` could do anything (PostgreSQL
+  // restarted since its last use), connects again and runs `body` once more.
+  template <class F>
+  auto WithReader(F&& body);
+
+  const std::string uri_;
+  const std::string where_;
+  const Options options_;
+  std::unique_ptr<Connection> writer_;  // used only by the writer thread (and Open)
+  std::unique_ptr<Connection> reader_;  // guarded by reader_mutex_
+  std::mutex reader_mutex_;
+
+  mutable std::mutex queue_mutex_;
+  std::condition_variable queue_cv_;
+  std::deque<Pending> queue_;
+  bool stopping_ = false;
+  std::size_t commits_ = 0;
+  std::size_t committed_events_ = 0;
+  uint64_t failed_appends_ = 0;
+  std::optional<StoreError> failing_;  // see WriteHealth::failing
+  uint64_t failures_ = 0;              // transactions failed as a whole, ever
+
+  std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
+  std::thread writer_thread_;
+};
+
+}  // namespace melee::persistence

@@ -1,0 +1,264 @@
+// What only the PostgreSQL store has (the contract both stores share is in
+// event_store_contract_test.cc): opening a database that is not there or not ours, two stores on
+// one database (the database refuses a stale writer), and PostgreSQL going down under appends and
+// coming back, with the store recovering by itself.
+
+#include "persistence/postgres_event_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/testing/postgres_server.h"
+#include "tests/testing/temp_dir.h"
+
+namespace melee::persistence {
+namespace {
+
+using namespace std::chrono_literals;
+
+AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
+  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
+}
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(testing::SharedPostgres().ok()) << testing::SharedPostgres().error();
+    uri_ = testing::SharedPostgres().CreateDatabase();
+    ASSERT_FALSE(uri_.empty());
+  }
+  std::unique_ptr<PostgresEventStore> Open() {
+    auto store = PostgresEventStore::Open(uri_);
+    EXPECT_TRUE(store.has_value()) << store.error().message;
+    return store ? std::move(*store) : nullptr;
+  }
+
+  std::string uri_;
+};
+
+TEST(PostgresStoreOpenTest, AnUnreachableServerIsUnavailableNamingPostgresAndWhere) {
+  testing::TempDir nowhere;  // no server listens on a socket in here
+  auto store = PostgresEventStore::Open("postgresql:///melee?host=" + nowhere.path().string() +
+                                        "&user=melee&password=secret");
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, StoreErrorCode::kUnavailable);
+  const std::string& message = store.error().message;
+  EXPECT_NE(message.find("cannot connect to PostgreSQL"), std::string::npos) << message;
+  EXPECT_NE(message.find("database melee on " + nowhere.path().string()), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("secret"), std::string::npos) << "the password stays out: " << message;
+}
+
+TEST(PostgresStoreOpenTest, AMalformedUriIsAnInvalidArgument) {
+  auto store = PostgresEventStore::Open("postgresql://host:notaport:/db?sslmode");
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, StoreErrorCode::kInvalidArgument);
+  EXPECT_NE(store.error().message.find("URI is malformed"), std::string::npos)
+      << store.error().message;
+}
+
+TEST(PostgresStoreOpenTest, UrisAreToldFromDataDirectories) {
+  EXPECT_TRUE(IsPostgresUri("postgresql://db.example/melee"));
+  EXPECT_TRUE(IsPostgresUri("postgres:///melee"));
+  EXPECT_FALSE(IsPostgresUri("data"));
+  EXPECT_FALSE(IsPostgresUri("/var/lib/melee"));
+}
+
+TEST_F(PostgresStoreTest, OpeningTwiceKeepsTheSchemaAndItsEvents) {
+  { ASSERT_TRUE(Open()->AppendAndWait(Batch("m", 0, {"a"})).has_value()); }
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->Read("m")->size(), 1u);
+  EXPECT_NE(store->where().find("database test_"), std::string::npos) << store->where();
+}
+
+TEST_F(PostgresStoreTest, ANewerFormatVersionIsRefused) {
+  { ASSERT_NE(Open(), nullptr); }
+  ASSERT_EQ(testing::PostgresServer::Execute(
+                uri_, "UPDATE melee.meta SET value = '99' WHERE key = 'format_version'"),
+            "");
+  auto store = PostgresEventStore::Open(uri_);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, StoreErrorCode::kInvalidArgument);
+  EXPECT_NE(store.error().message.find("format version 99"), std::string::npos)
+      << store.error().message;
+}
+
+TEST_F(PostgresStoreTest, AnotherApplicationsSchemaIsRefused) {
+  ASSERT_EQ(testing::PostgresServer::Execute(
+                uri_,
+                "CREATE SCHEMA melee; CREATE TABLE melee.meta (key text PRIMARY KEY, value text);"
+                "INSERT INTO melee.meta VALUES ('application', 'somethingelse')"),
+            "");
+  auto store = PostgresEventStore::Open(uri_);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_NE(store.error().message.find("another application"), std::string::npos)
+      << store.error().message;
+}
+
+// Two stores on one database (as two servers would be): the one whose idea of the head is stale
+// is refused by the database's compare-and-set, not by its own cache, and then reads the head
+// again.
+TEST_F(PostgresStoreTest, TheDatabaseRefusesAStaleWriter) {
+  auto first = Open();
+  auto second = Open();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(first->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  ASSERT_TRUE(second->AppendAndWait(Batch("m", 1, {"b"})).has_value());
+  auto stale = first->AppendAndWait(Batch("m", 1, {"c"}));
+  ASSERT_FALSE(stale.has_value());
+  EXPECT_EQ(stale.error().code, StoreErrorCode::kConflict);
+  EXPECT_NE(stale.error().message.find("another writer"), std::string::npos)
+      << stale.error().message;
+  auto again = first->AppendAndWait(Batch("m", 2, {"c"}));
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  auto events = second->Read("m");
+  ASSERT_TRUE(events.has_value()) << events.error().message;
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[1].payload, "b");
+  // A new match begun by both: the second INSERT finds the row and is a conflict.
+  ASSERT_TRUE(first->AppendAndWait(Batch("n", 0, {"x"})).has_value());
+  EXPECT_EQ(second->AppendAndWait(Batch("n", 0, {"y"})).error().code, StoreErrorCode::kConflict);
+}
+
+// PostgreSQL stops while appends are queued and in flight: each one is either committed whole
+// or refused with kUnavailable naming PostgreSQL (nothing half-written), WriteHealth says the
+// store fails, and once PostgreSQL is back the next append succeeds on the same store object.
+TEST(PostgresDownTest, AppendsFailClearlyWhileDownAndSucceedOnceBackWithoutReopening) {
+  testing::PostgresServer server;  // its own: this test stops it
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string uri = server.CreateDatabase();
+  ASSERT_FALSE(uri.empty());
+  auto opened = PostgresEventStore::Open(uri);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  PostgresEventStore& store = **opened;
+
+  constexpr int kMatches = 4;
+  constexpr int kEventsPerBatch = 3;
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::string>> acknowledged;  // match -> batch tags
+  std::vector<StoreError> refusals;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  for (int m = 0; m < kMatches; ++m) {
+    writers.emplace_back([&, m] {
+      const std::string match_id = "m" + std::to_string(m);
+      uint64_t seq = 0;
+      for (int b = 0; !stop; ++b) {
+        const std::string tag = match_id + "-b" + std::to_string(b);
+        std::vector<std::string> payloads;
+        for (int k = 0; k < kEventsPerBatch; ++k) payloads.push_back(tag + "-e" + std::to_string(k));
+        auto appended = store.AppendAndWait(Batch(match_id, seq, payloads));
+        std::lock_guard lock(mutex);
+        if (appended) {
+          seq = appended->last_seq;
+          acknowledged[match_id].push_back(tag);
+        } else {
+          refusals.push_back(appended.error());
+          if (refusals.size() > 2000) return;  // enough; do not spin forever
+          std::this_thread::sleep_for(2ms);
+        }
+      }
+    });
+  }
+  // Let appends flow, then stop PostgreSQL under them.
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  auto count = [&] {
+    std::lock_guard lock(mutex);
+    std::size_t batches = 0;
+    for (const auto& [match, tags] : acknowledged) batches += tags.size();
+    return std::pair(batches, refusals.size());
+  };
+  while (count().first < 20 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(server.Stop()) << server.error();
+  while (count().second < 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  stop = true;
+  for (auto& writer : writers) writer.join();
+  const std::size_t acknowledged_before_stop = count().first;
+  ASSERT_GE(refusals.size(), 10u) << "the appends did not fail while PostgreSQL was down";
+
+  for (const StoreError& refusal : refusals) {
+    EXPECT_TRUE(refusal.code == StoreErrorCode::kUnavailable ||
+                refusal.code == StoreErrorCode::kConflict)
+        << Name(refusal.code) << ": " << refusal.message;
+  }
+  const StoreError& last = refusals.back();
+  EXPECT_EQ(last.code, StoreErrorCode::kUnavailable);
+  EXPECT_NE(last.message.find("PostgreSQL"), std::string::npos) << last.message;
+  EXPECT_NE(last.message.find(store.where()), std::string::npos) << last.message;
+  const WriteHealth down = store.Writes();
+  ASSERT_TRUE(down.failing.has_value());
+  EXPECT_NE(down.failing->message.find("PostgreSQL"), std::string::npos) << down.failing->message;
+  EXPECT_GE(down.failed_appends, 1u);
+  auto ping = store.Ping();
+  ASSERT_FALSE(ping.has_value());
+  EXPECT_EQ(ping.error().code, StoreErrorCode::kUnavailable);
+  EXPECT_NE(ping.error().message.find("PostgreSQL"), std::string::npos) << ping.error().message;
+  EXPECT_FALSE(store.ProbeWrite().has_value());
+
+  ASSERT_TRUE(server.Start()) << server.error();
+
+  // Back: reads and writes work on the same store object.
+  EXPECT_TRUE(store.Ping().has_value());
+  auto matches = store.ListMatches();
+  ASSERT_TRUE(matches.has_value()) << matches.error().message;
+  for (const MatchSummary& summary : *matches) {
+    auto events = store.Read(summary.match_id);
+    ASSERT_TRUE(events.has_value()) << events.error().message;
+    // Every batch is there whole or not at all, and every acknowledged batch is there.
+    std::map<std::string, int> per_batch;
+    for (const Event& event : *events) {
+      per_batch[event.payload.substr(0, event.payload.rfind("-e"))] += 1;
+    }
+    for (const auto& [tag, events_of_batch] : per_batch) {
+      EXPECT_EQ(events_of_batch, kEventsPerBatch) << "batch " << tag << " is half-written";
+    }
+    for (const std::string& tag : acknowledged[summary.match_id]) {
+      EXPECT_EQ(per_batch.count(tag), 1u) << "acknowledged batch " << tag << " is lost";
+    }
+    auto next = store.AppendAndWait(Batch(summary.match_id, summary.last_seq, {"after"}));
+    ASSERT_TRUE(next.has_value()) << next.error().message;
+    EXPECT_EQ(next->last_seq, summary.last_seq + 1);
+  }
+  EXPECT_EQ(matches->size(), static_cast<std::size_t>(kMatches));
+  EXPECT_GE(acknowledged_before_stop, 20u);
+  EXPECT_FALSE(store.Writes().failing.has_value()) << "a committed append clears the failure";
+}
+
+// With nothing else writing, a probe is what tells the store works again.
+TEST(PostgresDownTest, AProbeClearsTheFailureOnceBack) {
+  testing::PostgresServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string uri = server.CreateDatabase();
+  auto opened = PostgresEventStore::Open(uri);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  PostgresEventStore& store = **opened;
+  ASSERT_TRUE(server.Stop()) << server.error();
+  auto refused = store.AppendAndWait(Batch("m", 0, {"a"}));
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, StoreErrorCode::kUnavailable);
+  EXPECT_NE(refused.error().message.find("cannot connect to PostgreSQL"), std::string::npos)
+      << refused.error().message;
+  ASSERT_TRUE(store.Writes().failing.has_value());
+  ASSERT_TRUE(server.Start()) << server.error();
+  auto probed = store.ProbeWrite();
+  ASSERT_TRUE(probed.has_value()) << probed.error().message;
+  EXPECT_FALSE(store.Writes().failing.has_value());
+  EXPECT_EQ(store.Writes().failed_appends, 1u);
+  EXPECT_TRUE(store.AppendAndWait(Batch("m", 0, {"a"})).has_value());
+}
+
+}  // namespace
+}  // namespace melee::persistence
