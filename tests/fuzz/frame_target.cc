@@ -19,6 +19,7 @@
 // decodes back to the same message.
 
 #include <array>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,7 +45,14 @@ constexpr size_t kJoinedConnections = 4;
 void CheckRoundTrip(const v1::ServerMessage& message) {
   const std::string bytes = proto::SerializeDeterministic(message);
   for (proto::FrameKind kind : {proto::FrameKind::kBinary, proto::FrameKind::kText}) {
-    auto back = proto::DecodeServerMessage(proto::EncodeServerMessage(message, kind), kind);
+    const std::string frame = proto::EncodeServerMessage(message, kind);
+    auto back = proto::DecodeServerMessage(frame, kind);
+    if (!back || proto::SerializeDeterministic(*back) != bytes) {
+      std::cerr << "sent (" << (kind == proto::FrameKind::kText ? "text" : "binary") << " frame):\n"
+                << message.DebugString() << "frame:\n"
+                << frame << "\nread back:\n"
+                << (back ? back->DebugString() : back.error().message) << "\n";
+    }
     MELEE_CHECK_MSG(back.has_value(), "a server message decodes from the frame it was sent in");
     MELEE_CHECK_MSG(proto::SerializeDeterministic(*back) == bytes,
                     "a server message decodes to the message it was");

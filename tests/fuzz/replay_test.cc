@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/fuzz/targets.h"
@@ -52,6 +53,25 @@ Reached ReplayCorpus(const std::string& target, Reached (*run)(std::string_view)
     total.accepted += reached.accepted;
   }
   return total;
+}
+
+// Every reproducer of a crash the fuzzers found (docs/fuzzing.md lists them), through its target:
+// each runs to its end now.
+TEST(FuzzRegressions, EveryReproducerRunsClean) {
+  size_t reproducers = 0;
+  for (const auto& [target, run] :
+       std::vector<std::pair<std::string, Reached (*)(std::string_view)>>{
+           {"frame", FuzzFrame},
+           {"ruleset", FuzzRuleset},
+           {"match_file", FuzzMatchFile},
+           {"http", FuzzHttp}}) {
+    for (const fs::path& reproducer : FilesOf("regressions", target)) {
+      SCOPED_TRACE(reproducer.string());
+      run(Read(reproducer));
+      ++reproducers;
+    }
+  }
+  EXPECT_GE(reproducers, 1u) << "tests/fuzz/regressions/<target>/ holds the reproducers";
 }
 
 TEST(FuzzCorpusReplay, FramesReachMatchesThatPlay) {
