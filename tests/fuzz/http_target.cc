@@ -13,12 +13,18 @@
 // replaced by the match id, side A's, side B's or the director's token, or the spectator key.
 //
 // What must hold, besides no crash: every request is answered exactly once; every answer
-// serializes to a response that Beast reads back with the same status and body.
+// serializes to a response that Beast reads back with the same status and body; an answer that
+// says it is JSON is JSON, in UTF-8.
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 
 #include <array>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/locale/encoding_utf.hpp>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -80,6 +86,20 @@ void CheckSerializes(const server::HttpResponse& response, bool head) {
                   "a response reads back with its status");
   MELEE_CHECK_MSG(head || parser.get().body() == response.body(),
                   "a response reads back with its body");
+  // Every JSON answer is JSON (errors are melee.v1.Error in JSON): protobuf's reader is the
+  // judge, into a free-form google.protobuf.Value.
+  if (!head && response[http::field::content_type] == "application/json") {
+    google::protobuf::Value json;
+    const auto parsed = google::protobuf::util::JsonStringToMessage(response.body(), &json);
+    if (!parsed.ok()) {
+      std::cerr << "HTTP " << response.result_int() << " body is not JSON (" << parsed.message()
+                << "):\n"
+                << response.body() << "\n";
+    }
+    MELEE_CHECK_MSG(parsed.ok(), "a JSON answer is JSON");
+    MELEE_CHECK_MSG(boost::locale::conv::utf_to_utf<char>(response.body()) == response.body(),
+                    "a JSON answer is UTF-8");
+  }
 }
 
 }  // namespace
