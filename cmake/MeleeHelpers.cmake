@@ -15,6 +15,14 @@ if(MELEE_SANITIZE)
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(melee_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(MELEE_FUZZ)
+  # Every library is instrumented for libFuzzer's coverage but has no main; the fuzz targets
+  # (tests/fuzz/) link -fsanitize=fuzzer, which brings libFuzzer's main.
+  target_compile_options(melee_options INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+    -fno-sanitize-recover=all)
+  target_link_options(melee_options INTERFACE -fsanitize=address,undefined)
+endif()
 
 # Warnings for our own code (generated code gets its own, quieter set).
 add_library(melee_warnings INTERFACE)

@@ -1977,7 +1977,7 @@ std::vector<storage::SessionRecord> Match::SessionRecords() {
     storage::SessionRecord& record = records[index];
     if (record.left_unix_ms() != 0) continue;
     const bool live = std::any_of(live_sessions_.begin(), live_sessions_.end(),
-                                  [&](const LiveSession& s) { return s.joined == seq; });
+                                  [seq = seq](const LiveSession& s) { return s.joined == seq; });
     record.set_reason(live ? "connected when the file was written"
                            : "the server stopped before the connection ended");
   }

@@ -245,7 +245,7 @@ Result<Options> ParseOptions(const MatchOptions& match) {
       constexpr std::array<StormOfSteel, 3> kKnown = {
           StormOfSteel::kNone, StormOfSteel::kRerollOnes, StormOfSteel::kRerollMisses};
       const auto found = std::find_if(kKnown.begin(), kKnown.end(),
-                                      [&](StormOfSteel s) { return Name(s) == value; });
+                                      [&value = value](StormOfSteel s) { return Name(s) == value; });
       if (found == kKnown.end()) {
         return Reject("", "option storm_of_steel: '" + value +
                               "' is not none, reroll_ones or reroll_misses");

@@ -99,7 +99,7 @@ Result<Options> ParseOptions(const MatchOptions& match) {
         {"afv_cp_cap", &options.afv_cp_cap},
     }};
     const auto flag = std::find_if(flags.begin(), flags.end(),
-                                   [&](const auto& entry) { return entry.first == key; });
+                                   [&key = key](const auto& entry) { return entry.first == key; });
     if (flag == flags.end()) {
       return Reject("", "unknown vv option '" + key +
                             "' (known: declaration_order, grenades_per_assault_max, "

@@ -1,11 +1,12 @@
 #pragma once
 
-// The value checks every ruleset codec makes on untrusted input (asl.cc, coc.cc, vv.cc): each failure is
-// a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec, but for Quoted,
-// which the server uses too for every untrusted id it echoes back.
+// The value checks every ruleset codec makes on untrusted input (asl.cc, coc.cc, vv.cc): each
+// failure is a RuleError with no rule, "<field>: <what is wrong>". Internal to proto/codec, but for
+// Quoted, which the server uses too for every untrusted id it echoes back.
 
 #include <google/protobuf/repeated_ptr_field.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,8 +14,8 @@
 
 #include "engine/core/dice.h"
 #include "engine/core/rational.h"
-#include "melee/v1/common.pb.h"
 #include "engine/core/result.h"
+#include "melee/v1/common.pb.h"
 
 namespace melee::proto::checks {
 
@@ -27,14 +28,19 @@ inline std::string Indexed(const std::string& field, int index) {
   return field + "[" + std::to_string(index) + "]";
 }
 
-// Quotes at most the first 32 bytes of untrusted `value` for an error message.
+// Quotes at most the first 32 bytes of untrusted `value` for an error message, cut before a
+// character rather than inside it (error messages are UTF-8).
 inline std::string Quoted(std::string_view value) {
   std::string out = "\"";
-  for (char c : value.substr(0, 32)) {
+  size_t cut = std::min<size_t>(value.size(), 32);
+  while (cut > 0 && cut < value.size() && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) {
+    --cut;  // value[cut] continues a character: cut before the character
+  }
+  for (char c : value.substr(0, cut)) {
     const auto byte = static_cast<unsigned char>(c);
     out += byte >= 0x20 && byte != 0x7F ? c : '?';
   }
-  return out + (value.size() > 32 ? "...\"" : "\"");
+  return out + (value.size() > cut ? "...\"" : "\"");
 }
 
 // An id: 1..`max_bytes` printable ASCII characters without spaces (ids appear in reports and on

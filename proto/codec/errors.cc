@@ -1,5 +1,6 @@
 #include "proto/codec/errors.h"
 
+#include <boost/locale/encoding_utf.hpp>
 #include <utility>
 
 namespace melee::proto {
@@ -8,7 +9,10 @@ melee::v1::Error MakeError(melee::v1::ErrorCode code, std::string message, std::
                            std::string rule_ref) {
   melee::v1::Error error;
   error.set_code(code);
-  error.set_message(std::move(message));
+  // A message may quote untrusted bytes (a request's path, a cut id) that are not UTF-8: those
+  // are dropped, since a string field must be UTF-8 (a client's protobuf refuses the whole
+  // message otherwise, and JSON must be UTF-8).
+  error.set_message(boost::locale::conv::utf_to_utf<char>(message));
   error.set_command_id(std::move(command_id));
   error.set_rule_ref(std::move(rule_ref));
   return error;

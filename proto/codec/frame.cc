@@ -86,9 +86,15 @@ std::string Encode(const pb::Message& message, FrameKind kind) {
 
 tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::string_view frame,
                                                                        FrameKind kind) {
-  return Decode<melee::v1::ClientMessage>(frame, kind, "ClientMessage", [](const auto& m) {
-    return m.command_case() == melee::v1::ClientMessage::COMMAND_NOT_SET;
-  });
+  auto decoded =
+      Decode<melee::v1::ClientMessage>(frame, kind, "ClientMessage", [](const auto& m) {
+        return m.command_case() == melee::v1::ClientMessage::COMMAND_NOT_SET;
+      });
+  // Fields this protocol does not know are dropped, at every depth, as the JSON mapping refuses
+  // them: the server cannot check or mask what it does not know, and a command's parts are
+  // stored and shown to the other seats (a set-up part is).
+  if (decoded) decoded->DiscardUnknownFields();
+  return decoded;
 }
 
 tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::string_view frame,

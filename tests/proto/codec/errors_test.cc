@@ -2,8 +2,30 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "proto/codec/checks.h"
+
 namespace melee::proto {
 namespace {
+
+// Found by fuzz_http and fuzz_frame (tests/fuzz/regressions/): an error quoting a request path
+// with bytes that are not UTF-8, or an id cut inside a character, was not UTF-8, and a client's
+// protobuf refused the whole message.
+TEST(ErrorsTest, MessageIsAlwaysUtf8) {
+  const melee::v1::Error error = MakeError(melee::v1::ERROR_CODE_NOT_FOUND,
+                                           "no such endpoint: /api/\xff\xfe caf\xc3\xa9 \xc3");
+  EXPECT_EQ(error.message(), "no such endpoint: /api/ caf\xc3\xa9 ");
+  melee::v1::Error parsed;
+  EXPECT_TRUE(parsed.ParseFromString(error.SerializeAsString()));
+}
+
+TEST(ErrorsTest, QuotedCutsBeforeACharacterNotInsideIt) {
+  // 31 ASCII bytes, then "é" (2 bytes) across the 32-byte cut.
+  EXPECT_EQ(checks::Quoted(std::string(31, 'a') + "\xc3\xa9" "b"),
+            "\"" + std::string(31, 'a') + "...\"");
+  EXPECT_EQ(checks::Quoted("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+}
 
 TEST(ErrorsTest, RuleErrorKeepsRuleReference) {
   const auto error =

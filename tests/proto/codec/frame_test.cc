@@ -68,6 +68,25 @@ TEST(FrameTest, BinaryWithOnlyAnUnknownFieldIsUnknownMessage) {
   EXPECT_NE(decoded.error().message.find("99"), std::string::npos) << decoded.error().message;
 }
 
+// Found by fuzz_frame (tests/fuzz/regressions/frame/): a set-up part carrying fields the server
+// does not know was stored and relayed to the other seats with them, unchecked and unmasked.
+TEST(FrameTest, BinaryDropsUnknownFieldsInsideACommand) {
+  v1::ClientMessage message;
+  message.set_command_id("s1");
+  message.mutable_submit_setup()->mutable_coc()->set_force_morale(9);
+  // Field 99 of the coc set-up part, a string: unknown to this protocol.
+  message.mutable_submit_setup()->mutable_coc()->GetReflection()
+      ->MutableUnknownFields(message.mutable_submit_setup()->mutable_coc())
+      ->AddLengthDelimited(99, "hidden");
+  auto decoded = DecodeClientMessage(message.SerializeAsString(), FrameKind::kBinary);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  EXPECT_EQ(decoded->submit_setup().coc().force_morale(), 9);
+  EXPECT_TRUE(decoded->submit_setup().coc().GetReflection()
+                  ->GetUnknownFields(decoded->submit_setup().coc())
+                  .empty());
+  EXPECT_EQ(decoded->SerializeAsString().find("hidden"), std::string::npos);
+}
+
 TEST(FrameTest, JsonWithAnUnknownCommandIsUnknownMessage) {
   auto decoded =
       DecodeClientMessage(R"({"command_id":"1","launch_missiles":{}})", FrameKind::kText);
