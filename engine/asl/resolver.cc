@@ -82,15 +82,18 @@ class Play {
  private:
   // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
   void Emit(Event event) {
-    std::vector<DieRoll> rolls = dice_.TakeRolls();
-    if (event.rolls.empty()) {
-      event.rolls = std::move(rolls);
-    } else {
-      event.rolls.insert(event.rolls.end(), std::make_move_iterator(rolls.begin()),
-                         std::make_move_iterator(rolls.end()));
+    if (!dice_.rolls().empty()) {
+      std::vector<DieRoll> rolls = dice_.TakeRolls();
+      if (event.rolls.empty()) {
+        event.rolls = std::move(rolls);
+      } else {
+        event.rolls.insert(event.rolls.end(), std::make_move_iterator(rolls.begin()),
+                           std::make_move_iterator(rolls.end()));
+      }
     }
-    rules_.Apply(work_, event);
-    events_.push_back(std::move(event));
+    // Kept first and folded from where it is kept: the event is moved once, never copied.
+    const Event& kept = events_.emplace_back(std::move(event));
+    rules_.Apply(work_, kept);
   }
 
   Result<uint16_t> Find(std::string_view id) const;
@@ -152,6 +155,7 @@ Result<std::vector<uint16_t>> Play::Units(const std::vector<std::string>& ids, S
                                           std::string_view what) const {
   if (ids.size() > kMaxIdsPerList) return Reject("", "too many unit ids in one list");
   std::vector<uint16_t> out;
+  out.reserve(ids.size());
   for (const std::string& id : ids) {
     Result<uint16_t> index = Find(id);
     if (!index) return tl::unexpected(index.error());

@@ -23,6 +23,24 @@ AttackOrder FlagsOf(const AttackOrder& order) {
   return flags;
 }
 
+// Returns the indices, in unit order, of the units whose id is one of `ids` (a declaration names
+// units by id; the queue keeps indices).
+std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
+                                   const std::vector<std::string>& ids) {
+  std::vector<uint16_t> indices;
+  indices.reserve(ids.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    const std::string_view id = units[i].id;
+    for (const std::string& named : ids) {
+      if (named.size() == id.size() && named == id) {
+        indices.push_back(static_cast<uint16_t>(i));
+        break;
+      }
+    }
+  }
+  return indices;
+}
+
 // Grows the per-unit vectors of `state` to its unit count.
 void SizePerUnit(State& state) {
   const size_t n = state.units.size();
@@ -276,19 +294,11 @@ void AslRules::Apply(State& state, const Event& event) const {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
         for (const AttackOrder& order : seal->attacks) {
-          QueuedAttack queued{side, FlagsOf(order), {}, {}};
-          for (size_t i = 0; i < state.units.size(); ++i) {
-            const std::string& id = state.units[i].id;
-            if (std::find(order.attackers.begin(), order.attackers.end(), id) !=
-                order.attackers.end()) {
-              queued.attackers.push_back(static_cast<uint16_t>(i));
-            }
-            if (std::find(order.targets.begin(), order.targets.end(), id) != order.targets.end()) {
-              queued.targets.push_back(static_cast<uint16_t>(i));
-              state.is_attacked[i] = true;
-            }
-          }
-          state.queue.push_back(std::move(queued));
+          QueuedAttack& queued = state.queue.emplace_back(
+              QueuedAttack{side, FlagsOf(order), {}, {}});
+          queued.attackers = IndicesNamed(state.units, order.attackers);
+          queued.targets = IndicesNamed(state.units, order.targets);
+          for (uint16_t i : queued.targets) state.is_attacked[i] = true;
         }
       }
       for (size_t i = 0; i < state.units.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "engine/core/dice.h"
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <utility>
 
@@ -54,7 +55,13 @@ std::vector<int> Dice::RollDice(int count, std::string_view purpose) {
   return values;
 }
 
-std::vector<DieRoll> Dice::TakeRolls() { return std::exchange(rolls_, {}); }
+std::vector<DieRoll> Dice::TakeRolls() {
+  // An exact-size copy, so the record keeps its capacity for the next event's rolls.
+  std::vector<DieRoll> taken(std::make_move_iterator(rolls_.begin()),
+                             std::make_move_iterator(rolls_.end()));
+  rolls_.clear();
+  return taken;
+}
 
 int SourceDice::NextD6() { return FairD6(source_); }
 
