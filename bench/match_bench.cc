@@ -274,6 +274,8 @@ void Address(v1::ClientMessage& message, const std::string& match_id, uint64_t s
       return fill(message.mutable_make_choice());
     case v1::ClientMessage::kUpdateUnits:
       return fill(message.mutable_update_units());
+    case v1::ClientMessage::kRecordResult:
+      return fill(message.mutable_record_result());
     default:
       return;
   }
@@ -295,6 +297,8 @@ struct RunStats {
   std::size_t setups = 0;        // close combats set up again in the timed phase
   std::size_t reentered = 0;     // units that re-entered as reinforcements
   std::size_t stale = 0;         // STALE answers (the command is sent again)
+  std::size_t reconnects = 0;    // soak: connections dropped and resumed on a new one
+  std::size_t finished = 0;      // soak: matches whose result both seats recorded
   std::size_t errors = 0;        // other errors, transport failures, stalls
   std::size_t leaks = 0;         // the opponent's declaration seen before this seat sealed
   std::size_t disagreements = 0;  // rounds the two seats ended with different public state
@@ -310,6 +314,12 @@ struct Settings {
   tcp::endpoint endpoint;
   FrameKind kind = FrameKind::kBinary;
   int rounds = 20;
+  // The soak (--soak-seconds): after each round, each seat drops its connection with this
+  // probability and comes back on a new one, resuming from its last seq; and a match that has
+  // played its rounds is finished (both seats record its result) before its connections close.
+  double churn = 0;
+  bool record_results = false;
+  uint64_t seed = 1;
 };
 
 // A command in flight: what it was, when it left, when it was due, and the seq it expected. A
@@ -358,6 +368,7 @@ class Player : public std::enable_shared_from_this<Player> {
           beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true));
           self->ws_.async_handshake("127.0.0.1", "/ws", [self, opened](error_code hec) {
             if (hec) return self->events_.OnFailure(self->seat_, "handshake: " + hec.message());
+            self->connecting_ = false;
             self->ws_.text(self->kind_ == FrameKind::kText);
             self->Read();
             opened();
@@ -384,8 +395,11 @@ class Player : public std::enable_shared_from_this<Player> {
     if (writes_.empty()) SendClose();
   }
 
-  bool busy() const { return !command_id_.empty(); }
+  // Connecting, or a command awaiting its answer.
+  bool busy() const { return connecting_ || !command_id_.empty(); }
   uint64_t last_seq() const { return last_seq_; }
+  // A connection that takes over from a dropped one: the events up to `seq` were received there.
+  void ResumeAfter(uint64_t seq) { last_seq_ = seq; }
   const v1::MatchView& view() const { return view_; }
   // The view includes every event received so far.
   bool view_current() const { return view_.seq() >= last_seq_; }
@@ -433,6 +447,7 @@ class Player : public std::enable_shared_from_this<Player> {
         std::string_view(static_cast<const char*>(data.data()), data.size()),
         ws_.got_text() ? FrameKind::kText : FrameKind::kBinary);
     buffer_.consume(buffer_.size());
+    if (closing_) return;  // a dropped connection: its successor receives the same again
     if (!decoded) return events_.OnFailure(seat_, "undecodable frame: " + decoded.error().message);
     v1::ServerMessage& message = *decoded;
     if (message.has_event()) {
@@ -466,6 +481,7 @@ class Player : public std::enable_shared_from_this<Player> {
   FrameKind kind_;
   std::size_t& received_;
   bool closing_ = false;
+  bool connecting_ = true;
   int commands_sent_ = 0;
   std::string command_id_;  // the command awaiting its answer; empty when idle
   Sent sent_;
@@ -507,17 +523,18 @@ class Game final : public PlayerEvents {
  public:
   Game(asio::io_context& ioc, const Settings& settings, RunStats& stats, int run, int index,
        bool open_loop, std::function<void()> on_seated, std::function<void()> on_done)
-      : settings_(settings),
+      : ioc_(ioc),
+        settings_(settings),
         stats_(stats),
+        run_(run),
         index_(index),
         open_loop_(open_loop),
         rounds_to_play_(settings.rounds),
         on_seated_(std::move(on_seated)),
         on_done_(std::move(on_done)) {
     for (size_t i = 0; i < 2; ++i) {
-      const std::string prefix =
-          "r" + std::to_string(run) + "m" + std::to_string(index) + (i == 0 ? "a" : "b");
-      players_[i] = std::make_shared<Player>(ioc, *this, i, prefix, settings.kind, stats.received);
+      players_[i] =
+          std::make_shared<Player>(ioc, *this, i, Prefix(i), settings.kind, stats.received);
     }
   }
 
@@ -639,7 +656,8 @@ class Game final : public PlayerEvents {
   }
 
   void OnAnswer(size_t i, const v1::ServerMessage& answer, const Sent& sent) override {
-    if (stage_ == Stage::kPlaying || stage_ == Stage::kFinishing) {
+    if ((stage_ == Stage::kPlaying || stage_ == Stage::kFinishing) &&
+        sent.kind != v1::ClientMessage::kJoinSeat) {
       const Clock::time_point now = Clock::now();
       ++stats_.commands;
       stats_.ack_ms.push_back(Millis(now - sent.at));
@@ -647,7 +665,8 @@ class Game final : public PlayerEvents {
     }
     if (answer.has_error()) {
       if (answer.error().code() != v1::ERROR_CODE_STALE ||
-          (stage_ != Stage::kPlaying && stage_ != Stage::kFirstSetUp)) {
+          (stage_ != Stage::kPlaying && stage_ != Stage::kFirstSetUp &&
+           sent.kind != v1::ClientMessage::kRecordResult)) {
         const auto* field =
             v1::ClientMessage::descriptor()->FindFieldByNumber(static_cast<int>(sent.kind));
         return Fail(std::string("seat ") + v1::Seat_Name(SeatOf(i)) + ": " +
@@ -672,6 +691,9 @@ class Game final : public PlayerEvents {
     } else if (sent.kind == v1::ClientMessage::kUpdateUnits) {
       seats_[i].reentry_done = true;
       stats_.reentered += 3;
+    } else if (sent.kind == v1::ClientMessage::kRecordResult) {
+      result_recorded_[i] = true;
+      if (result_recorded_[0] && result_recorded_[1]) ++stats_.finished;
     }
     Advance();
   }
@@ -748,7 +770,10 @@ class Game final : public PlayerEvents {
   void Step() {
     if (stage_ == Stage::kPlaying && seats_[0].ended && seats_[1].ended) EndRound();
     if (stage_ == Stage::kFinishing) {
-      if (!players_[0]->busy() && !players_[1]->busy()) Finish();
+      if (settings_.record_results) RecordResults();
+      const bool recorded =
+          !settings_.record_results || (result_recorded_[0] && result_recorded_[1]);
+      if (recorded && !players_[0]->busy() && !players_[1]->busy()) Finish();
       return;
     }
     if (stage_ != Stage::kFirstSetUp && stage_ != Stage::kPlaying) return;
@@ -916,9 +941,56 @@ class Game final : public PlayerEvents {
       case v1::ClientMessage::kMakeChoice:
         mine.answered_choice = -1;
         break;
+      case v1::ClientMessage::kRecordResult:
+        result_sent_[i] = false;
+        break;
       default:
         break;
     }
+  }
+
+  // The soak's end of a match: each seat records that side A won the match (close combat 0),
+  // once it has seen everything before; the one that loses the race gets STALE and sends again.
+  void RecordResults() {
+    for (size_t i = 0; i < 2; ++i) {
+      Player& player = *players_[i];
+      if (result_sent_[i] || player.busy() || !player.view_current() ||
+          player.last_seq() <= seats_[i].stale_at) {
+        continue;
+      }
+      v1::ClientMessage message;
+      message.mutable_record_result()->set_combat(0);
+      message.mutable_record_result()->set_outcome(v1::RESULT_OUTCOME_SIDE_A_WON);
+      result_sent_[i] = true;
+      Command(i, std::move(message));
+    }
+  }
+
+  // The command ids of seat i's connections: unique across the whole benchmark.
+  std::string Prefix(size_t i) const {
+    return "r" + std::to_string(run_) + "m" + std::to_string(index_) + (i == 0 ? "a" : "b") +
+           (reconnects_ > 0 ? "c" + std::to_string(reconnects_) : "");
+  }
+
+  // The soak's churn: seat i's connection is dropped (between rounds, nothing in flight) and a
+  // new one joins the seat again from the last seq the old one received.
+  void Reconnect(size_t i) {
+    const uint64_t seq = players_[i]->last_seq();
+    players_[i]->Close();
+    ++reconnects_;
+    ++stats_.reconnects;
+    auto player =
+        std::make_shared<Player>(ioc_, *this, i, Prefix(i), settings_.kind, stats_.received);
+    player->ResumeAfter(seq);
+    players_[i] = player;
+    player->Open(settings_.endpoint, [this, i, seq] {
+      v1::ClientMessage join;
+      join.mutable_join_seat()->set_match_id(created_.match_id());
+      join.mutable_join_seat()->set_seat_token(i == 0 ? created_.side_a_token()
+                                                      : created_.side_b_token());
+      join.mutable_join_seat()->set_after_seq(seq);
+      players_[i]->Send(std::move(join), 0);
+    });
   }
 
   // Both seats hold the resolved state: the round is over.
@@ -943,6 +1015,12 @@ class Game final : public PlayerEvents {
       }
       stats_.Note("match " + std::to_string(index_) + " round " + std::to_string(round_ + 1) +
                   ": the seats end with different public state: " + first_difference);
+    }
+    if (settings_.churn > 0) {
+      std::bernoulli_distribution drop(settings_.churn);
+      for (size_t i = 0; i < 2; ++i) {
+        if (!players_[i]->busy() && drop(churn_rng_)) Reconnect(i);
+      }
     }
     if (++round_ == rounds_to_play_) {
       stage_ = Stage::kFinishing;
@@ -974,8 +1052,10 @@ class Game final : public PlayerEvents {
     if (was != Stage::kFinishing) on_done_();
   }
 
+  asio::io_context& ioc_;
   const Settings& settings_;
   RunStats& stats_;
+  int run_;
   int index_;
   bool open_loop_;
   int rounds_to_play_;
@@ -1002,6 +1082,12 @@ class Game final : public PlayerEvents {
   Clock::time_point started_at_;            // when it did
   bool round_opening_ = false;              // no command of the round has been sent yet
   bool opening_sent_ = false;               // ... until the Step that sends the first ones is over
+  // The soak:
+  std::mt19937_64 churn_rng_{settings_.seed * 1000003 + static_cast<uint64_t>(run_) * 10007 +
+                             static_cast<uint64_t>(index_)};
+  int reconnects_ = 0;
+  std::array<bool, 2> result_sent_ = {false, false};
+  std::array<bool, 2> result_recorded_ = {false, false};
 };
 
 // ---- one run ------------------------------------------------------------------------------------
@@ -1459,12 +1545,15 @@ class CsvReport {
 // printing its output) when it does not come up.
 std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
                                                  const std::filesystem::path& data_dir,
-                                                 tcp::endpoint& endpoint, int threads) {
-  auto server = std::make_unique<testing::Subprocess>(std::vector<std::string>{
+                                                 tcp::endpoint& endpoint, int threads,
+                                                 std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {
       binary, "--port", "0", "--data-dir", data_dir.string(), "--threads",
       std::to_string(threads), "--messages-per-second", "1000000",
       "--max-connections-per-address", "100000", "--max-connections", "100000",
-      "--match-creations-per-minute", "0"});
+      "--match-creations-per-minute", "0"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto server = std::make_unique<testing::Subprocess>(std::move(argv));
   const std::string marker = "listening on http://127.0.0.1:";
   if (!server->WaitForOutput("(WebSocket at /ws)", std::chrono::seconds(20))) {
     std::cerr << "match_bench: " << binary << " did not start:\n" << server->output();
@@ -1474,6 +1563,88 @@ std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
   const auto port = static_cast<uint16_t>(std::atoi(server->output().c_str() + at + marker.size()));
   endpoint = tcp::endpoint(asio::ip::make_address("127.0.0.1"), port);
   return server;
+}
+
+// ---- the soak ----------------------------------------------------------------------------------
+
+// What the soak samples of the server after each run: its process, its files, and the totals.
+struct SoakTotals {
+  std::size_t runs = 0, matches = 0, finished = 0, rounds = 0, commands = 0, reconnects = 0;
+  std::size_t errors = 0, leaks = 0, disagreements = 0;
+};
+
+// Runs the round over and over for `seconds` on one server, N new matches at a time (each plays
+// its rounds, with reconnect churn, and is finished), and samples the server every
+// `sample_seconds`: RSS, open files, melee.db and its WAL. Prints a line per sample and writes
+// them to `csv_path` (if given). Returns false when a run failed its checks.
+bool Soak(Settings settings, int matches, double seconds, double sample_seconds,
+          const std::string& csv_path, pid_t server, const std::filesystem::path& data_dir,
+          int& run_number) {
+  std::ofstream csv;
+  if (!csv_path.empty()) {
+    csv.open(csv_path, std::ios::trunc);
+    csv << "elapsed_s,runs,matches,finished,rounds,commands,reconnects,rss_kib,open_files,"
+           "db_bytes,wal_bytes,server_cpu_s,errors,leaks,disagreements\n";
+  }
+  std::printf("soak: %d matches at a time, %d rounds each, churn %.2f per seat and round, %.0f s\n",
+              matches, settings.rounds, settings.churn, seconds);
+  std::printf("%9s %6s %8s %8s %9s %10s %10s %9s %6s %10s %10s %7s\n", "elapsed s", "runs",
+              "matches", "finished", "rounds", "commands", "reconnects", "RSS KiB", "fds",
+              "db bytes", "wal bytes", "errors");
+  SoakTotals totals;
+  const auto start = Clock::now();
+  auto last_sample = start - std::chrono::hours(1);
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const auto sample = [&] {
+    const long rss = RssKiB(server);
+    const long fds = OpenFiles(server);
+    const long long db = FileBytes(data_dir / "melee.db");
+    const long long wal = FileBytes(data_dir / "melee.db-wal");
+    std::printf("%9.0f %6zu %8zu %8zu %9zu %10zu %10zu %9ld %6ld %10lld %10lld %7zu\n",
+                elapsed(), totals.runs, totals.matches, totals.finished, totals.rounds,
+                totals.commands, totals.reconnects, rss, fds, db, wal, totals.errors);
+    std::fflush(stdout);
+    if (csv.is_open()) {
+      csv << Fixed(elapsed(), 1) << ',' << totals.runs << ',' << totals.matches << ','
+          << totals.finished << ',' << totals.rounds << ',' << totals.commands << ','
+          << totals.reconnects << ',' << rss << ',' << fds << ',' << db << ',' << wal << ','
+          << Fixed(CpuSeconds(server), 2) << ',' << totals.errors << ',' << totals.leaks << ','
+          << totals.disagreements << '\n';
+      csv.flush();
+    }
+    last_sample = Clock::now();
+  };
+  sample();
+  bool ok = true;
+  while (elapsed() < seconds) {
+    const RunResult run = RunMatches(settings, run_number++, matches, Offer{}, server);
+    const RunStats& stats = run.stats;
+    ++totals.runs;
+    totals.matches += static_cast<std::size_t>(matches);
+    totals.finished += stats.finished;
+    totals.rounds += stats.rounds;
+    totals.commands += stats.commands;
+    totals.reconnects += stats.reconnects;
+    totals.errors += stats.errors + (run.stalled ? 1 : 0);
+    totals.leaks += stats.leaks;
+    totals.disagreements += stats.disagreements;
+    for (const std::string& note : stats.notes) std::printf("       %s\n", note.c_str());
+    const auto expected = static_cast<std::size_t>(matches) * static_cast<std::size_t>(settings.rounds);
+    if (stats.violations() > 0 || stats.errors > 0 || run.stalled || stats.rounds != expected ||
+        stats.finished != static_cast<std::size_t>(matches)) {
+      ok = false;
+      break;
+    }
+    if (std::chrono::duration<double>(Clock::now() - last_sample).count() >= sample_seconds) {
+      sample();
+    }
+  }
+  sample();
+  std::printf("soak: %zu runs, %zu matches created and finished, %zu rounds, %zu commands, %zu "
+              "reconnects, %zu errors, %zu leaks, %zu disagreements in %.0f s\n",
+              totals.runs, totals.finished, totals.rounds, totals.commands, totals.reconnects,
+              totals.errors, totals.leaks, totals.disagreements, elapsed());
+  return ok;
 }
 
 // Stops the server with SIGTERM; false (after printing its output) unless it exits with 0.
@@ -1533,7 +1704,33 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--text", text, "Use JSON text frames instead of binary protobuf");
   app.add_option("--server-binary", server_binary, "melee-server to start")->capture_default_str();
+  double soak_seconds = 0;
+  double churn = 0.1;
+  double sample_seconds = 10;
+  std::string soak_csv;
+  int unload_idle_seconds = -1;
+  app.add_option("--soak-seconds", soak_seconds,
+                 "Soak instead of the runs: the round over and over for this long on one server, "
+                 "N (the first --matches) new matches at a time, each finished after its rounds, "
+                 "with reconnect churn; samples RSS, open files, melee.db and its WAL")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--churn", churn,
+                 "Soak: the chance that a seat drops its connection after a round and resumes on "
+                 "a new one")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--sample-seconds", sample_seconds, "Soak: seconds between samples")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--soak-csv", soak_csv, "Soak: also write the samples to this CSV file (replaced)");
+  app.add_option("--unload-idle-seconds", unload_idle_seconds,
+                 "Pass --unload-idle-seconds to melee-server (its default unless given)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> server_extra;
+  if (unload_idle_seconds >= 0) {
+    server_extra = {"--unload-idle-seconds", std::to_string(unload_idle_seconds)};
+  }
 
   const std::string frames = text ? "text" : "binary";
   std::unique_ptr<CsvReport> csv;
@@ -1549,8 +1746,25 @@ int main(int argc, char** argv) {
   Settings settings;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
   settings.rounds = rounds;
-  auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint, server_threads);
+  auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint, server_threads,
+                            server_extra);
   if (!server) return 1;
+  if (soak_seconds > 0) {
+    settings.churn = churn;
+    settings.record_results = true;
+    settings.seed = seed;
+    int run_number = 0;
+    const bool soaked = Soak(settings, match_counts.front(), soak_seconds, sample_seconds,
+                             soak_csv, server->pid(), dir.path() / "data", run_number);
+    std::size_t problems = 0;
+    std::istringstream log(server->output());
+    for (std::string line; std::getline(log, line);) {
+      if (line.find("[error]") == std::string::npos) continue;
+      if (problems++ < 5) std::printf("       server: %s\n", line.c_str());
+    }
+    const bool stopped = StopServer(*server);
+    return soaked && stopped && problems == 0 ? 0 : 1;
+  }
 
   // Closed loop alone unless only open-loop rates were asked for; before the loads, as they are
   // percentages of its rounds/s.

@@ -11,6 +11,9 @@
 --open-loop (match_bench --csv files with open-loop rows, one or more) gives
   docs/benchmarks-open-loop.svg: command→answer and round latency against the offered load (in %
   of the closed-loop rounds/s measured just before at the same N), one panel per N.
+--soak (match_bench --soak-csv, one file) gives
+  docs/benchmarks-soak.svg: the server over a soak, against time: RSS and open files; melee.db
+  and its WAL; the database's bytes per round stored (flat: no bloat beyond the log itself).
 Needs matplotlib (Debian's python3-matplotlib; run with /usr/bin/python3).
 """
 
@@ -182,19 +185,62 @@ def plot_open_loop(rows, out_dir, png_dir):
     save(fig, "benchmarks-open-loop", out_dir, png_dir)
 
 
+def plot_soak(rows, out_dir, png_dir):
+    t = [float(r["elapsed_s"]) / 60 for r in rows]
+    rss = [int(r["rss_kib"]) / 1024 for r in rows]
+    fds = [int(r["open_files"]) for r in rows]
+    db = [int(r["db_bytes"]) / 2**20 for r in rows]
+    wal = [int(r["wal_bytes"]) / 2**20 for r in rows]
+    rounds = [int(r["rounds"]) for r in rows]
+    per_round = [(d * 2**20) / n if n else None for d, n in zip(db, rounds)]
+    last = rows[-1]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), constrained_layout=True)
+    ax = axes[0]
+    ax.plot(t, rss, color="tab:blue", label="RSS (MiB)")
+    ax.set_ylim(0, max(rss) * 1.15)
+    ax.set_ylabel("server RSS, MiB")
+    ax.set_xlabel("minutes")
+    ax2 = ax.twinx()
+    ax2.plot(t, fds, color="tab:green", label="open files")
+    ax2.set_ylim(0, max(fds) * 2)
+    ax2.set_ylabel("open files", color="tab:green")
+    ax.set_title("server process")
+    ax = axes[1]
+    ax.plot(t, db, color="tab:purple", label="melee.db")
+    ax.plot(t, wal, color="tab:orange", label="melee.db-wal")
+    ax.set_xlabel("minutes")
+    ax.set_ylabel("MiB")
+    ax.legend(loc="upper left")
+    ax.set_title("database files")
+    ax = axes[2]
+    ax.plot([x for x, y in zip(t, per_round) if y], [y for y in per_round if y],
+            color="tab:purple")
+    ax.set_ylim(0, max(y for y in per_round if y) * 1.3)
+    ax.set_xlabel("minutes")
+    ax.set_ylabel("melee.db bytes per round stored")
+    ax.set_title("database growth per round")
+    fig.suptitle("Soak: %s matches created and finished, %s rounds, %s reconnects, %s errors, "
+                 "%s leaks" % ("{:,}".format(int(last["finished"])),
+                               "{:,}".format(int(last["rounds"])),
+                               "{:,}".format(int(last["reconnects"])), last["errors"],
+                               last["leaks"]), fontsize=10)
+    save(fig, "benchmarks-soak", out_dir, png_dir)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compare", nargs="+", default=[],
                         help="compare.csv files from bench/compare_peer.py")
     parser.add_argument("--open-loop", nargs="+", default=[],
                         help="match_bench --csv files with open-loop rows")
+    parser.add_argument("--soak", help="a match_bench --soak-csv file")
     parser.add_argument("--out-dir", default=os.path.join(REPO, "docs"),
                         help="where the SVGs go (default: REPO/docs)")
     parser.add_argument("--png-dir", help="also write PNGs here (to look at them)")
     args = parser.parse_args()
-    if not args.compare and not args.open_loop:
-        parser.error("give --compare and/or --open-loop")
-    for path in args.compare + args.open_loop:
+    if not args.compare and not args.open_loop and not args.soak:
+        parser.error("give --compare, --open-loop and/or --soak")
+    for path in args.compare + args.open_loop + ([args.soak] if args.soak else []):
         if not os.path.isfile(path):
             parser.error("no such file: %s" % path)
     os.makedirs(args.out_dir, exist_ok=True)
@@ -204,6 +250,8 @@ def main():
         plot_compare(read(args.compare), args.out_dir, args.png_dir)
     if args.open_loop:
         plot_open_loop(read(args.open_loop), args.out_dir, args.png_dir)
+    if args.soak:
+        plot_soak(read([args.soak]), args.out_dir, args.png_dir)
 
 
 if __name__ == "__main__":

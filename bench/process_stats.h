@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -34,6 +35,24 @@ inline double CpuSeconds(pid_t pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Counts the open file descriptors of a process (its entries in /proc/PID/fd; -1 if unreadable).
+inline long OpenFiles(pid_t pid) {
+  std::error_code ec;
+  long count = 0;
+  for (std::filesystem::directory_iterator it("/proc/" + std::to_string(pid) + "/fd", ec), end;
+       !ec && it != end; it.increment(ec)) {
+    ++count;
+  }
+  return ec ? -1 : count;
+}
+
+// Returns the size of `path` in bytes, 0 when it does not exist.
+inline long long FileBytes(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<long long>(size);
 }
 
 // Returns the p-quantile (0..1) of `values` (reorders them).
