@@ -923,7 +923,11 @@ void Match::CheckUnloadable(std::function<void(const std::shared_ptr<Match>&)> u
   asio::post(strand_, [self = shared_from_this(), unload = std::move(unload)] {
     std::erase_if(self->subscribers_,
                   [](const Subscription& s) { return s.subscriber.expired(); });
-    const bool idle = self->Dormant() && self->deadline_unix_ms_ == 0 && self->queued_.empty() &&
+    // A close combat under way may go too when nothing runs on a timer (no deadline, no Melee to
+    // go on): it is replayed from the log when next asked for, as after a restart. Only a
+    // Dormant() match is marked so in the store (a restart recovers the others first).
+    const bool idle = !self->appending_ && !self->MeleeGoesOn() && !self->OwesTimer() &&
+                      self->deadline_unix_ms_ == 0 && self->queued_.empty() &&
                       self->subscribers_.empty() && self->live_sessions_.empty() &&
                       !self->journal_appending_ && self->journal_pending_.empty();
     if (!idle) return;

@@ -208,8 +208,8 @@ class Match : public std::enable_shared_from_this<Match> {
   bool OwesTimer() const { return owes_timer_.load(std::memory_order_relaxed); }
 
   // Calls `unload` with the match, on its strand, if nothing but its registry needs it in memory:
-  // it is Dormant() (and marked so in the store), no session follows it, nothing waits to be
-  // appended. Matches drops it then; it is loaded from the store again when next asked for.
+  // it owes nothing on a timer (no deadline, no vacation, no Melee to go on; marked dormant in
+  // the store when Dormant()), no session follows it, nothing waits to be appended. Matches drops it then; it is loaded from the store again when next asked for.
   // Thread-safe.
   void CheckUnloadable(std::function<void(const std::shared_ptr<Match>&)> unload);
 

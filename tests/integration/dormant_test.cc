@@ -103,7 +103,8 @@ void FinishCloseCombat(ScriptedFaces& faces, MatchClient& a, MatchClient& b) {
 // replayed and shown as it was, and plays on (the next close combat's set-up is taken).
 void ExpectTheFinishedMatchComesBackAndPlaysOn(testing::TestServer& server,
                                                const v1::MatchCreated& finished,
-                                               uint64_t finished_seq) {
+                                               uint64_t finished_seq,
+                                               double dormant_after = 0, double loaded_after = 2) {
   auto a = MatchClient::Connect(server.ws_url());
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(a->Join(finished.match_id(), finished.side_a_token()).has_joined());
@@ -111,8 +112,8 @@ void ExpectTheFinishedMatchComesBackAndPlaysOn(testing::TestServer& server,
   EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
   ASSERT_EQ(a->view().side_b_force_size(), 1);
   EXPECT_EQ(a->view().side_b_force(0).fate(), v1::FORCE_FATE_ELIMINATED);
-  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
-  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), dormant_after);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), loaded_after);
   v1::ClientMessage next = EnterUnits({Squad("G2", v1::SEAT_SIDE_A, 6, "6-4-7")}, true);
   next.mutable_submit_setup()->mutable_asl()->mutable_location()->set_name("H4");
   EXPECT_TRUE(a->Act(next).has_ack());
@@ -268,26 +269,85 @@ TEST(DormantMatchTest, AnIdleMatchIsUnloadedAndLoadedAgainWhenAskedFor) {
     ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), playing, c, d));
   }  // its seats leave in the middle of the close combat
 
-  // Followed by its seats, the finished match stays however long nothing happens.
+  // Followed by its seats, the finished match stays however long nothing happens; the one its
+  // seats left goes.
   idle_for_a_while();
-  EXPECT_EQ(Metric(server.port(), "melee_matches"), 2);
-  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 0);
+  idle_for_a_while();
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 1);
 
   a.reset();
   b.reset();
   double dormant = 0;
-  for (int i = 0; i < 20 && dormant != 1; ++i) {
+  // Both go: the finished match, and the one left in the middle of its close combat (no deadline
+  // runs, so nothing will happen to it until a seat comes back).
+  for (int i = 0; i < 20 && dormant != 2; ++i) {
     idle_for_a_while();
     dormant = Metric(server.port(), "melee_matches_dormant");
   }
-  EXPECT_EQ(dormant, 1);
-  EXPECT_EQ(Metric(server.port(), "melee_matches"), 1);  // the close combat being resolved stays
-  EXPECT_EQ(Metric(server.port(), "melee_matches_unloaded_total"), 1);
+  EXPECT_EQ(dormant, 2);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 0);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_unloaded_total"), 2);
 
   // A seat of the finished match comes back: it is loaded again, as it was, and plays on.
-  ExpectTheFinishedMatchComesBackAndPlaysOn(server, finished, finished_seq);
+  ExpectTheFinishedMatchComesBackAndPlaysOn(server, finished, finished_seq, 1, 1);
   // The seats of the close combat being resolved come back to it where they left it.
   ExpectTheCloseCombatGoesOn(server, playing);
+}
+
+// A close combat left with one seal in it (no deadline runs): it is unloaded like any idle match,
+// and when its seats come back it is replayed from the log and resolves with that seal, which
+// the other seat never saw before sealing its own.
+TEST(DormantMatchTest, ACloseCombatLeftWithOneSealIsUnloadedAndResolvesWhenItsSeatsComeBack) {
+  ScriptedFaces faces;
+  auto clock = std::make_shared<server::ManualClock>();
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  hooks.clock = clock;
+  server::ServerConfig config;
+  config.unload_idle_seconds = 60;
+  testing::TestServer server(config, hooks);
+  v1::MatchCreated playing;
+  {
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(StartCloseCombat(server, Asl(), playing, a, b));
+    ASSERT_TRUE(a->Act(AnnounceNothing()).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    ASSERT_TRUE(b->Act(AnnounceNothing()).has_ack());
+    ASSERT_TRUE(b->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  }  // both seats leave; B's seal waits for A's
+  double unloaded = 0;
+  for (int i = 0; i < 40 && unloaded != 1; ++i) {
+    clock->Advance(std::chrono::seconds(61));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    unloaded = Metric(server.port(), "melee_matches_unloaded_total");
+  }
+  ASSERT_EQ(unloaded, 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 0);
+
+  auto a = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Join(playing.match_id(), playing.side_a_token()).has_joined());
+  const v1::MatchView before = a->view();
+  EXPECT_EQ(before.stage(), v1::STAGE_PLAYING);
+  EXPECT_TRUE(before.asl().side_b_sealed()) << before.asl().ShortDebugString();
+  EXPECT_FALSE(before.asl().has_side_b_declaration()) << "B's seal stays secret";
+  for (const v1::MatchEvent& event : a->events()) {
+    EXPECT_FALSE(event.asl().has_seal()) << "seq " << event.seq() << ": " << event.ShortDebugString();
+  }
+  faces.Push({1, 2, 5, 6});
+  ASSERT_TRUE(a->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  EXPECT_EQ(a->view().stage(), v1::STAGE_ENDED);
+  int revealed = 0;
+  for (const v1::MatchEvent& event : a->events()) {
+    if (!event.has_declarations_revealed()) continue;
+    ++revealed;
+    const auto& b_seal = event.declarations_revealed().side_b().asl();
+    ASSERT_EQ(b_seal.attacks_size(), 1) << "B's seal, as it was sealed";
+    EXPECT_EQ(b_seal.attacks(0).attackers(0), "R1");
+  }
+  EXPECT_EQ(revealed, 1);
 }
 
 }  // namespace
