@@ -37,7 +37,10 @@ ClientError Failure(std::string message) {
 class Transport {
  public:
   virtual ~Transport() = default;
+  // `idle_timeout` > 0: a connection that receives nothing for that long (a ping is sent at half
+  // of it) is dropped; so is a handshake that takes longer.
   virtual void Open(const std::string& host, const std::string& port, const std::string& target,
+                    std::chrono::milliseconds idle_timeout,
                     std::function<void(error_code)> done) = 0;
   // One write at a time; `frame` is kept until `done`.
   virtual void Write(std::string frame, bool text, std::function<void(error_code)> done) = 0;
@@ -55,8 +58,9 @@ class WebSocketTransport final : public Transport,
       : resolver_(strand), ws_(strand, std::forward<Args>(args)...) {}
 
   void Open(const std::string& host, const std::string& port, const std::string& target,
-            std::function<void(error_code)> done) override {
+            std::chrono::milliseconds idle_timeout, std::function<void(error_code)> done) override {
     host_ = host;
+    idle_timeout_ = idle_timeout;
     resolver_.async_resolve(
         host, port,
         [self = this->shared_from_this(), port, target, done = std::move(done)](
@@ -70,8 +74,14 @@ class WebSocketTransport final : public Transport,
                 self->Secure([self, port, target, done = std::move(done)](error_code tls_ec) mutable {
                   if (tls_ec) return done(tls_ec);
                   beast::get_lowest_layer(self->ws_).expires_never();
-                  self->ws_.set_option(
-                      websocket::stream_base::timeout::suggested(beast::role_type::client));
+                  auto timeout =
+                      websocket::stream_base::timeout::suggested(beast::role_type::client);
+                  if (self->idle_timeout_.count() > 0) {
+                    timeout.handshake_timeout = self->idle_timeout_;
+                    timeout.idle_timeout = self->idle_timeout_;
+                    timeout.keep_alive_pings = true;
+                  }
+                  self->ws_.set_option(timeout);
                   self->ws_.async_handshake(self->host_ + ":" + port, target,
                                             [self, done = std::move(done)](error_code hs_ec) {
                                               done(hs_ec);
@@ -130,6 +140,7 @@ class WebSocketTransport final : public Transport,
   beast::flat_buffer buffer_;
   std::string frame_;
   std::string host_;
+  std::chrono::milliseconds idle_timeout_{0};
 };
 
 }  // namespace
@@ -221,7 +232,8 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     } else {
       transport = std::make_shared<WebSocketTransport<beast::tcp_stream>>(strand);
     }
-    transport->Open(host, port, target, [self = shared_from_this(), generation_now](error_code ec) {
+    transport->Open(host, port, target, options.idle_timeout,
+                    [self = shared_from_this(), generation_now](error_code ec) {
       if (generation_now != self->generation || self->stopped) return;
       if (ec) return self->Lost("cannot connect to " + self->seat.url + ": " + ec.message());
       self->Join();

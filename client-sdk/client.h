@@ -55,6 +55,10 @@ struct ClientOptions {
   // the server's certificate at all (only for tests against a throwaway certificate).
   std::string ca_file;
   bool verify_peer = true;
+  // A connection that receives nothing for this long is taken for dead and reconnected: a ping
+  // goes out at half of it, and a live server answers. This is how a half-open connection (a
+  // network partition, a NAT that forgot it) is noticed. 0: wait for TCP to say so.
+  std::chrono::milliseconds idle_timeout{20000};
 };
 
 enum class ConnectionState {

@@ -351,6 +351,7 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
   const std::string key = AnswerKey(viewer, command_id);
   if (!deadline_default) {
     if (auto it = answers_.find(key); it != answers_.end()) {
+      services_.metrics.commands_answered_again.Increment();
       return reply({AckOf(command_id, it->second)});
     }
     const bool may_act = viewer == Viewer::kSideA || viewer == Viewer::kSideB ||

@@ -70,6 +70,11 @@ Metrics::Metrics()
                                      "Matches unloaded after --unload-idle-seconds unused "
                                      "(dormant again: loaded when next asked for)")
                            .Add({})),
+      commands_answered_again(
+          CounterFamily(*registry_, "melee_commands_answered_again_total",
+                        "Match commands sent again with an id already applied (their answer was "
+                        "lost with a connection): answered as the first time, not applied again")
+              .Add({})),
       store_failed_appends(
           CounterFamily(*registry_, "melee_store_failed_appends_total",
                         "Appends the event store refused (disk full, I/O error, read-only file, "

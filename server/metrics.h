@@ -49,6 +49,7 @@ class Metrics {
   prometheus::Gauge& matches_dormant;
   prometheus::Gauge& matches_unrecovered;
   prometheus::Counter& matches_unloaded;
+  prometheus::Counter& commands_answered_again;
   prometheus::Counter& store_failed_appends;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;

@@ -15,6 +15,7 @@
 #include "melee/asl/v1/asl.pb.h"
 #include "server/net.h"
 #include "tests/testing/asl_commands.h"
+#include "tests/testing/async_seat.h"
 #include "tests/testing/certificate.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
@@ -27,115 +28,8 @@ namespace {
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
 using std::chrono::seconds;
-
-// An io_context on its own thread for the clients of one test.
-class Loop {
- public:
-  Loop() : guard_(asio::make_work_guard(io_)), thread_([this] { io_.run(); }) {}
-  ~Loop() {
-    guard_.reset();
-    io_.stop();
-    thread_.join();
-  }
-  asio::any_io_executor executor() { return io_.get_executor(); }
-
- private:
-  asio::io_context io_;
-  asio::executor_work_guard<asio::io_context::executor_type> guard_;
-  std::thread thread_;
-};
-
-// A client with everything its callbacks saw, for the test thread to wait on.
-class Seat {
- public:
-  Seat(asio::any_io_executor executor, SeatAddress address, ClientOptions options = {})
-      : client_(Client::Create(std::move(executor), std::move(address), std::move(options))) {
-    client_->OnEvent([this](const v1::MatchEvent& event) {
-      std::lock_guard lock(mutex_);
-      events_.push_back(event);
-      changed_.notify_all();
-    });
-    client_->OnView([this](const v1::MatchView& view) {
-      std::lock_guard lock(mutex_);
-      view_ = view;
-      changed_.notify_all();
-    });
-    client_->OnState([this](ConnectionState state, const std::string& detail) {
-      std::lock_guard lock(mutex_);
-      states_.push_back(state);
-      detail_ = detail;
-      changed_.notify_all();
-    });
-  }
-  // Stops the client and waits for its last callback (kStopped), which touches this object.
-  ~Seat() {
-    client_->Stop();
-    WaitForState(ConnectionState::kStopped);
-  }
-
-  Client& client() { return *client_; }
-
-  // Sends `command` and waits for its answer.
-  ClientResult<v1::ServerMessage> Send(v1::ClientMessage command) {
-    auto answer = std::make_shared<std::promise<ClientResult<v1::ServerMessage>>>();
-    auto future = answer->get_future();
-    client_->Send(std::move(command), [answer](ClientResult<v1::ServerMessage> result) {
-      answer->set_value(std::move(result));
-    });
-    if (future.wait_for(seconds(10)) != std::future_status::ready) {
-      return tl::unexpected(ClientError{.message = "no answer in 10 s", .close_code = {},
-                                        .close_reason = {}, .refused = false});
-    }
-    return future.get();
-  }
-
-  // Waits until the view covers event `seq`.
-  bool WaitForSeq(uint64_t seq) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, seconds(10), [&] {
-      return !events_.empty() && events_.back().seq() >= seq && view_.seq() >= seq;
-    });
-  }
-
-  bool WaitForState(ConnectionState state) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, seconds(10), [&] {
-      return !states_.empty() && states_.back() == state;
-    });
-  }
-
-  uint64_t last_seq() {
-    std::lock_guard lock(mutex_);
-    return events_.empty() ? 0 : events_.back().seq();
-  }
-  std::vector<uint64_t> seqs() {
-    std::lock_guard lock(mutex_);
-    std::vector<uint64_t> out;
-    for (const v1::MatchEvent& event : events_) out.push_back(event.seq());
-    return out;
-  }
-  std::vector<v1::MatchEvent> events() {
-    std::lock_guard lock(mutex_);
-    return events_;
-  }
-  v1::MatchView view() {
-    std::lock_guard lock(mutex_);
-    return view_;
-  }
-  std::string detail() {
-    std::lock_guard lock(mutex_);
-    return detail_;
-  }
-
- private:
-  std::shared_ptr<Client> client_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<v1::MatchEvent> events_;
-  std::vector<ConnectionState> states_;
-  std::string detail_;
-  v1::MatchView view_;
-};
+using testing::Loop;
+using testing::Seat;
 
 v1::MatchCreated CreateMatch(const std::string& url) {
   auto creator = SyncClient::Connect(url);
@@ -213,10 +107,10 @@ TEST(AsyncClientTest, AfterAServerRestartItResumesAndSendsItsUnansweredCommandOn
   const std::string url = server->ws_url();
   const v1::MatchCreated created = CreateMatch(url);
   Loop loop;
-  Seat a(loop.executor(), {url, created.match_id(), created.side_a_token(), false},
-         {.kind = proto::FrameKind::kBinary, .reconnect_delay = std::chrono::milliseconds(20),
-          .max_reconnect_delay = std::chrono::milliseconds(200), .ca_file = {},
-          .verify_peer = true});
+  ClientOptions quick;
+  quick.reconnect_delay = std::chrono::milliseconds(20);
+  quick.max_reconnect_delay = std::chrono::milliseconds(200);
+  Seat a(loop.executor(), {url, created.match_id(), created.side_a_token(), false}, quick);
   Seat b(loop.executor(), {url, created.match_id(), created.side_b_token(), false});
   a.client().Start();
   b.client().Start();

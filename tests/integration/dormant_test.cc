@@ -32,20 +32,10 @@ using testing::AnnounceNothing;
 using testing::Confirm;
 using testing::EnterUnits;
 using testing::MatchClient;
+using testing::Metric;
 using testing::ScriptedFaces;
 using testing::Seal;
 using testing::Squad;
-
-double MetricValue(const std::string& body, const std::string& name) {
-  const std::string prefix = "\n" + name + " ";
-  const std::size_t at = body.find(prefix);
-  if (at == std::string::npos) return -1;
-  return std::stod(body.substr(at + prefix.size()));
-}
-
-double Metric(uint16_t port, const std::string& name) {
-  return MetricValue(testing::HttpGet(port, "/metrics").body, name);
-}
 
 void Tamper(const std::filesystem::path& db, const std::string& sql) {
   sqlite3* handle = nullptr;

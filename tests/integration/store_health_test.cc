@@ -48,13 +48,7 @@ void Tamper(const std::filesystem::path& db, const std::string& sql) {
   sqlite3_close(handle);
 }
 
-// Returns the value of the metric line that starts with `name ` in a /metrics body, or -1.
-double MetricValue(const std::string& body, const std::string& name) {
-  const std::string prefix = "\n" + name + " ";
-  const std::size_t at = body.find(prefix);
-  if (at == std::string::npos) return -1;
-  return std::stod(body.substr(at + prefix.size()));
-}
+using testing::MetricValue;
 
 v1::MatchSettings Asl() {
   v1::MatchSettings settings;

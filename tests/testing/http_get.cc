@@ -91,4 +91,15 @@ HttpResult RawHttp(uint16_t port, const std::string& bytes) {
   return result;
 }
 
+double MetricValue(const std::string& body, const std::string& name) {
+  const std::string prefix = "\n" + name + " ";
+  const std::size_t at = body.find(prefix);
+  if (at == std::string::npos) return -1;
+  return std::stod(body.substr(at + prefix.size()));
+}
+
+double Metric(uint16_t port, const std::string& name) {
+  return MetricValue(HttpGet(port, "/metrics").body, name);
+}
+
 }  // namespace melee::testing

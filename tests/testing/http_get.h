@@ -33,6 +33,11 @@ HttpResult HttpGet(uint16_t port, const std::string& target, http::verb verb = h
                    const std::string& body = {},
                    const std::vector<std::pair<std::string, std::string>>& headers = {});
 
+// Returns the value of the metric line that starts with `name ` in a /metrics body, or -1.
+double MetricValue(const std::string& body, const std::string& name);
+// Returns the value of metric `name` (a line without labels) of the server on `port`, or -1.
+double Metric(uint16_t port, const std::string& name);
+
 // Sends `bytes` as they are on a new connection to 127.0.0.1:`port` and returns everything the
 // server sends back until it closes (or 5 s pass); `error` says how the read ended otherwise.
 HttpResult RawHttp(uint16_t port, const std::string& bytes);
