@@ -82,10 +82,14 @@ export class MeleeClient extends EventTarget {
    *   role         'side_a' | 'side_b' (JoinSeat) or 'spectator' | 'director' (Spectate)
    *   reconnect    {initialMs: 250, maxMs: 10000, factor: 2}: the delay grows by `factor` after
    *                each failed attempt, up to maxMs, with +-20% jitter
+   *   heartbeat    {silentMs: 15000, timeoutMs: 10000}: after silentMs with nothing received the
+   *                client pings the server; with no answer timeoutMs later the connection is
+   *                taken for dead (half-open: a partition, a sleeping laptop, a NAT that forgot
+   *                it) and a new one is opened. silentMs 0: never.
    *   WebSocketImpl  a WebSocket constructor (tests; default: the browser's)
    */
   constructor({ url = webSocketUrl(), matchId, token, role = 'side_a', reconnect = {},
-    WebSocketImpl = globalThis.WebSocket } = {}) {
+    heartbeat = {}, WebSocketImpl = globalThis.WebSocket } = {}) {
     super();
     if (!matchId) throw new Error('MeleeClient needs a matchId');
     if (!token) throw new Error('MeleeClient needs a token (seat token or spectator key)');
@@ -93,6 +97,7 @@ export class MeleeClient extends EventTarget {
     this.matchId = matchId;
     this.role = role;
     this.reconnect = { initialMs: 250, maxMs: 10000, factor: 2, ...reconnect };
+    this.heartbeat = { silentMs: 15000, timeoutMs: 10000, ...heartbeat };
     this.WebSocketImpl = WebSocketImpl;
     this.state = 'closed';
     this.lastSeq = 0;        // the last event delivered: a reconnect resumes after it
@@ -112,6 +117,9 @@ export class MeleeClient extends EventTarget {
   #checks;
   #socket = null;
   #timer = null;
+  #beat = null;      // the heartbeat's interval timer (while a socket is open)
+  #heardAt = 0;      // when the socket last received anything
+  #pingedAt = 0;     // when the heartbeat pinged (0: not since the last thing heard)
   #joinId = '';
   #stopped = false;
 
@@ -137,6 +145,7 @@ export class MeleeClient extends EventTarget {
   close() {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#beat);
     if (this.#socket) this.#socket.close(1000, 'closed by the page');
     this.#setState('closed', { reason: 'closed by the page' });
   }
@@ -241,13 +250,61 @@ export class MeleeClient extends EventTarget {
       return this.#retry(`cannot open ${this.url}: ${error.message}`);
     }
     this.#socket = socket;
-    socket.onopen = () => this.#join();
-    socket.onmessage = (message) => this.#receive(String(message.data));
+    socket.onopen = () => {
+      this.#heard();
+      this.#startHeartbeat(socket);
+      this.#join();
+    };
+    socket.onmessage = (message) => {
+      this.#heard();
+      this.#receive(String(message.data));
+    };
     socket.onclose = (close) => {
       if (this.#socket !== socket) return;
       this.#socket = null;
+      clearInterval(this.#beat);
       this.#retry(close.reason || `connection closed (${close.code})`);
     };
+  }
+
+  #heard() {
+    this.#heardAt = Date.now();
+    this.#pingedAt = 0;
+  }
+
+  // Pings after heartbeat.silentMs of silence; gives the socket up when the ping goes unanswered.
+  #startHeartbeat(socket) {
+    clearInterval(this.#beat);
+    const { silentMs, timeoutMs } = this.heartbeat;
+    if (!(silentMs > 0)) return;
+    this.#beat = setInterval(() => {
+      if (this.#socket !== socket) return clearInterval(this.#beat);
+      const now = Date.now();
+      if (this.#pingedAt && now - this.#pingedAt >= timeoutMs) {
+        return this.#giveUp(socket, `no answer from the server for ${Math.round(
+          (now - this.#heardAt) / 1000)} s`);
+      }
+      if (!this.#pingedAt && now - this.#heardAt >= silentMs) {
+        this.#pingedAt = now;
+        // Any frame the server sends proves the connection; the Pong itself is not awaited.
+        this.#write({ command_id: newCommandId(), ping: { nonce: String(now) } });
+      }
+    }, Math.max(50, Math.min(silentMs, timeoutMs) / 4));
+  }
+
+  // A connection that went silent: dropped without waiting for a closing handshake that may
+  // never come, and a new one opened (unanswered commands are sent again on it).
+  #giveUp(socket, reason) {
+    clearInterval(this.#beat);
+    socket.onclose = null;
+    socket.onmessage = null;
+    try {
+      socket.close(4000, 'heartbeat timeout');
+    } catch {
+      // already closing
+    }
+    if (this.#socket === socket) this.#socket = null;
+    this.#retry(reason);
   }
 
   #retry(reason) {
