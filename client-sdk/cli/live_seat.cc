@@ -144,12 +144,28 @@ void LiveSeat::OnState(client::ConnectionState state, const std::string& detail)
 
 ClientResult<v1::ServerMessage> LiveSeat::Act(v1::ClientMessage command,
                                               std::chrono::milliseconds timeout) {
-  auto answer = std::make_shared<std::promise<ClientResult<v1::ServerMessage>>>();
-  auto future = answer->get_future();
-  client_->Send(std::move(command), [answer](ClientResult<v1::ServerMessage> got) {
-    answer->set_value(std::move(got));
+  // The answer, for this call while it waits; once it has given up, for the screen (the person
+  // was told the result shows when it comes).
+  struct Waiting {
+    std::promise<ClientResult<v1::ServerMessage>> answer;
+    std::mutex mu;
+    bool gave_up = false;
+  };
+  auto waiting = std::make_shared<Waiting>();
+  auto future = waiting->answer.get_future();
+  client_->Send(std::move(command), [this, waiting](ClientResult<v1::ServerMessage> got) {
+    {
+      std::lock_guard lock(waiting->mu);
+      if (!waiting->gave_up) return waiting->answer.set_value(std::move(got));
+    }
+    LateAnswer(got);
   });
-  if (future.wait_for(timeout) != std::future_status::ready) {
+  const bool answered = future.wait_for(timeout) == std::future_status::ready;
+  if (!answered) {
+    std::lock_guard lock(waiting->mu);
+    waiting->gave_up = future.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
+  if (!answered && waiting->gave_up) {
     return tl::unexpected(Failure(
         "no answer within " + std::to_string(timeout.count() / 1000) +
         " s; the command stays queued and is sent again when the connection is back (its "
@@ -163,6 +179,28 @@ ClientResult<v1::ServerMessage> LiveSeat::Act(v1::ClientMessage command,
     return stopped_ || (last_seq_ >= seq && view_current_);
   });
   return got;
+}
+
+void LiveSeat::LateAnswer(const ClientResult<v1::ServerMessage>& got) {
+  std::lock_guard lock(mu_);
+  if (!got) {
+    notices_.push_back("(the command sent earlier got no answer: " + got.error().message + ")");
+  } else if (got->has_error()) {
+    notices_.push_back("(the command sent earlier was refused: " + got->error().message() + ")");
+  } else {
+    std::string notice =
+        "(the command sent earlier was applied: event #" + std::to_string(got->ack().seq());
+    if (!got->ack().receipt().empty()) notice += "; sealed; receipt " + Hex(got->ack().receipt());
+    notices_.push_back(notice + ")");
+  }
+  // Its events and the view after them may be on the screen already: say it now, unless the
+  // person is typing (then the next prompt shows it).
+  if (!typing_ && view_current_) {
+    out_ << "\n";
+    ShowLocked(false);
+    out_ << SeatName(view_.seat()) << "> " << std::flush;
+  }
+  changed_.notify_all();
 }
 
 bool LiveSeat::WaitForEvent(std::chrono::milliseconds timeout) {

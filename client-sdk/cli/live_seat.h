@@ -55,6 +55,8 @@ class LiveSeat {
   // Sends a match command (SDK Client: command id, expected_seq, entropy, receipt check) and
   // waits for its answer and for the events it caused and the view after them. A connection
   // lost meanwhile is resumed and the command sent again with its id (applied at most once).
+  // When no answer comes within `timeout`, says so; the answer, when it comes, is shown as a
+  // notice ("the command sent earlier was applied: event #N; sealed; receipt ...").
   client::ClientResult<melee::v1::ServerMessage> Act(melee::v1::ClientMessage command,
                                                      std::chrono::milliseconds timeout);
   // Waits until an event came since the prompt was shown (it may be on the screen already) or
@@ -74,6 +76,8 @@ class LiveSeat {
   void OnEvent(const melee::v1::MatchEvent& event);
   void OnView(const melee::v1::MatchView& view);
   void OnState(client::ConnectionState state, const std::string& detail);
+  // The answer to a command whose Act gave up waiting: a notice for the screen.
+  void LateAnswer(const client::ClientResult<melee::v1::ServerMessage>& got);
 
   std::ostream& out_;
   boost::asio::io_context io_;

@@ -278,16 +278,6 @@ bool ReadSeatLink(const std::string& path, v1::SeatLink& link, std::string& prob
 
 namespace {
 
-// The receipt (SHA-256) in hex.
-std::string Hex(const std::string& bytes) {
-  static const char* const kDigits = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char byte : bytes) {
-    hex += kDigits[byte >> 4];
-    hex += kDigits[byte & 15];
-  }
-  return hex;
-}
 
 // The server's refusal, led by the rule it names.
 std::string Refusal(const v1::Error& error) {

@@ -441,4 +441,14 @@ void PrintView(std::ostream& out, const v1::MatchView& view, int64_t now_unix_ms
   }
 }
 
+std::string Hex(const std::string& bytes) {
+  static const char* const kDigits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : bytes) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
+
 }  // namespace melee::cli

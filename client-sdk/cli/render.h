@@ -25,6 +25,8 @@ std::string Duration(int64_t ms);
 // of 3d 0h (all gone at ...)"; "its step's time is over; 2m 3s of its bank left (...)".
 std::string ClockLeft(const melee::v1::SeatClock& clock, const melee::v1::Pace& pace,
                       int64_t now_unix_ms);
+// `bytes` in lower-case hex (a receipt, a hash).
+std::string Hex(const std::string& bytes);
 // This machine's clock, in milliseconds since the Unix epoch.
 int64_t NowUnixMs();
 // Prints `view`; time left on the clocks is counted from `now_unix_ms` (0: this machine's clock).

@@ -7,6 +7,7 @@ Usage: play_test.py MELEE_SERVER_BINARY MELEE_CLI_BINARY. Starts the real server
 side A interactively while side B declares by `melee submit`.
 """
 
+import json
 import os
 import pty
 import re
@@ -331,8 +332,84 @@ def play_live(server_binary, cli):
             server.wait(timeout=10)
 
 
+class FaultProxy:
+    """tests/testing/fault_proxy in front of the server: faults as lines on its stdin."""
+
+    def __init__(self, binary, upstream_port):
+        self.process = subprocess.Popen([binary, "--upstream", str(upstream_port)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        found = re.match(r"listening on (\d+)", self.process.stdout.readline())
+        if not found:
+            raise AssertionError("fault_proxy did not start")
+        self.port = int(found.group(1))
+
+    def do(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline().strip()
+        if answer != "ok":
+            raise AssertionError(f"fault_proxy refused '{line}': {answer}")
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+def play_through_faults(server_binary, cli, proxy_binary):
+    """`melee play` through a faulty network: a reset is reconnected and resumed by itself; a
+    partition that closes nothing is noticed (no answer to a ping) and a seal typed during it is
+    sent once the network heals, applied once."""
+    with tempfile.TemporaryDirectory() as work:
+        server, env = start_server(server_binary, work)
+        proxy = None
+        try:
+            port = re.search(r":(\d+)/ws", env["MELEE_SERVER"]).group(1)
+            proxy = FaultProxy(proxy_binary, port)
+            asl_at_designation(cli, work, env, "f", UNITS_A, UNITS_B)
+            # Side A's seat file points at the proxy (side B's submits go straight to the server).
+            seat_path = os.path.join(work, "f", "side_a.seat")
+            with open(seat_path) as f:
+                seat = json.load(f)
+            seat["server"] = f"ws://127.0.0.1:{proxy.port}/ws"
+            with open(seat_path, "w") as f:
+                json.dump(seat, f)
+            term = Terminal([cli, "play", "--seat", "f/side_a.seat"], work, env)
+            term.read_until(r"side_a> ")
+            proxy.do("reset")
+            term.read_until(r"reconnecting by itself")
+            term.read_until(r"connected again; resuming after event #\d+")
+            term.read_until(r"side_a> ")
+            term.type("attack G1 > R1")
+            term.read_until(r"added: your declaration has 1 attack")
+            term.read_until(r"side_a> ")
+            proxy.do("blackhole")
+            term.type("seal")
+            term.read_until(r"reconnecting by itself", timeout=60.0)
+            proxy.do("heal")
+            term.read_until(r"connected again; resuming after event #\d+", timeout=60.0)
+            # The seal's answer came after `melee play` stopped waiting for it: shown when it came.
+            term.read_until(r"the command sent earlier was applied: event #\d+; "
+                            r"sealed; receipt [0-9a-f]{64}")
+            with open(os.path.join(work, "b-attacks.json"), "w") as f:
+                f.write('{"attacks": [{"attackers": ["R1"], "targets": ["G1"]}]}')
+            melee(cli, work, env, "submit", "--seat", "f/side_b.seat", "--declaration",
+                  "b-attacks.json")
+            term.read_until(r"declarations revealed")
+            term.read_until(r"roll A11\.11 CC DR: \d \(coloured\)")
+            term.quit()
+            if term.screen.count("sealed; receipt") != 1:
+                raise AssertionError(f"the seal was not answered exactly once:\n{term.screen}")
+        finally:
+            if proxy:
+                proxy.stop()
+            server.terminate()
+            server.wait(timeout=10)
+
+
 def main():
     try:
+        if len(sys.argv) > 3:
+            play_through_faults(sys.argv[1], sys.argv[2], sys.argv[3])
         play_live(sys.argv[1], sys.argv[2])
         play(sys.argv[1], sys.argv[2])
         play_vehicle(sys.argv[1], sys.argv[2])
