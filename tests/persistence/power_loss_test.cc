@@ -1,10 +1,12 @@
 // Power loss under a running SqliteEventStore (tests/testing/power_loss_vfs.h): several matches
 // append concurrently through the writer's group commit, with outbox notices in their batches,
 // dormant markers between them, snapshots and notice deliveries beside them, until the power is
-// cut after a random number of writes and syncs. The store is then closed without any further
-// I/O, the files are rebooted as the disk kept them (writes not synced dropped, or scrambled:
-// lost, written or torn sector by sector), and the store is opened again the normal way. After
-// every cycle:
+// cut after a random number of writes and syncs (one cycle in kLongCycleEvery first fills the WAL
+// to SqliteEventStore::kWalLimitPages and cuts in the writer's checkpoint and truncation of it,
+// or just after the truncation). The store is then closed without any further I/O, the files
+// are rebooted as the disk kept them (writes not synced dropped, replayed in order up to a torn
+// one, or scrambled: lost, written or torn sector by sector), and the store is opened again the
+// normal way. After every cycle:
 //   - the store opens, and every match's chain verifies from seq 1 (Read);
 //   - every batch acknowledged before the cut is there, at its seqs, byte for byte;
 //   - a batch not acknowledged is there whole or not at all (never a part, never garbled), and
@@ -18,12 +20,14 @@
 // each reboot keeps; the threads' interleaving is the machine's). The seed is printed first.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -54,6 +58,8 @@ constexpr uint64_t kMatchLength = 1500;
 constexpr int kFinishedReadsPerCycle = 3;
 // A cut lands after 0 .. kMaxCallsBeforeCut counted VFS calls (a commit of a few pages is ~10).
 constexpr uint64_t kMaxCallsBeforeCut = 400;
+// One cycle in kLongCycleEvery runs until the WAL is full and the writer truncates it.
+constexpr int kLongCycleEvery = 20;
 constexpr const char* kSeat = "side_a";
 
 uint64_t FromEnvironment(const char* name, uint64_t fallback) {
@@ -103,6 +109,7 @@ struct Totals {
   uint64_t notices_acknowledged = 0;
   uint64_t notices_delivered = 0;
   uint64_t counted_calls = 0;
+  uint64_t wal_truncations = 0;  // by the writer (kWalLimitPages reached), before the cut
   RebootReport reboots;
 };
 
@@ -439,8 +446,23 @@ class PowerLossTest : public ::testing::Test {
     }
   }
 
-  // Runs the workload on `store` until the power is cut.
-  void RunUntilPowerLoss(SqliteEventStore& store, uint64_t seed) {
+  // Runs the workload on `store` until the power is cut, `calls` counted calls after it starts.
+  // A long cycle first holds a read transaction open on a connection of its own, so that no
+  // checkpoint can finish and the WAL grows past SqliteEventStore::kWalLimitPages; then lets go,
+  // so that the writer's next BoundWal checkpoints and truncates it, and the cut lands somewhere
+  // in that (`calls` after letting go, or a few calls after the truncation).
+  void RunUntilPowerLoss(SqliteEventStore& store, uint64_t seed, uint64_t calls, bool long_cycle) {
+    sqlite3* pin = nullptr;
+    if (long_cycle) {
+      const int rc =
+          sqlite3_open_v2(store.path().c_str(), &pin, SQLITE_OPEN_READWRITE, PowerLossVfs::kName);
+      ASSERT_EQ(rc, SQLITE_OK) << sqlite3_errstr(rc);
+      ASSERT_EQ(sqlite3_exec(pin, "BEGIN; SELECT count(*) FROM meta;", nullptr, nullptr, nullptr),
+                SQLITE_OK)
+          << sqlite3_errmsg(pin);
+    } else {
+      PowerLossVfs::CutPowerAfter(calls);
+    }
     std::atomic<bool> stop{false};
     std::vector<std::thread> threads;
     std::vector<std::string> ids;
@@ -454,10 +476,36 @@ class PowerLossTest : public ::testing::Test {
     }
     threads.emplace_back(SideLoop, std::ref(store), std::ref(ledger_), ids, seed + 99,
                          std::cref(stop));
+    bool grew = true;
+    if (pin != nullptr) {
+      // The WAL's size once it holds kWalLimitPages frames (a 32-byte header, 24 per frame).
+      constexpr std::uintmax_t kWalLimitBytes =
+          32 + std::uintmax_t{SqliteEventStore::kWalLimitPages} * (4096 + 24);
+      const std::string wal = store.path() + "-wal";
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      std::error_code ignored;
+      while (std::filesystem::file_size(wal, ignored) < kWalLimitBytes &&
+             std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      grew = std::filesystem::file_size(wal, ignored) >= kWalLimitBytes;
+      sqlite3_exec(pin, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close_v2(pin);
+      // Half the long cycles cut in the checkpoint, half just after the truncation (before the
+      // new WAL's first sync: the window in which the truncation itself is not durable).
+      if (seed % 2 == 0) {
+        PowerLossVfs::CutPowerAfter(calls);
+      } else {
+        // The next write is the new WAL's header, then SQLite syncs it (synchronous=FULL).
+        PowerLossVfs::CutPowerAfterNextTruncate(calls % 4);
+      }
+    }
     const bool cut = PowerLossVfs::WaitForPowerLoss(std::chrono::seconds(60));
     if (!cut) PowerLossVfs::CutPower();  // unblocks the threads; reported below
     stop.store(true);
     for (std::thread& thread : threads) thread.join();
+    ledger_.totals.wal_truncations += store.wal_truncations();
+    EXPECT_TRUE(grew) << "the WAL never reached kWalLimitPages in a long cycle";
     EXPECT_TRUE(cut) << "the power cut never came: the workload stalled";
   }
 
@@ -489,9 +537,12 @@ TEST_F(PowerLossTest, AcknowledgedEventsSurviveEveryPowerLoss) {
     CheckStore(**store, cycle, /*everything=*/false);
     if (HasFailure()) return;
 
-    const uint64_t calls = random() % (kMaxCallsBeforeCut + 1);
-    PowerLossVfs::CutPowerAfter(calls);
-    RunUntilPowerLoss(**store, random());
+    // A long cycle cuts during or after the truncation of a full WAL: a checkpoint of
+    // kWalLimitPages pages is about as many writes, then a sync and the truncation.
+    const bool long_cycle = cycle % kLongCycleEvery == kLongCycleEvery / 2;
+    const uint64_t calls =
+        random() % ((long_cycle ? 2 * SqliteEventStore::kWalLimitPages : kMaxCallsBeforeCut) + 1);
+    RunUntilPowerLoss(**store, random(), calls, long_cycle);
     store->reset();  // the disk is dead: closes without any further I/O
     ledger_.totals.counted_calls += PowerLossVfs::counted_calls();
     const LossMode modes[] = {LossMode::kDropAll, LossMode::kInOrder, LossMode::kScramble};
@@ -504,6 +555,7 @@ TEST_F(PowerLossTest, AcknowledgedEventsSurviveEveryPowerLoss) {
     sum.sectors_lost += report.sectors_lost;
     sum.sectors_written += report.sectors_written;
     sum.sectors_torn += report.sectors_torn;
+    sum.truncations += report.truncations;
     sum.truncations_kept += report.truncations_kept;
     if (HasFailure()) return;
   }
@@ -529,9 +581,10 @@ TEST_F(PowerLossTest, AcknowledgedEventsSurviveEveryPowerLoss) {
       "power loss: %d cycles in %.1f s, seed %llu; %zu matches; acknowledged: %llu batches "
       "(%llu events), %llu dormant markers, %llu snapshots, %llu notices (%llu delivered); "
       "not acknowledged: %llu batches found whole, %llu gone; %llu matches found dormant; "
-      "%llu counted VFS calls; reboots: %d changes not synced in %d files (%d to the database "
+      "%llu counted VFS calls, %llu WAL truncations; reboots: %d changes not synced in %d files "
+      "(%d to the database "
       "file), sectors %d lost, %d "
-      "written, %d torn, %d truncations kept\n",
+      "written, %d torn, %d of %d truncations kept\n",
       cycles, seconds.count(), static_cast<unsigned long long>(seed), ledger_.matches.size(),
       static_cast<unsigned long long>(t.batches_acknowledged),
       static_cast<unsigned long long>(t.events_acknowledged),
@@ -542,9 +595,10 @@ TEST_F(PowerLossTest, AcknowledgedEventsSurviveEveryPowerLoss) {
       static_cast<unsigned long long>(t.unacknowledged_found),
       static_cast<unsigned long long>(t.unacknowledged_lost),
       static_cast<unsigned long long>(t.markers_found),
-      static_cast<unsigned long long>(t.counted_calls), t.reboots.changes, t.reboots.files,
+      static_cast<unsigned long long>(t.counted_calls),
+      static_cast<unsigned long long>(t.wal_truncations), t.reboots.changes, t.reboots.files,
       t.reboots.main_file_changes, t.reboots.sectors_lost, t.reboots.sectors_written,
-      t.reboots.sectors_torn, t.reboots.truncations_kept);
+      t.reboots.sectors_torn, t.reboots.truncations_kept, t.reboots.truncations);
 }
 
 }  // namespace

@@ -33,8 +33,9 @@ struct Change {
 
 std::mutex disk_mutex;
 std::condition_variable power_cv;
-bool dead = false;        // the power is cut
-int64_t calls_left = -1;  // counted calls before the cut; -1: no cut armed
+bool dead = false;            // the power is cut
+int64_t calls_left = -1;      // counted calls before the cut; -1: no cut armed
+int64_t after_truncate = -1;  // calls_left to arm at the next truncation; -1: none
 uint64_t calls_counted = 0;
 std::map<std::string, std::vector<Change>> pending;  // by file name: changes not synced
 
@@ -121,6 +122,10 @@ int Truncate(sqlite3_file* file, sqlite3_int64 size) {
   change.replaced = ReadRange(file, size, change.size_before - size, change.size_before);
   const int rc = RealMethods(file).xTruncate(Real(file), size);
   pending[name].push_back(std::move(change));
+  if (after_truncate >= 0) {
+    calls_left = after_truncate;
+    after_truncate = -1;
+  }
   return rc;
 }
 int Sync(sqlite3_file* file, int) {
@@ -410,6 +415,11 @@ void PowerLossVfs::CutPowerAfter(uint64_t calls) {
   calls_left = static_cast<int64_t>(calls);
 }
 
+void PowerLossVfs::CutPowerAfterNextTruncate(uint64_t calls) {
+  std::lock_guard lock(disk_mutex);
+  after_truncate = static_cast<int64_t>(calls);
+}
+
 void PowerLossVfs::CutPower() {
   std::lock_guard lock(disk_mutex);
   dead = true;
@@ -442,6 +452,7 @@ RebootReport PowerLossVfs::Reboot(std::mt19937_64& random, LossMode mode) {
     ++report.files;
     report.changes += static_cast<int>(changes.size());
     if (!name.ends_with("-wal")) report.main_file_changes += static_cast<int>(changes.size());
+    for (const Change& change : changes) report.truncations += change.truncate ? 1 : 0;
     Undo(fd, changes);
     if (mode == LossMode::kInOrder) ReplayInOrder(fd, changes, random, report);
     if (mode == LossMode::kScramble) Scramble(fd, changes, random, report);
@@ -450,6 +461,7 @@ RebootReport PowerLossVfs::Reboot(std::mt19937_64& random, LossMode mode) {
   pending.clear();
   dead = false;
   calls_left = -1;
+  after_truncate = -1;
   calls_counted = 0;
   return report;
 }

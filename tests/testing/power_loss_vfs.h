@@ -64,7 +64,8 @@ struct RebootReport {
   int sectors_lost = 0;       // 512-byte pieces of writes not written
   int sectors_written = 0;    // ... written whole
   int sectors_torn = 0;       // ... torn (a prefix written)
-  int truncations_kept = 0;   // truncations that reached the disk anyway
+  int truncations = 0;        // truncations among the changes
+  int truncations_kept = 0;   // ... that reached the disk anyway
 };
 
 class PowerLossVfs {
@@ -79,6 +80,10 @@ class PowerLossVfs {
   // Cuts the power at the counted call after `calls` more counted calls (xWrite, xTruncate,
   // xSync, on any file through this VFS) succeeded: 0 cuts it at the next one.
   static void CutPowerAfter(uint64_t calls);
+
+  // Cuts the power `calls` counted calls after the next xTruncate of a named file (the writer's
+  // truncation of a full WAL): 0 cuts it at the call right after the truncation.
+  static void CutPowerAfterNextTruncate(uint64_t calls);
 
   // Cuts the power now (nothing further reaches the files).
   static void CutPower();
