@@ -127,13 +127,22 @@ Metrics::Metrics()
       errors_(CounterFamily(*registry_, "melee_errors_total",
                             "Frames and commands refused, by error code")),
       commands_(CounterFamily(*registry_, "melee_commands_total",
-                              "WebSocket commands received, by command")) {}
+                              "WebSocket commands received, by command")),
+      tls_failures_(CounterFamily(*registry_, "melee_tls_handshake_failures_total",
+                                  "TLS handshakes that failed, by OpenSSL's reason (http_request: "
+                                  "plain HTTP on the TLS port; unsupported_protocol: TLS 1.0 or "
+                                  "1.1; tlsv1_alert_unknown_ca: the client does not trust the "
+                                  "certificate; timeout; closed)")) {}
 
 std::string Metrics::Render() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 
 void Metrics::CountError(const std::string& code) { errors_.Add({{"code", code}}).Increment(); }
+
+void Metrics::CountTlsHandshakeFailure(const std::string& reason) {
+  tls_failures_.Add({{"reason", reason}}).Increment();
+}
 
 void Metrics::SyncStoreFailedAppends(uint64_t total) {
   std::lock_guard lock(sync_mutex_);

@@ -31,6 +31,9 @@ class Metrics {
   // Counts one refused frame or command under its error code label, e.g.
   // "ERROR_CODE_MALFORMED_FRAME" (the melee.v1.ErrorCode name).
   void CountError(const std::string& code);
+  // Counts one failed TLS handshake under its reason, e.g. "http_request"
+  // (server/transport/tls_failure.h).
+  void CountTlsHandshakeFailure(const std::string& reason);
   // Counts one decoded command under its name, e.g. "seal_declaration".
   void CountCommand(const std::string& name);
   // Brings store_failed_appends up to `total`, the store's own count (WriteHealth).
@@ -67,6 +70,7 @@ class Metrics {
  private:
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Counter>& commands_;
+  prometheus::Family<prometheus::Counter>& tls_failures_;
   std::mutex sync_mutex_;
   uint64_t synced_failed_appends_ = 0;  // guarded by sync_mutex_
 };

@@ -11,6 +11,7 @@
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
 #include "server/match_file.h"
+#include "server/transport/tls_failure.h"
 #include "server/version.h"
 
 namespace melee::server {
@@ -61,11 +62,48 @@ void HttpSession<Stream>::Run() {
 template <class Stream>
 void HttpSession<Stream>::OnHandshake(error_code ec) {
   if (ec) {
+    const TlsFailure failure = DescribeTlsFailure(ec);
     context_.metrics.CountError("TLS_HANDSHAKE_FAILED");
-    spdlog::info("TLS handshake with {} failed: {}", slot_->address(), ec.message());
+    context_.metrics.CountTlsHandshakeFailure(failure.reason);
+    spdlog::info("TLS handshake with {} failed ({}): {}", slot_->address(), failure.reason,
+                 failure.explanation);
+    if (failure.plain_http) RefusePlainHttp();
     return;
   }
   DoRead();
+}
+
+template <class Stream>
+void HttpSession<Stream>::RefusePlainHttp() {
+  // OpenSSL read the start of an HTTP request where the ClientHello belongs and sent nothing
+  // back: answer in plain HTTP, as nginx does, so that curl or a browser shows what to change.
+  HttpRequest request;
+  request.keep_alive(false);
+  auto response = std::make_shared<HttpResponse>(
+      HttpError(request, http::status::bad_request, v1::ERROR_CODE_PROTOCOL_MISMATCH,
+                "this port speaks TLS only: use https:// (wss:// for the WebSocket)"));
+  auto& tcp_stream = beast::get_lowest_layer(stream_);
+  tcp_stream.expires_after(kLingerTimeout);
+  http::async_write(tcp_stream, *response,
+                    [self = this->shared_from_this(), response](error_code write_error,
+                                                                std::size_t) {
+                      if (write_error) return;
+                      auto& plain = beast::get_lowest_layer(self->stream_);
+                      error_code ignored;
+                      plain.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                      // The rest of the request is unread: closing now would reset the
+                      // connection and could discard the answer. Drain until the client closes.
+                      self->LingerPlain();
+                    });
+}
+
+template <class Stream>
+void HttpSession<Stream>::LingerPlain() {
+  auto drain = std::make_shared<std::array<char, 4096>>();
+  beast::get_lowest_layer(stream_).async_read_some(
+      asio::buffer(*drain), [self = this->shared_from_this(), drain](error_code ec, std::size_t) {
+        if (!ec) self->LingerPlain();
+      });
 }
 
 template <class Stream>

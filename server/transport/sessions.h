@@ -41,6 +41,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 
  private:
   void OnHandshake(error_code ec);
+  // Answers a plain HTTP request sent to the TLS port with a plain 400 saying to use https://,
+  // then drains the connection until the client closes (or the linger timeout).
+  void RefusePlainHttp();
+  void LingerPlain();
   void DoRead();
   void OnRead(error_code ec, std::size_t bytes);
   void Send(HttpResponse&& response);

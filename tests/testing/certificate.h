@@ -11,21 +11,25 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "server/transport/config.h"
 
 namespace melee::testing {
 
-// Writes cert.pem and key.pem into `dir`.
-inline void MakeCertificate(const std::filesystem::path& dir) {
+// Writes <prefix>cert.pem and <prefix>key.pem into `dir`: a certificate valid from
+// `valid_from_seconds` to `valid_until_seconds` from now (negative: in the past; both negative
+// make an expired certificate).
+inline void MakeCertificate(const std::filesystem::path& dir, long valid_from_seconds = 0,
+                            long valid_until_seconds = 3600, const std::string& prefix = "") {
   EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
   ASSERT_NE(key, nullptr);
   X509* cert = X509_new();
   ASSERT_NE(cert, nullptr);
   X509_set_version(cert, 2);
   ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_gmtime_adj(X509_getm_notBefore(cert), valid_from_seconds);
+  X509_gmtime_adj(X509_getm_notAfter(cert), valid_until_seconds);
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
@@ -40,8 +44,8 @@ inline void MakeCertificate(const std::filesystem::path& dir) {
   X509_add_ext(cert, san, -1);
   X509_EXTENSION_free(san);
   ASSERT_GT(X509_sign(cert, key, EVP_sha256()), 0);
-  FILE* key_file = std::fopen((dir / "key.pem").c_str(), "w");
-  FILE* cert_file = std::fopen((dir / "cert.pem").c_str(), "w");
+  FILE* key_file = std::fopen((dir / (prefix + "key.pem")).c_str(), "w");
+  FILE* cert_file = std::fopen((dir / (prefix + "cert.pem")).c_str(), "w");
   ASSERT_TRUE(key_file && cert_file);
   PEM_write_PrivateKey(key_file, key, nullptr, nullptr, 0, nullptr, nullptr);
   PEM_write_X509(cert_file, cert);
