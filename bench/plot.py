@@ -206,11 +206,13 @@ def plot_soak(rows, out_dir, png_dir):
     ax2.set_ylabel("open files", color="tab:green")
     ax.set_title("server process")
     ax = axes[1]
-    ax.plot(t, db, color="tab:purple", label="melee.db")
-    ax.plot(t, wal, color="tab:orange", label="melee.db-wal")
+    ax.plot(t, db, color="tab:purple")
     ax.set_xlabel("minutes")
-    ax.set_ylabel("MiB")
-    ax.legend(loc="upper left")
+    ax.set_ylabel("melee.db, MiB", color="tab:purple")
+    ax2 = ax.twinx()
+    ax2.plot(t, wal, color="tab:orange")
+    ax2.set_ylim(0, max(wal) * 3)
+    ax2.set_ylabel("melee.db-wal, MiB (bounded)", color="tab:orange")
     ax.set_title("database files")
     ax = axes[2]
     ax.plot([x for x, y in zip(t, per_round) if y], [y for y in per_round if y],
