@@ -490,50 +490,21 @@ StoreResult<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(const 
     return tl::unexpected(ok.error());
   }
   if (auto ok = CheckFormat(writer, *where); !ok) return tl::unexpected(ok.error());
-  store->writer_thread_ = std::thread([raw = store.get()] { raw->WriterLoop(); });
+  PostgresEventStore* raw = store.get();
+  raw->group_ = std::make_unique<GroupCommit>(
+      options.max_batch_events, [raw](std::deque<Pending>& work) { return raw->Commit(work); });
+  raw->group_->Start();
   return store;
 }
 
 PostgresEventStore::~PostgresEventStore() {
-  {
-    std::lock_guard lock(queue_mutex_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_all();
-  if (writer_thread_.joinable()) writer_thread_.join();
+  if (group_) group_->Stop();
 }
 
 // ---- appending: one writer thread, group commit -----------------------------------------------
 
 void PostgresEventStore::Append(AppendBatch batch, AppendCallback done) {
-  {
-    std::lock_guard lock(queue_mutex_);
-    if (!stopping_) {
-      queue_.push_back({std::move(batch), std::move(done)});
-      queue_cv_.notify_one();
-      return;
-    }
-  }
-  done(tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
-}
-
-void PostgresEventStore::WriterLoop() {
-  while (true) {
-    std::deque<Pending> work;
-    {
-      std::unique_lock lock(queue_mutex_);
-      queue_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything queued has been written
-      std::size_t events = 0;
-      while (!queue_.empty() && (work.empty() || events + queue_.front().batch.payloads.size() <=
-                                                     options_.max_batch_events)) {
-        events += queue_.front().batch.payloads.size();
-        work.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-    }
-    Commit(work);
-  }
+  group_->Append(std::move(batch), std::move(done));
 }
 
 StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::string& match_id) {
@@ -705,7 +676,8 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
 
 }  // namespace
 
-void PostgresEventStore::Commit(std::deque<Pending>& work) {
+GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
+  GroupOutcome outcome;
   std::vector<std::optional<StoreResult<Appended>>> results(work.size());
   for (std::size_t i = 0; i < work.size(); ++i) {
     const AppendBatch& batch = work[i].batch;
@@ -719,7 +691,6 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
     }
   }
 
-  std::optional<StoreError> transaction_failed;
   Connection& db = *writer_;
   // Each round plans every batch not decided yet against the heads it knows, and sends the
   // statements as one pipelined transaction. A batch whose own data the database refuses
@@ -832,7 +803,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       // Not known to be committed, so not acknowledged. (A commit whose answer was lost may
       // still have committed: the callers then see a conflict and re-read, never a loss.)
       heads_.clear();  // the database is the truth again
-      transaction_failed = failure;
+      outcome.transaction_failed = failure;
       for (auto& result : round) {
         if (!result || *result) result = tl::unexpected(*failure);
       }
@@ -862,43 +833,24 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       }
     }
     results = std::move(round);
-    std::lock_guard lock(queue_mutex_);
-    ++commits_;
-    committed_events_ += round_events;
-    if (round_events > 0) failing_.reset();
+    outcome.committed = true;
+    outcome.events = round_events;
     break;
   }
 
-  {
-    std::lock_guard lock(queue_mutex_);
-    for (const auto& result : results) {
-      if (result && !*result &&
-          (result->error().code == StoreErrorCode::kUnavailable ||
-           result->error().code == StoreErrorCode::kCorrupt)) {
-        ++failed_appends_;
-      }
-    }
-    if (transaction_failed) {
-      failing_ = std::move(transaction_failed);
-      ++failures_;
-    }
+  outcome.results.reserve(work.size());
+  for (auto& result : results) {
+    outcome.results.push_back(result ? std::move(*result)
+                                     : tl::unexpected(StoreError{StoreErrorCode::kUnavailable,
+                                                                 "the append was not attempted",
+                                                                 0}));
   }
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    work[i].done(results[i] ? std::move(*results[i])
-                            : tl::unexpected(StoreError{StoreErrorCode::kUnavailable,
-                                                        "the append was not attempted", 0}));
-  }
+  return outcome;
 }
 
-std::size_t PostgresEventStore::commits() const {
-  std::lock_guard lock(queue_mutex_);
-  return commits_;
-}
+std::size_t PostgresEventStore::commits() const { return group_->commits(); }
 
-std::size_t PostgresEventStore::committed_events() const {
-  std::lock_guard lock(queue_mutex_);
-  return committed_events_;
-}
+std::size_t PostgresEventStore::committed_events() const { return group_->committed_events(); }
 
 // ---- reading ----------------------------------------------------------------------------------
 
@@ -1148,17 +1100,10 @@ StoreResult<void> PostgresEventStore::Ping() {
   });
 }
 
-WriteHealth PostgresEventStore::Writes() const {
-  std::lock_guard lock(queue_mutex_);
-  return WriteHealth{failed_appends_, failing_};
-}
+WriteHealth PostgresEventStore::Writes() const { return group_->Health(); }
 
 StoreResult<void> PostgresEventStore::ProbeWrite() {
-  uint64_t failures_before = 0;
-  {
-    std::lock_guard lock(queue_mutex_);
-    failures_before = failures_;
-  }
+  const uint64_t failures_before = group_->failures();
   const std::string what = "cannot write to PostgreSQL";
   auto probed = WithReader([&](Connection& db) -> StoreResult<void> {
     return db
@@ -1167,10 +1112,7 @@ StoreResult<void> PostgresEventStore::ProbeWrite() {
               "ON CONFLICT (key) DO UPDATE SET value = (melee.meta.value::bigint + 1)::text")
         .map([](Result) {});
   });
-  if (probed) {
-    std::lock_guard lock(queue_mutex_);
-    if (failures_ == failures_before) failing_.reset();  // no transaction failed meanwhile
-  }
+  if (probed) group_->ProbeSucceeded(failures_before);
   return probed;
 }
 

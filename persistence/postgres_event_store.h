@@ -3,8 +3,9 @@
 // The EventStore on PostgreSQL (libpq): the same contract as the SQLite store, for a log that
 // lives outside the server (persistence/FORMAT.md, "PostgreSQL"; docs/postgresql.md).
 //
-// Appends from every match wait in one queue; the writer thread takes everything waiting (up to
-// Options::max_batch_events events), sends one statement per match's batch on its own connection
+// Appends from every match wait in one queue; the writer thread (persistence/group_commit.h,
+// shared with the SQLite store) takes everything waiting (up to Options::max_batch_events
+// events), and this store's Commit sends one statement per match's batch on its own connection
 // in libpq's pipeline mode, commits them as one transaction with synchronous_commit=on, and only
 // then runs the callbacks. The database itself refuses a stale writer: the head of a match moves
 // by a compare-and-set on `last_seq` in the statement that inserts its events (a stale batch
@@ -29,6 +30,7 @@
 #include <thread>
 
 #include "persistence/event_store.h"
+#include "persistence/group_commit.h"
 #include "persistence/notification_store.h"
 
 namespace melee::persistence {
@@ -118,10 +120,7 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   class Connection;
 
  private:
-  struct Pending {
-    AppendBatch batch;
-    AppendCallback done;
-  };
+  using Pending = PendingAppend;
   struct Head {
     bool exists = false;  // the match has a row in melee.matches
     uint64_t seq = 0;
@@ -130,9 +129,9 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
 
   PostgresEventStore(std::string uri, std::string where, Options options);
 
-  void WriterLoop();
-  // Writes `work` in one transaction and runs every callback; on the writer thread.
-  void Commit(std::deque<Pending>& work);
+  // Writes `work` in one transaction and says how each batch fared; on the writer thread (the
+  // group-commit hook).
+  GroupOutcome Commit(std::deque<Pending>& work);
   // Returns the head of `match_id` from the cache or the database; on the writer thread, inside
   // the transaction.
   StoreResult<Head> HeadOf(const std::string& match_id);
@@ -149,18 +148,10 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   std::unique_ptr<Connection> reader_;  // guarded by reader_mutex_
   std::mutex reader_mutex_;
 
-  mutable std::mutex queue_mutex_;
-  std::condition_variable queue_cv_;
-  std::deque<Pending> queue_;
-  bool stopping_ = false;
-  std::size_t commits_ = 0;
-  std::size_t committed_events_ = 0;
-  uint64_t failed_appends_ = 0;
-  std::optional<StoreError> failing_;  // see WriteHealth::failing
-  uint64_t failures_ = 0;              // transactions failed as a whole, ever
 
   std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
-  std::thread writer_thread_;
+  // The queue and the writer thread (persistence/group_commit.h); stopped first.
+  std::unique_ptr<GroupCommit> group_;
 };
 
 }  // namespace melee::persistence
