@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "client-sdk/match_session.h"
 #include "client-sdk/sync_client.h"
 #include "melee/asl/v1/asl.pb.h"
 #include "tests/testing/http_get.h"
@@ -67,6 +68,16 @@ TEST(ClusterTest, HAProxySendsEveryRequestOfAMatchToOneNode) {
     const int owner = testing::Cluster::IndexOf(holder);
     ASSERT_NE(owner, -1) << "no live lease on " << id << ": " << holder;
     ++per_node[holder];
+
+    // The SDK's session names the match in its URL by itself (/ws?match=...): HAProxy routes
+    // it without help.
+    client::JoinOptions spectate;
+    spectate.spectate = true;
+    for (int tries = 0; tries < 4; ++tries) {
+      auto session =
+          client::MatchSession::Join(cluster.ProxyUrl(), id, created.spectator_key(), spectate);
+      EXPECT_TRUE(session.has_value()) << session.error().message;
+    }
 
     // HTTP about the match goes to its node too.
     const auto exported =
