@@ -593,7 +593,8 @@ void Matches::Import(melee::storage::v1::MatchFile file,
           }
           auto match = Match::Recover(executor_, services_, hosts_, *events);
           if (!match) return done(tl::unexpected(match.error()));
-          Register(std::move(*match));
+          // Several nodes: served by the node that takes its lease when it is asked for.
+          if (!shared_) Register(std::move(*match));
           spdlog::info("match {} imported ({} events)", events->front().match_id, events->size());
           done(std::move(summary));
         });

@@ -18,6 +18,8 @@
 #include "client-sdk/match_session.h"
 #include "client-sdk/sync_client.h"
 #include "melee/asl/v1/asl.pb.h"
+#include "tests/testing/asl_commands.h"
+#include "tests/testing/close_combat.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
 
@@ -25,18 +27,6 @@ namespace melee {
 namespace {
 
 namespace v1 = melee::v1;
-namespace aslpb = melee::asl::v1;
-
-v1::ClientMessage SetupOf(const std::string& unit, v1::Seat seat) {
-  v1::ClientMessage message;
-  aslpb::Unit* squad = message.mutable_submit_setup()->mutable_asl()->add_units();
-  squad->set_id(unit);
-  squad->set_owner(seat);
-  squad->set_kind(aslpb::UNIT_KIND_SQUAD);
-  squad->set_firepower(4);
-  if (seat == v1::SEAT_SIDE_A) message.mutable_submit_setup()->mutable_asl()->set_attacker(seat);
-  return message;
-}
 
 v1::MatchSettings Asl() {
   v1::MatchSettings settings;
@@ -62,8 +52,10 @@ TEST(ClusterTest, HAProxySendsEveryRequestOfAMatchToOneNode) {
     ASSERT_TRUE(a && b);
     ASSERT_TRUE(a->Join(id, created.side_a_token()).has_joined());
     ASSERT_TRUE(b->Join(id, created.side_b_token()).has_joined());
-    ASSERT_TRUE(a->Act(SetupOf("G1", v1::SEAT_SIDE_A)).has_ack());
-    ASSERT_TRUE(b->Act(SetupOf("R1", v1::SEAT_SIDE_B)).has_ack());
+    ASSERT_TRUE(
+        a->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 4)}, true)).has_ack());
+    ASSERT_TRUE(
+        b->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4)}, false)).has_ack());
     const std::string holder = cluster.Holder(id);
     const int owner = testing::Cluster::IndexOf(holder);
     ASSERT_NE(owner, -1) << "no live lease on " << id << ": " << holder;
@@ -107,35 +99,9 @@ TEST(ClusterTest, HAProxySendsEveryRequestOfAMatchToOneNode) {
               per_node["node-a"], per_node["node-b"]);
 }
 
+// Side `attacker`'s unit attacks `target`, sealed.
 v1::ClientMessage SealAttack(const std::string& attacker, const std::string& target) {
-  v1::ClientMessage message;
-  aslpb::AttackOrder* order =
-      message.mutable_seal_declaration()->mutable_declaration()->mutable_asl()->add_attacks();
-  order->add_attackers(attacker);
-  order->add_targets(target);
-  return message;
-}
-
-// Plays the close combat to its end: answers every choice the dice bring (nobody withdraws; the
-// first unit of a capture set).
-void PlayOut(testing::MatchClient& a, testing::MatchClient& b) {
-  const auto over = [&] { return a.view().stage() == v1::STAGE_ENDED || a.view().ccph() > 1; };
-  for (int round = 0; round < 20 && !over(); ++round) {
-    for (testing::MatchClient* client : {&a, &b}) {
-      const aslpb::AslView& view = client->view().asl();
-      if (!view.has_pending() || view.pending().seat() != client->view().seat()) continue;
-      v1::ClientMessage choose;
-      choose.mutable_make_choice()->set_choice_id(std::to_string(view.pending().id()));
-      if (view.pending().min_selected() > 0) {
-        choose.mutable_make_choice()->add_selected(view.pending().options(0));
-      }
-      ASSERT_TRUE(client->Act(choose).has_ack());
-    }
-    const uint64_t seq = std::max(a.last_seq(), b.last_seq());
-    ASSERT_TRUE(a.WaitForSeq(seq));
-    ASSERT_TRUE(b.WaitForSeq(seq));
-  }
-  EXPECT_TRUE(over());
+  return testing::Seal({{{attacker}, {target}}});
 }
 
 // One match in play: its two players and where they are.
@@ -167,8 +133,10 @@ void StartCloseCombat(testing::Cluster& cluster, Game& game) {
   testing::MatchClient& b = *game.b;
   ASSERT_TRUE(a.Join(id, game.created.side_a_token()).has_joined());
   ASSERT_TRUE(b.Join(id, game.created.side_b_token()).has_joined());
-  ASSERT_TRUE(a.Act(SetupOf("G1", v1::SEAT_SIDE_A)).has_ack());
-  ASSERT_TRUE(b.Act(SetupOf("R1", v1::SEAT_SIDE_B)).has_ack());
+  ASSERT_TRUE(
+      a.Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 4)}, true)).has_ack());
+  ASSERT_TRUE(
+      b.Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4)}, false)).has_ack());
   for (auto* client : {&a, &b}) {
     ASSERT_TRUE(client->WaitForSeq(3));
     v1::ClientMessage confirm;
@@ -268,7 +236,7 @@ TEST(ClusterTest, AKilledNodesMatchesFinishOnTheOtherNode) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
     }
     ASSERT_TRUE(game.b->WaitForSeq(game.a->last_seq()));
-    ASSERT_NO_FATAL_FAILURE(PlayOut(*game.a, *game.b));
+    ASSERT_NO_FATAL_FAILURE(testing::PlayOut(*game.a, *game.b));
     EXPECT_EQ(cluster.Holder(id), testing::Cluster::Name(survivor)) << id;
   }
   ASSERT_GE(first_accepted, 0);
@@ -326,7 +294,7 @@ TEST(ClusterTest, PostgresStoppedUnderLoadIsRefusedClearlyAndRecoveredWithoutARe
     const v1::ServerMessage sealed = game.a->Act(SealAttack("G1", "R1"));
     ASSERT_TRUE(sealed.has_ack()) << id << ": " << sealed.DebugString();
     ASSERT_TRUE(game.b->WaitForSeq(game.a->last_seq()));
-    ASSERT_NO_FATAL_FAILURE(PlayOut(*game.a, *game.b));
+    ASSERT_NO_FATAL_FAILURE(testing::PlayOut(*game.a, *game.b));
     EXPECT_EQ(testing::Cluster::IndexOf(cluster.Holder(id)), game.node)
         << id << " stayed with its node";
     EXPECT_EQ(

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "melee/asl/v1/asl.pb.h"
 #include "persistence/postgres_event_store.h"
+#include "tests/testing/asl_commands.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/postgres_server.h"
 #include "tests/testing/subprocess.h"
@@ -24,20 +24,8 @@ namespace melee {
 namespace {
 
 namespace v1 = melee::v1;
-namespace aslpb = melee::asl::v1;
 using std::chrono::seconds;
 using namespace std::chrono_literals;
-
-v1::ClientMessage SetupOf(const std::string& unit, v1::Seat seat) {
-  v1::ClientMessage message;
-  aslpb::Unit* squad = message.mutable_submit_setup()->mutable_asl()->add_units();
-  squad->set_id(unit);
-  squad->set_owner(seat);
-  squad->set_kind(aslpb::UNIT_KIND_SQUAD);
-  squad->set_firepower(4);
-  if (seat == v1::SEAT_SIDE_A) message.mutable_submit_setup()->mutable_asl()->set_attacker(seat);
-  return message;
-}
 
 TEST(LeaseProcessTest, APausedNodeWhoseLeaseMovedOnCannotAppend) {
   testing::PostgresServer postgres;
@@ -63,7 +51,9 @@ TEST(LeaseProcessTest, APausedNodeWhoseLeaseMovedOnCannotAppend) {
   ASSERT_FALSE(created.match_id().empty());
   ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
   ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
-  ASSERT_TRUE(b->Act(SetupOf("R1", v1::SEAT_SIDE_B)).has_ack()) << "node-a serves the match";
+  ASSERT_TRUE(
+      b->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4)}, false)).has_ack())
+      << "node-a serves the match";
 
   // Node A freezes while it owns the match; its lease runs out and node B takes the match.
   ASSERT_EQ(kill(node_a.pid(), SIGSTOP), 0);
@@ -89,7 +79,8 @@ TEST(LeaseProcessTest, APausedNodeWhoseLeaseMovedOnCannotAppend) {
 
   // Node A wakes: side A's setup is refused, not acknowledged, naming the new owner.
   ASSERT_EQ(kill(node_a.pid(), SIGCONT), 0);
-  const v1::ServerMessage answer = a->Act(SetupOf("G1", v1::SEAT_SIDE_A));
+  const v1::ServerMessage answer =
+      a->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 4)}, true));
   ASSERT_TRUE(answer.has_error()) << "a fenced node acknowledged: " << answer.DebugString();
   EXPECT_EQ(answer.error().code(), v1::ERROR_CODE_UNAVAILABLE);
   EXPECT_NE(answer.error().message().find("node node-b (token " + std::to_string(taken->token)),
