@@ -85,9 +85,10 @@ struct AppendBatch {
   // without an outbox (notifications() is null) ignores them.
   std::vector<OutboxNotice> notices = {};
   // The fencing token of the lease the appender holds on the match (EventStore::AcquireLease).
-  // 0: the store fills in the token of the lease it holds on the match, if any; a batch with no
-  // token at all is not fenced (one node on its own store, tools). A batch whose token is no
-  // longer the match's current one fails with kFenced and writes nothing.
+  // 0: the store fills in the token of the last lease it took on the match (held, or since
+  // released or lost); a batch of a match the store never leased is not fenced (one node on its
+  // own store, tools). A batch whose token is no longer the match's current one fails with
+  // kFenced and writes nothing.
   uint64_t lease_token = 0;
   // Set by MarkDormant only: a batch of no events that marks the match dormant at expected_seq.
   bool mark_dormant = false;

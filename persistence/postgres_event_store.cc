@@ -1008,6 +1008,7 @@ StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
   if (!taken) return taken;
   std::lock_guard lock(held_mutex_);
   held_[id] = *taken;
+  tokens_[id] = taken->token;
   return taken;
 }
 
@@ -1044,8 +1045,8 @@ std::optional<Lease> PostgresEventStore::HeldLease(std::string_view match_id) co
 
 uint64_t PostgresEventStore::TokenOf(const std::string& match_id) const {
   std::lock_guard lock(held_mutex_);
-  const auto it = held_.find(match_id);
-  return it == held_.end() ? 0 : it->second.token;
+  const auto it = tokens_.find(match_id);
+  return it == tokens_.end() ? 0 : it->second;
 }
 
 void PostgresEventStore::OnLeaseLost(LeaseLostCallback lost) {

@@ -177,7 +177,8 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   // Drops the lease on `match_id` if this store still holds it with `token`, and reports it
   // lost with `why`.
   void LeaseLost(const std::string& match_id, uint64_t token, const StoreError& why);
-  // Returns the token this store holds on `match_id`, or 0.
+  // Returns the last token this store took on `match_id` (held, released or lost), or 0 when it
+  // never took its lease.
   uint64_t TokenOf(const std::string& match_id) const;
 
   const std::string uri_;
@@ -192,6 +193,10 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   std::mutex leaser_mutex_;
   mutable std::mutex held_mutex_;  // guards held_, lease_lost_ and lease_stopping_
   std::map<std::string, Lease, std::less<>> held_;  // the leases this node holds, by match
+  // The last token this node took on each match it ever leased, kept after the lease is lost
+  // or released: an append of such a match always carries a token, so one made after the lease
+  // moved on is fenced, never written unfenced.
+  std::map<std::string, uint64_t, std::less<>> tokens_;
   LeaseLostCallback lease_lost_;
   std::condition_variable lease_wake_;
   bool lease_stopping_ = false;

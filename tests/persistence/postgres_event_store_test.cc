@@ -310,8 +310,12 @@ TEST_F(PostgresLeaseTest, ASecondNodeTakesAnExpiredLeaseAndTheFirstIsFenced) {
     EXPECT_EQ(lost[0].first.token, 1u);
     EXPECT_EQ(lost[0].second.code, StoreErrorCode::kFenced);
   }
-  // An append naming the old token explicitly is refused too, even a new match's first one.
-  AppendBatch explicit_stale = Batch("m", 1, {"stale again"});
+  // a knows it lost the lease, and every append of the match after it is still refused: under
+  // its last token, not unfenced.
+  auto again = a->AppendAndWait(Batch("m", 1, {"stale again"}));
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().code, StoreErrorCode::kFenced) << again.error().message;
+  AppendBatch explicit_stale = Batch("m", 1, {"stale, explicitly"});
   explicit_stale.lease_token = 1;
   EXPECT_EQ(a->AppendAndWait(explicit_stale).error().code, StoreErrorCode::kFenced);
 
@@ -354,10 +358,10 @@ TEST_F(PostgresLeaseTest, ReleaseLetsAnotherNodeTakeItAtOnce) {
   ASSERT_TRUE(taken.has_value()) << taken.error().message;
   EXPECT_EQ(taken->token, 2u);
   EXPECT_TRUE(b->AppendAndWait(Batch("m", 1, {"b"})).has_value());
-  auto stale = a->AppendAndWait(Batch("m", 1, {"a again"}));
+  auto stale = a->AppendAndWait(Batch("m", 2, {"a again"}));
   ASSERT_FALSE(stale.has_value());
-  EXPECT_EQ(stale.error().code, StoreErrorCode::kConflict)
-      << "a released it: its append is not fenced, and the head has moved: "
+  EXPECT_EQ(stale.error().code, StoreErrorCode::kFenced)
+      << "a released it: its appends carry its last token, which b's replaced: "
       << stale.error().message;
 }
 
