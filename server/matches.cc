@@ -130,7 +130,8 @@ void Matches::LeaseLost(const persistence::Lease& lost, const std::string& why) 
       matches_.erase(it);
     }
     unused_since_.erase(lost.match_id);
-    elsewhere_[lost.match_id] = why;
+    elsewhere_[lost.match_id] = "match " + lost.match_id + " is not served by this node: " + why +
+                                "; reconnect to reach the node that serves it";
     SetGauges();
   }
   spdlog::warn("match {}: this node's lease (token {}) was lost; no longer served here: {}",
@@ -168,7 +169,11 @@ std::shared_ptr<Match> Matches::Wake(const std::string& id) const {
     if (!lease) {
       spdlog::debug("match {} not loaded: {}", id, lease.error().message);
       std::lock_guard lock(mutex_);
-      elsewhere_[id] = lease.error().message;
+      elsewhere_[id] =
+          lease.error().code == persistence::StoreErrorCode::kFenced
+              ? "match " + id + " is not served by this node: " + lease.error().message +
+                    "; reconnect to reach the node that serves it"
+              : "match " + id + " cannot be loaded now: " + lease.error().message;
       return nullptr;
     }
   }
@@ -300,10 +305,7 @@ std::optional<std::string> Matches::UnavailableMessage(std::string_view id) cons
   if (const auto it = not_recovered_.find(id); it != not_recovered_.end()) {
     return NotRecoveredMessage(it->second);
   }
-  if (const auto it = elsewhere_.find(id); it != elsewhere_.end()) {
-    return "match " + std::string(id) + " is not served by this node: " + it->second +
-           "; reconnect to reach the node that serves it";
-  }
+  if (const auto it = elsewhere_.find(id); it != elsewhere_.end()) return it->second;
   return std::nullopt;
 }
 

@@ -76,7 +76,8 @@ class Matches {
 
   // Returns what a client asking for `id` is told when Find found no match to serve although
   // the match exists: it could not be recovered (NotRecoveredMessage), or, on a store shared by
-  // several nodes, another node holds its lease (reconnect to reach it). Nothing otherwise.
+  // several nodes, another node holds its lease (reconnect to reach it) or its lease could not
+  // be taken (the store is unreachable). Nothing otherwise.
   std::optional<std::string> UnavailableMessage(std::string_view id) const;
 
   // Returns every match RecoverAll could not serve, sorted by id.
@@ -179,7 +180,8 @@ class Matches {
   // a Find forgets its entry.
   mutable std::unordered_map<std::string, int64_t> unused_since_;
   mutable std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
-  // Shared store: why another node serves a match (the last refusal of its lease), by match id.
+  // Shared store: what a client asking for a match this node could not load is told (another
+  // node holds its lease, or the lease could not be taken), by match id.
   mutable std::map<std::string, std::string, std::less<>> elsewhere_;
   const bool shared_;  // the store is shared by several nodes: leases
   std::optional<std::string> recovery_error_;
