@@ -17,6 +17,7 @@
 //   build/bench/store_bench                         # N = 1, 10, 100, 1000; 3 s per run
 //   build/bench/store_bench --matches 100 --seconds 10 --events-per-append 4
 //   build/bench/store_bench --postgres postgresql:///scratch   # PostgresEventStore instead
+//   build/bench/store_bench --postgres postgresql:///scratch --leases   # ... appends fenced
 //
 // With --postgres the runs share the database (a scratch one: the bench leaves its matches in
 // it), each run's matches under a prefix of their own.
@@ -74,6 +75,7 @@ struct Config {
   std::size_t payload_bytes = 200;
   std::size_t events_per_append = 1;
   std::string postgres;  // a PostgreSQL URI: bench PostgresEventStore instead of SQLite
+  bool leases = false;   // with postgres: every match's appends fenced under its lease
 };
 
 // The payload of event `seq` of match number `match`: the two numbers, then filler, so a read-back
@@ -312,6 +314,14 @@ RunResult RunOnce(int matches, Mode mode, const Config& config) {
     opened_store = std::move(*opened);
   }
   EventStore& store = *opened_store;
+  if (config.leases) {
+    for (const MatchLoad& match : load.matches()) {
+      if (auto lease = store.AcquireLease(match.id); !lease) {
+        result.problems.push_back("cannot take a lease: " + lease.error().message);
+        return result;
+      }
+    }
+  }
 
   const std::size_t commits_before = counters().first;
   const double cpu_before = CpuSeconds();
@@ -479,6 +489,9 @@ int main(int argc, char** argv) {
   app.add_option("--postgres", config.postgres,
                  "Bench PostgresEventStore on this PostgreSQL URI (a scratch database: the runs "
                  "leave their matches in it) instead of SQLite");
+  app.add_flag("--leases", config.leases,
+               "With --postgres: take each match's lease first, so that every append is fenced "
+               "by its token (as melee-server's are on PostgreSQL)");
   CLI11_PARSE(app, argc, argv);
 
   std::string command;

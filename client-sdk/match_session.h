@@ -30,8 +30,9 @@ struct JoinOptions {
 
 class MatchSession {
  public:
-  // Connects to `url` and joins `match_id` with `token`. A refusal by the server (a wrong
-  // token, an unknown match) is a ClientError with `refused` set.
+  // Connects to `url` (with ?match=<match_id> added, for a load balancer in front of several
+  // nodes) and joins `match_id` with `token`. A refusal by the server (a wrong token, an unknown
+  // match) is a ClientError with `refused` set.
   static ClientResult<std::unique_ptr<MatchSession>> Join(const std::string& url,
                                                           const std::string& match_id,
                                                           const std::string& token,

@@ -1,6 +1,7 @@
 #include "persistence/event_store.h"
 
 #include <future>
+#include <limits>
 #include <utility>
 
 #include "persistence/digest.h"
@@ -43,6 +44,8 @@ std::string_view Name(StoreErrorCode code) {
       return "unavailable";
     case StoreErrorCode::kInvalidArgument:
       return "invalid_argument";
+    case StoreErrorCode::kFenced:
+      return "fenced";
     case StoreErrorCode::kClosed:
       return "closed";
   }
@@ -65,6 +68,21 @@ void EventStore::MarkDormant(std::string match_id, uint64_t seq, std::string not
   batch.mark_dormant = true;
   batch.dormant_note = std::move(note);
   Append(std::move(batch), done ? std::move(done) : [](StoreResult<Appended>) {});
+}
+
+// One process writes the store (SQLite): it is always the owner of every match.
+StoreResult<Lease> EventStore::AcquireLease(std::string_view match_id) {
+  if (match_id.empty()) {
+    return tl::unexpected(
+        StoreError{StoreErrorCode::kInvalidArgument, "a lease needs a match id", 0});
+  }
+  return Lease{std::string(match_id), "local", 1, std::numeric_limits<int64_t>::max()};
+}
+
+StoreResult<void> EventStore::ReleaseLease(std::string_view) { return {}; }
+
+std::optional<Lease> EventStore::HeldLease(std::string_view match_id) const {
+  return Lease{std::string(match_id), "local", 1, std::numeric_limits<int64_t>::max()};
 }
 
 StoreResult<bool> AuditSnapshot(EventStore& store, std::string_view match_id,

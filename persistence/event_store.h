@@ -46,9 +46,11 @@ enum class StoreErrorCode {
   kUnavailable,      // I/O error, disk full, read-only file, locked: nothing was acknowledged
   kInvalidArgument,  // a request that can never succeed (empty batch, empty match id)
   kClosed,           // the store is shutting down
+  kFenced,  // another node owns the match (its lease moved on, or is held): nothing was written
 };
 
-// Returns "conflict", "not_found", "corrupt", "unavailable", "invalid_argument" or "closed".
+// Returns "conflict", "not_found", "corrupt", "unavailable", "invalid_argument", "closed" or
+// "fenced".
 std::string_view Name(StoreErrorCode code);
 
 // A storage failure, said so that a person running the server understands it.
@@ -82,6 +84,12 @@ struct AppendBatch {
   // Notices the events cause (docs/notifications.md), written in the same transaction; a store
   // without an outbox (notifications() is null) ignores them.
   std::vector<OutboxNotice> notices = {};
+  // The fencing token of the lease the appender holds on the match (EventStore::AcquireLease).
+  // 0: the store fills in the token of the last lease it took on the match (held, or since
+  // released or lost); a batch of a match the store never leased is not fenced (one node on its
+  // own store, tools). A batch whose token is no longer the match's current one fails with
+  // kFenced and writes nothing.
+  uint64_t lease_token = 0;
   // Set by MarkDormant only: a batch of no events that marks the match dormant at expected_seq.
   bool mark_dormant = false;
   std::string dormant_note = {};
@@ -135,6 +143,22 @@ struct WriteHealth {
   // no transaction or ProbeWrite has succeeded since.
   std::optional<StoreError> failing;
 };
+
+// A node's lease on one match (docs/postgresql.md, "Several nodes"): while it holds it, no other
+// node takes the match, and every append of the match carries its token, checked by the store in
+// the append's own transaction. Taking a lease over gives it a greater token, so a node whose
+// lease moved on cannot write the match any more, whatever its clock or however long it slept.
+struct Lease {
+  std::string match_id;
+  std::string node_id;
+  uint64_t token = 0;           // the fencing token: grows with every acquisition of the match
+  int64_t expires_unix_ms = 0;  // by the database's clock; renewed in the background
+};
+
+// Called when the store finds that a lease it held was lost (a renewal or an append found the
+// match's token moved on): `why` (kFenced) names the match, the new holder and both tokens. Runs
+// on one of the store's threads: it must not block, and must not call the store.
+using LeaseLostCallback = std::function<void(const Lease& lost, const StoreError& why)>;
 
 // Thread-safe: every method may be called from any thread.
 class EventStore {
@@ -200,6 +224,37 @@ class EventStore {
   // Returns the store's webhooks and outbox, or null when it keeps none (notices then go
   // nowhere). Lives as long as the store.
   virtual NotificationStore* notifications() { return nullptr; }
+
+  // Leases (one node per match). A store that only one process writes (SQLite) is always the
+  // owner: the defaults below grant every lease at once, with token 1, forever.
+
+  // Returns true when appends of a match should be made under a lease (several nodes may share
+  // the store): the server then takes a match's lease before it loads or creates the match.
+  virtual bool SharedByNodes() const { return false; }
+
+  // Takes the lease on `match_id` for this store's node (or takes it again, with a new token,
+  // when this node held it), for the store's lease time; from then on the store renews it in
+  // the background and its appends of the match carry the token. Fails with kFenced, naming the
+  // holder, its token and how long its lease still runs, while another node's lease has not
+  // expired; with kUnavailable when the store cannot be reached.
+  virtual StoreResult<Lease> AcquireLease(std::string_view match_id);
+
+  // Lets this node's lease on `match_id` go at once (the match is unloaded, or the node stops),
+  // so that another node may take it without waiting for it to expire. The token stays: the
+  // next holder's is greater. Succeeds when this node holds no lease on it.
+  virtual StoreResult<void> ReleaseLease(std::string_view match_id);
+
+  // Returns the lease this store holds on `match_id`, or nothing.
+  virtual std::optional<Lease> HeldLease(std::string_view match_id) const;
+
+  // Renews every lease held now, at once; a lease found lost is dropped and reported to the
+  // OnLeaseLost callback. The store calls it itself in the background (a third of the lease
+  // time apart); tests call it to renew now.
+  virtual StoreResult<void> RenewLeases() { return {}; }
+
+  // Sets what runs when a held lease is found lost (see LeaseLostCallback). Call before the
+  // first lease is taken.
+  virtual void OnLeaseLost(LeaseLostCallback lost) { (void)lost; }
 };
 
 // Folds events (from an optional starting state) into a state's bytes. The engine's fold,

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "persistence/event_store.h"
@@ -147,8 +148,12 @@ class PostgresEventStore::Connection {
 
 template <class F>
 auto PostgresEventStore::WithReader(F&& body) {
-  std::lock_guard lock(reader_mutex_);
-  Connection& db = *reader_;
+  return WithConnection(reader_mutex_, *reader_, std::forward<F>(body));
+}
+
+template <class F>
+auto PostgresEventStore::WithConnection(std::mutex& mutex, Connection& db, F&& body) {
+  std::lock_guard lock(mutex);
   const bool reused = db.connected();
   const uint64_t before = db.successes();
   auto result = body(db);

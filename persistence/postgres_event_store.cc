@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <set>
@@ -175,6 +176,11 @@ constexpr const char* kSchema =
     "  attempts bigint NOT NULL DEFAULT 0,"
     "  next_attempt_unix_ms bigint NOT NULL,"
     "  last_error text NOT NULL DEFAULT '');"
+    "CREATE TABLE IF NOT EXISTS melee.leases ("
+    "  match_id text COLLATE \"C\" PRIMARY KEY,"
+    "  node_id text NOT NULL,"
+    "  token bigint NOT NULL CHECK (token >= 1),"
+    "  expires_at timestamptz NOT NULL);"
     "CREATE INDEX IF NOT EXISTS outbox_due ON melee.outbox(channel, next_attempt_unix_ms);"
     "CREATE INDEX IF NOT EXISTS outbox_seat ON melee.outbox(match_id, seat);";
 
@@ -479,6 +485,7 @@ StoreResult<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(const 
   std::unique_ptr<PostgresEventStore> store(new PostgresEventStore(uri, *where, options));
   store->writer_ = std::make_unique<Connection>(uri, *where, options.connect_timeout_seconds);
   store->reader_ = std::make_unique<Connection>(uri, *where, options.connect_timeout_seconds);
+  store->leaser_ = std::make_unique<Connection>(uri, *where, options.connect_timeout_seconds);
   Connection& writer = *store->writer_;
   const std::string what = "cannot prepare the Melee schema in " + *where;
   if (auto ok = writer.Ensure("cannot open the event store"); !ok) {
@@ -490,50 +497,36 @@ StoreResult<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(const 
     return tl::unexpected(ok.error());
   }
   if (auto ok = CheckFormat(writer, *where); !ok) return tl::unexpected(ok.error());
-  store->writer_thread_ = std::thread([raw = store.get()] { raw->WriterLoop(); });
+  PostgresEventStore* raw = store.get();
+  raw->group_ = std::make_unique<GroupCommit>(
+      options.max_batch_events, [raw](std::deque<Pending>& work) { return raw->Commit(work); });
+  raw->group_->Start();
+  if (options.renew_in_background) raw->lease_thread_ = std::thread([raw] { raw->LeaseLoop(); });
   return store;
 }
 
 PostgresEventStore::~PostgresEventStore() {
   {
-    std::lock_guard lock(queue_mutex_);
-    stopping_ = true;
+    std::lock_guard lock(held_mutex_);
+    lease_stopping_ = true;
   }
-  queue_cv_.notify_all();
-  if (writer_thread_.joinable()) writer_thread_.join();
+  lease_wake_.notify_all();
+  if (lease_thread_.joinable()) lease_thread_.join();
+  if (group_) group_->Stop();
+  // The node stops: its matches may be taken at once by another node.
+  std::vector<std::string> held;
+  {
+    std::lock_guard lock(held_mutex_);
+    for (const auto& [match_id, lease] : held_) held.push_back(match_id);
+  }
+  for (const std::string& match_id : held) (void)ReleaseLease(match_id);
 }
 
 // ---- appending: one writer thread, group commit -----------------------------------------------
 
 void PostgresEventStore::Append(AppendBatch batch, AppendCallback done) {
-  {
-    std::lock_guard lock(queue_mutex_);
-    if (!stopping_) {
-      queue_.push_back({std::move(batch), std::move(done)});
-      queue_cv_.notify_one();
-      return;
-    }
-  }
-  done(tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
-}
-
-void PostgresEventStore::WriterLoop() {
-  while (true) {
-    std::deque<Pending> work;
-    {
-      std::unique_lock lock(queue_mutex_);
-      queue_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything queued has been written
-      std::size_t events = 0;
-      while (!queue_.empty() && (work.empty() || events + queue_.front().batch.payloads.size() <=
-                                                     options_.max_batch_events)) {
-        events += queue_.front().batch.payloads.size();
-        work.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-    }
-    Commit(work);
-  }
+  if (batch.lease_token == 0 && !batch.mark_dormant) batch.lease_token = TokenOf(batch.match_id);
+  group_->Append(std::move(batch), std::move(done));
 }
 
 StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::string& match_id) {
@@ -566,7 +559,70 @@ StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::stri
   return head;
 }
 
+StoreResult<PostgresEventStore::Head> PostgresEventStore::FreshHeadOf(const std::string& match_id,
+                                                                      uint64_t expected_seq) {
+  const bool cached = heads_.contains(match_id);
+  auto head = HeadOf(match_id);
+  if (head && head->seq != expected_seq && cached) {
+    // The cached head may be stale: another node appended since this one last wrote the match
+    // (its lease moved here since). The database says.
+    heads_.erase(match_id);
+    head = HeadOf(match_id);
+  }
+  return head;
+}
+
 namespace {
+
+// Who holds a match's lease now, by melee.leases.
+struct Holder {
+  std::string node_id;
+  uint64_t token = 0;
+  int64_t remaining_ms = 0;  // 0: expired or released
+};
+
+// Returns the holder of `match_id`'s lease, or nothing when the match has never had one.
+StoreResult<std::optional<Holder>> HolderOf(PostgresEventStore::Connection& db,
+                                            const std::string& match_id, const std::string& what) {
+  auto read = db.Exec(what,
+                      "SELECT node_id, token, GREATEST(0, EXTRACT(EPOCH FROM expires_at - "
+                      "clock_timestamp()) * 1000)::bigint FROM melee.leases WHERE match_id = $1",
+                      Params().Text(match_id));
+  if (!read) return tl::unexpected(read.error());
+  if (PQntuples(read->get()) != 1) return std::optional<Holder>();
+  return Holder{postgres::Bytes(read->get(), 0, 0),
+                static_cast<uint64_t>(postgres::Int(read->get(), 0, 1)),
+                postgres::Int(read->get(), 0, 2)};
+}
+
+// Says how long a lease still runs: "1.2 s".
+std::string Seconds(int64_t ms) {
+  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + " s";
+}
+
+// The refusal of an append (or a renewal) under `token`, a token of `match_id`'s lease that is
+// no longer the current one: names the match, the holder now and both tokens.
+StoreError Fenced(PostgresEventStore::Connection& db, const std::string& match_id,
+                  const std::string& node_id, uint64_t token) {
+  auto holder = HolderOf(db, match_id, "cannot read who holds match " + match_id);
+  std::string now = "match " + match_id;
+  if (!holder) {
+    now += " is no longer this node's (who holds it cannot be read: " + holder.error().message +
+           ")";
+  } else if (!*holder) {
+    now += " has no lease any more";
+  } else if ((*holder)->remaining_ms > 0) {
+    now += " is now owned by node " + (*holder)->node_id + " (token " +
+           std::to_string((*holder)->token) + ")";
+  } else {
+    now += " was taken by node " + (*holder)->node_id + " (token " +
+           std::to_string((*holder)->token) + ", since released or expired)";
+  }
+  return StoreError{StoreErrorCode::kFenced,
+                    now + "; this node's lease (" + node_id + ", token " + std::to_string(token) +
+                        ") has expired: nothing was written",
+                    0};
+}
 
 // Rows per INSERT: PostgreSQL takes at most 65535 parameters in a statement (5 an event).
 constexpr std::size_t kRowsPerStatement = 1000;
@@ -643,16 +699,28 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
   const std::string seq = placeholders.Next();
   const std::string hash = placeholders.Next();
   const std::string ms = placeholders.Next();
+  // Fenced: the lease row is locked (a takeover waits for this transaction, or this statement
+  // sees the takeover's token) and the head moves only while the token is the current one.
+  const bool fenced = batch.lease_token != 0;
+  std::string lease_held;
+  sql = "WITH ";
+  if (fenced) {
+    first.params.Int(static_cast<int64_t>(batch.lease_token));
+    sql += "lease AS MATERIALIZED (SELECT 1 FROM melee.leases WHERE match_id = " + id +
+           "::text AND token = " + placeholders.Next() + "::bigint FOR SHARE), ";
+    lease_held = " AND EXISTS (SELECT 1 FROM lease)";
+  }
   if (new_match) {
-    sql = "WITH head AS (INSERT INTO melee.matches(match_id, last_seq, head_hash, "
-          "last_recorded_unix_ms) VALUES (" + id + "::text, " + seq + "::bigint, " + hash +
-          "::bytea, " + ms + "::bigint) ON CONFLICT (match_id) DO NOTHING RETURNING match_id)";
+    sql += "head AS (INSERT INTO melee.matches(match_id, last_seq, head_hash, "
+           "last_recorded_unix_ms) SELECT " + id + "::text, " + seq + "::bigint, " + hash +
+           "::bytea, " + ms + "::bigint WHERE true" + lease_held +
+           " ON CONFLICT (match_id) DO NOTHING RETURNING match_id)";
   } else {
     first.params.Int(static_cast<int64_t>(batch.expected_seq));
     const std::string expected = placeholders.Next();
-    sql = "WITH head AS (UPDATE melee.matches SET last_seq = " + seq + "::bigint, head_hash = " +
-          hash + "::bytea, last_recorded_unix_ms = " + ms + "::bigint WHERE match_id = " + id +
-          "::text AND last_seq = " + expected + "::bigint RETURNING match_id)";
+    sql += "head AS (UPDATE melee.matches SET last_seq = " + seq + "::bigint, head_hash = " +
+           hash + "::bytea, last_recorded_unix_ms = " + ms + "::bigint WHERE match_id = " + id +
+           "::text AND last_seq = " + expected + "::bigint" + lease_held + " RETURNING match_id)";
   }
   const std::size_t events = std::min(batch.payloads.size(), kRowsPerStatement);
   sql += ", ev AS (INSERT INTO melee.events(match_id, seq, payload, prev_hash, hash, "
@@ -668,7 +736,9 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
     NoticeRows(batch, 0, notices, placeholders, sql, first.params);
     sql += ") AS v(delivery_id, channel, match_id, seat, body, created) RETURNING 1)";
   }
-  sql += " SELECT count(*) FROM ev";
+  // One row: the events inserted, and (fenced) whether the lease was still this token's.
+  sql += fenced ? " SELECT (SELECT count(*) FROM ev), (SELECT count(*) FROM lease)"
+                : " SELECT count(*) FROM ev";
 
   // The statements after the first are sent before its answer (a pipeline): each inserts only
   // when the head is where the first one put it.
@@ -705,7 +775,8 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
 
 }  // namespace
 
-void PostgresEventStore::Commit(std::deque<Pending>& work) {
+GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
+  GroupOutcome outcome;
   std::vector<std::optional<StoreResult<Appended>>> results(work.size());
   for (std::size_t i = 0; i < work.size(); ++i) {
     const AppendBatch& batch = work[i].batch;
@@ -719,7 +790,6 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
     }
   }
 
-  std::optional<StoreError> transaction_failed;
   Connection& db = *writer_;
   // Each round plans every batch not decided yet against the heads it knows, and sends the
   // statements as one pipelined transaction. A batch whose own data the database refuses
@@ -762,7 +832,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       Head head;
       if (auto it = tentative.find(batch.match_id); it != tentative.end()) {
         head = it->second;
-      } else if (auto read = HeadOf(batch.match_id); read) {
+      } else if (auto read = FreshHeadOf(batch.match_id, batch.expected_seq); read) {
         head = *read;
       } else if (read.error().code == StoreErrorCode::kCorrupt) {
         round[i] = tl::unexpected(read.error());
@@ -793,6 +863,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       if (batch.payloads.size() <= 8 && batch.notices.size() <= 4) {
         statements[planned.back().first_statement].prepared_name =
             std::string(head.exists ? "append_" : "begin_") +
+            (batch.lease_token != 0 ? "fenced_" : "") +
             std::to_string(batch.payloads.size()) + "_" + std::to_string(batch.notices.size());
       }
       const uint64_t first_seq = head.seq + 1;
@@ -832,7 +903,7 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
       // Not known to be committed, so not acknowledged. (A commit whose answer was lost may
       // still have committed: the callers then see a conflict and re-read, never a loss.)
       heads_.clear();  // the database is the truth again
-      transaction_failed = failure;
+      outcome.transaction_failed = failure;
       for (auto& result : round) {
         if (!result || *result) result = tl::unexpected(*failure);
       }
@@ -841,13 +912,20 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
     }
     // Committed. A batch whose compare-and-set found its head elsewhere (another writer
     // appended) wrote nothing; the batches after it on that match then found nothing either.
+    // Nor did a batch whose lease token is no longer the match's.
+    std::vector<std::size_t> fenced;
     std::set<std::string> stale;
     for (const Planned& p : planned) {
       if (p.marker) continue;
       const AppendBatch& batch = work[p.batch].batch;
-      if (postgres::Int(sent.results[p.first_statement].get(), 0, 0) > 0) continue;
+      const PGresult* answer = sent.results[p.first_statement].get();
+      if (postgres::Int(answer, 0, 0) > 0) continue;
       stale.insert(batch.match_id);
       round_events -= batch.payloads.size();
+      if (batch.lease_token != 0 && postgres::Int(answer, 0, 1) == 0) {
+        fenced.push_back(p.batch);
+        continue;
+      }
       round[p.batch] = tl::unexpected(StoreError{
           StoreErrorCode::kConflict,
           "match " + batch.match_id + " is no longer at the expected seq " +
@@ -861,43 +939,197 @@ void PostgresEventStore::Commit(std::deque<Pending>& work) {
         heads_[match_id] = head;
       }
     }
+    // A batch whose lease moved on: refused, naming who holds the match now.
+    for (std::size_t i : fenced) {
+      const AppendBatch& batch = work[i].batch;
+      StoreError why = Fenced(db, batch.match_id, options_.node_id, batch.lease_token);
+      LeaseLost(batch.match_id, batch.lease_token, why);
+      round[i] = tl::unexpected(std::move(why));
+    }
     results = std::move(round);
-    std::lock_guard lock(queue_mutex_);
-    ++commits_;
-    committed_events_ += round_events;
-    if (round_events > 0) failing_.reset();
+    outcome.committed = true;
+    outcome.events = round_events;
     break;
   }
 
+  outcome.results.reserve(work.size());
+  for (auto& result : results) {
+    outcome.results.push_back(result ? std::move(*result)
+                                     : tl::unexpected(StoreError{StoreErrorCode::kUnavailable,
+                                                                 "the append was not attempted",
+                                                                 0}));
+  }
+  return outcome;
+}
+
+std::size_t PostgresEventStore::commits() const { return group_->commits(); }
+
+std::size_t PostgresEventStore::committed_events() const { return group_->committed_events(); }
+
+// ---- leases -----------------------------------------------------------------------------------
+
+StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
+  const std::string id(match_id);
+  if (id.empty()) {
+    return tl::unexpected(
+        StoreError{StoreErrorCode::kInvalidArgument, "a lease needs a match id", 0});
+  }
+  const std::string what = "cannot take the lease on match " + id;
+  // A new match's lease starts at token 1; an expired or released one, or this node's own, is
+  // taken with the next token; another node's live lease is left alone (no row returned).
+  auto taken = WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<Lease> {
+    auto row = db.Exec(
+        what,
+        "INSERT INTO melee.leases AS l (match_id, node_id, token, expires_at) "
+        "VALUES ($1::text, $2::text, 1, clock_timestamp() + $3::bigint * interval '1 ms') "
+        "ON CONFLICT (match_id) DO UPDATE SET node_id = excluded.node_id, token = l.token + 1, "
+        "expires_at = excluded.expires_at "
+        "WHERE l.expires_at <= clock_timestamp() OR l.node_id = excluded.node_id "
+        "RETURNING token, (EXTRACT(EPOCH FROM expires_at) * 1000)::bigint",
+        Params().Text(id).Text(options_.node_id).Int(options_.lease_ms), "acquire_lease");
+    if (!row) return tl::unexpected(row.error());
+    if (PQntuples(row->get()) == 1) {
+      return Lease{id, options_.node_id, static_cast<uint64_t>(postgres::Int(row->get(), 0, 0)),
+                   postgres::Int(row->get(), 0, 1)};
+    }
+    auto holder = HolderOf(db, id, what);
+    if (!holder) return tl::unexpected(holder.error());
+    const std::string by =
+        *holder ? "node " + (*holder)->node_id + " (token " + std::to_string((*holder)->token) +
+                      "; its lease runs " + Seconds((*holder)->remaining_ms) + " more)"
+                : std::string("another node");
+    return tl::unexpected(StoreError{StoreErrorCode::kFenced,
+                                     "match " + id + " is served by " + by + "; this node (" +
+                                         options_.node_id +
+                                         ") cannot take it before that lease expires or is "
+                                         "released",
+                                     0});
+  });
+  if (!taken) return taken;
+  std::lock_guard lock(held_mutex_);
+  held_[id] = *taken;
+  tokens_[id] = taken->token;
+  return taken;
+}
+
+StoreResult<void> PostgresEventStore::ReleaseLease(std::string_view match_id) {
+  const std::string id(match_id);
+  uint64_t token = 0;
   {
-    std::lock_guard lock(queue_mutex_);
-    for (const auto& result : results) {
-      if (result && !*result &&
-          (result->error().code == StoreErrorCode::kUnavailable ||
-           result->error().code == StoreErrorCode::kCorrupt)) {
-        ++failed_appends_;
+    std::lock_guard lock(held_mutex_);
+    const auto it = held_.find(id);
+    if (it == held_.end()) return {};
+    token = it->second.token;
+    held_.erase(it);
+  }
+  // The token stays in the row: the next holder's is greater. (Appends still queued under this
+  // token pass until another node takes the lease.)
+  const std::string what = "cannot release the lease on match " + id;
+  return WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<void> {
+    return db
+        .Exec(what,
+              "UPDATE melee.leases SET expires_at = clock_timestamp() WHERE match_id = $1::text "
+              "AND token = $2::bigint AND node_id = $3::text",
+              Params().Text(id).Int(static_cast<int64_t>(token)).Text(options_.node_id),
+              "release_lease")
+        .map([](Result) {});
+  });
+}
+
+std::optional<Lease> PostgresEventStore::HeldLease(std::string_view match_id) const {
+  std::lock_guard lock(held_mutex_);
+  const auto it = held_.find(match_id);
+  if (it == held_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint64_t PostgresEventStore::TokenOf(const std::string& match_id) const {
+  std::lock_guard lock(held_mutex_);
+  const auto it = tokens_.find(match_id);
+  return it == tokens_.end() ? 0 : it->second;
+}
+
+void PostgresEventStore::OnLeaseLost(LeaseLostCallback lost) {
+  std::lock_guard lock(held_mutex_);
+  lease_lost_ = std::move(lost);
+}
+
+StoreResult<void> PostgresEventStore::RenewLeases() {
+  std::vector<Lease> held;
+  {
+    std::lock_guard lock(held_mutex_);
+    for (const auto& [match_id, lease] : held_) held.push_back(lease);
+  }
+  if (held.empty()) return {};
+  // One statement for every lease: "match_id US token RS match_id US token ...".
+  std::string list;
+  for (const Lease& lease : held) {
+    if (!list.empty()) list += '\x1e';
+    list += lease.match_id + '\x1f' + std::to_string(lease.token);
+  }
+  const std::string what = "cannot renew the leases of node " + options_.node_id;
+  std::map<std::string, int64_t, std::less<>> renewed;  // match id -> new expiry
+  std::vector<std::pair<Lease, StoreError>> lost;
+  auto done = WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<void> {
+    auto rows = db.Exec(
+        what,
+        "UPDATE melee.leases AS l SET expires_at = clock_timestamp() + $3::bigint * "
+        "interval '1 ms' FROM (SELECT split_part(x, chr(31), 1) COLLATE \"C\" AS match_id, "
+        "split_part(x, chr(31), 2)::bigint AS token FROM string_to_table($2::text, chr(30)) "
+        "AS x) AS h WHERE l.match_id = h.match_id AND l.token = h.token AND l.node_id = "
+        "$1::text RETURNING l.match_id, (EXTRACT(EPOCH FROM l.expires_at) * 1000)::bigint",
+        Params().Text(options_.node_id).Text(list).Int(options_.lease_ms), "renew_leases");
+    if (!rows) return tl::unexpected(rows.error());
+    for (int row = 0; row < PQntuples(rows->get()); ++row) {
+      renewed[postgres::Bytes(rows->get(), row, 0)] = postgres::Int(rows->get(), row, 1);
+    }
+    for (const Lease& lease : held) {
+      if (!renewed.contains(lease.match_id)) {
+        lost.emplace_back(lease, Fenced(db, lease.match_id, options_.node_id, lease.token));
       }
     }
-    if (transaction_failed) {
-      failing_ = std::move(transaction_failed);
-      ++failures_;
+    return {};
+  });
+  if (!done) return done;
+  {
+    std::lock_guard lock(held_mutex_);
+    for (const Lease& lease : held) {
+      const auto it = held_.find(lease.match_id);
+      const auto expiry = renewed.find(lease.match_id);
+      if (it != held_.end() && it->second.token == lease.token && expiry != renewed.end()) {
+        it->second.expires_unix_ms = expiry->second;
+      }
     }
   }
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    work[i].done(results[i] ? std::move(*results[i])
-                            : tl::unexpected(StoreError{StoreErrorCode::kUnavailable,
-                                                        "the append was not attempted", 0}));
+  for (const auto& [lease, why] : lost) LeaseLost(lease.match_id, lease.token, why);
+  return {};
+}
+
+void PostgresEventStore::LeaseLost(const std::string& match_id, uint64_t token,
+                                   const StoreError& why) {
+  Lease lost;
+  LeaseLostCallback callback;
+  {
+    std::lock_guard lock(held_mutex_);
+    const auto it = held_.find(match_id);
+    if (it == held_.end() || it->second.token != token) return;  // released or taken again
+    lost = it->second;
+    held_.erase(it);
+    callback = lease_lost_;
   }
+  if (callback) callback(lost, why);
 }
 
-std::size_t PostgresEventStore::commits() const {
-  std::lock_guard lock(queue_mutex_);
-  return commits_;
-}
-
-std::size_t PostgresEventStore::committed_events() const {
-  std::lock_guard lock(queue_mutex_);
-  return committed_events_;
+void PostgresEventStore::LeaseLoop() {
+  const auto period = std::chrono::milliseconds(std::max<int64_t>(options_.lease_ms / 3, 10));
+  std::unique_lock lock(held_mutex_);
+  while (!lease_wake_.wait_for(lock, period, [this] { return lease_stopping_; })) {
+    lock.unlock();
+    // A failure (PostgreSQL unreachable) keeps the leases: the next round tries again, and an
+    // append under a lease that moved on meanwhile is refused by the database anyway.
+    (void)RenewLeases();
+    lock.lock();
+  }
 }
 
 // ---- reading ----------------------------------------------------------------------------------
@@ -1148,17 +1380,10 @@ StoreResult<void> PostgresEventStore::Ping() {
   });
 }
 
-WriteHealth PostgresEventStore::Writes() const {
-  std::lock_guard lock(queue_mutex_);
-  return WriteHealth{failed_appends_, failing_};
-}
+WriteHealth PostgresEventStore::Writes() const { return group_->Health(); }
 
 StoreResult<void> PostgresEventStore::ProbeWrite() {
-  uint64_t failures_before = 0;
-  {
-    std::lock_guard lock(queue_mutex_);
-    failures_before = failures_;
-  }
+  const uint64_t failures_before = group_->failures();
   const std::string what = "cannot write to PostgreSQL";
   auto probed = WithReader([&](Connection& db) -> StoreResult<void> {
     return db
@@ -1167,10 +1392,7 @@ StoreResult<void> PostgresEventStore::ProbeWrite() {
               "ON CONFLICT (key) DO UPDATE SET value = (melee.meta.value::bigint + 1)::text")
         .map([](Result) {});
   });
-  if (probed) {
-    std::lock_guard lock(queue_mutex_);
-    if (failures_ == failures_before) failing_.reset();  // no transaction failed meanwhile
-  }
+  if (probed) group_->ProbeSucceeded(failures_before);
   return probed;
 }
 

@@ -411,7 +411,13 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(const std:
     sqlite3_wal_hook(store->writer_, &SqliteEventStore::OnWalCommit, store.get());
     store->checkpoint_thread_ = std::thread([raw = store.get()] { raw->CheckpointLoop(); });
   }
-  store->writer_thread_ = std::thread([raw = store.get()] { raw->WriterLoop(); });
+  SqliteEventStore* raw = store.get();
+  raw->group_ = std::make_unique<GroupCommit>(
+      raw->options_.max_batch_events, [raw](std::deque<Pending>& work) { return raw->Commit(work); },
+      [raw] {
+        if (raw->checkpointer_ != nullptr) raw->BoundWal();
+      });
+  raw->group_->Start();
   return store;
 }
 
@@ -428,12 +434,7 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::OpenDataDirecto
 }
 
 SqliteEventStore::~SqliteEventStore() {
-  {
-    std::lock_guard lock(queue_mutex_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_all();
-  if (writer_thread_.joinable()) writer_thread_.join();
+  if (group_) group_->Stop();
   {
     std::lock_guard lock(checkpoint_mutex_);
     checkpoint_stopping_ = true;
@@ -492,7 +493,6 @@ void SqliteEventStore::BoundWal() {
   if (sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, &log, &copied) ==
       SQLITE_OK) {
     wal_pages_ = 0;
-    std::lock_guard lock(queue_mutex_);
     ++truncations_;
   }
 }
@@ -500,35 +500,7 @@ void SqliteEventStore::BoundWal() {
 // ---- appending: one writer thread, group commit -----------------------------------------------
 
 void SqliteEventStore::Append(AppendBatch batch, AppendCallback done) {
-  {
-    std::lock_guard lock(queue_mutex_);
-    if (!stopping_) {
-      queue_.push_back({std::move(batch), std::move(done)});
-      queue_cv_.notify_one();
-      return;
-    }
-  }
-  done(tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
-}
-
-void SqliteEventStore::WriterLoop() {
-  while (true) {
-    std::deque<Pending> work;
-    {
-      std::unique_lock lock(queue_mutex_);
-      queue_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything queued has been written
-      std::size_t events = 0;
-      while (!queue_.empty() && (work.empty() || events + queue_.front().batch.payloads.size() <=
-                                                     options_.max_batch_events)) {
-        events += queue_.front().batch.payloads.size();
-        work.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-    }
-    Commit(work);
-    if (checkpointer_ != nullptr) BoundWal();
-  }
+  group_->Append(std::move(batch), std::move(done));
 }
 
 StoreResult<SqliteEventStore::Head> SqliteEventStore::HeadOf(const std::string& match_id) {
@@ -563,19 +535,20 @@ StoreResult<SqliteEventStore::Head> SqliteEventStore::HeadOf(const std::string& 
   return head;
 }
 
-void SqliteEventStore::Commit(std::deque<Pending>& work) {
-  std::vector<StoreResult<Appended>> results(work.size());
+GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
+  GroupOutcome outcome;
+  std::vector<StoreResult<Appended>>& results = outcome.results;
+  results.resize(work.size());
   std::unique_lock<std::mutex> shared_lock;
   if (shared_connection_) shared_lock = std::unique_lock(reader_mutex_);
 
   // Fails every batch of this transaction that had not failed on its own.
-  std::optional<StoreError> transaction_failed;
   auto fail_all = [&](const StoreError& error) {
     for (auto& result : results) {
       if (result) result = tl::unexpected(error);
     }
     heads_.clear();  // the database is the truth again
-    transaction_failed = error;
+    outcome.transaction_failed = error;
   };
 
   std::size_t events = 0;
@@ -724,46 +697,19 @@ void SqliteEventStore::Commit(std::deque<Pending>& work) {
         fail_all(error);
       } else {
         for (auto& [match_id, head] : tentative) heads_[match_id] = head;
-        std::lock_guard lock(queue_mutex_);
-        ++commits_;
-        committed_events_ += events;
-        // Only a transaction that wrote shows that writing works again (one whose every batch
-        // failed on its own commits without touching the disk).
-        if (events > 0) failing_.reset();
+        outcome.committed = true;
+        outcome.events = events;
       }
     }
   }
-  if (shared_lock.owns_lock()) shared_lock.unlock();
-  {
-    std::lock_guard lock(queue_mutex_);
-    for (const auto& result : results) {
-      if (!result && (result.error().code == StoreErrorCode::kUnavailable ||
-                      result.error().code == StoreErrorCode::kCorrupt)) {
-        ++failed_appends_;
-      }
-    }
-    if (transaction_failed) {
-      failing_ = std::move(transaction_failed);
-      ++failures_;
-    }
-  }
-  for (std::size_t i = 0; i < work.size(); ++i) work[i].done(std::move(results[i]));
+  return outcome;
 }
 
-std::size_t SqliteEventStore::commits() const {
-  std::lock_guard lock(queue_mutex_);
-  return commits_;
-}
+std::size_t SqliteEventStore::commits() const { return group_->commits(); }
 
-std::size_t SqliteEventStore::committed_events() const {
-  std::lock_guard lock(queue_mutex_);
-  return committed_events_;
-}
+std::size_t SqliteEventStore::committed_events() const { return group_->committed_events(); }
 
-std::size_t SqliteEventStore::wal_truncations() const {
-  std::lock_guard lock(queue_mutex_);
-  return truncations_;
-}
+std::size_t SqliteEventStore::wal_truncations() const { return truncations_; }
 
 // ---- reading ----------------------------------------------------------------------------------
 
@@ -1085,17 +1031,10 @@ StoreResult<void> SqliteEventStore::Ping() {
   });
 }
 
-WriteHealth SqliteEventStore::Writes() const {
-  std::lock_guard lock(queue_mutex_);
-  return WriteHealth{failed_appends_, failing_};
-}
+WriteHealth SqliteEventStore::Writes() const { return group_->Health(); }
 
 StoreResult<void> SqliteEventStore::ProbeWrite() {
-  uint64_t failures_before = 0;
-  {
-    std::lock_guard lock(queue_mutex_);
-    failures_before = failures_;
-  }
+  const uint64_t failures_before = group_->failures();
   auto probed = WithReader([&](sqlite3* db) -> StoreResult<void> {
     const std::string what = "cannot write to " + path_;
     if (auto ok = ExecOrError(db, "BEGIN IMMEDIATE", what); !ok) return ok;
@@ -1115,10 +1054,7 @@ StoreResult<void> SqliteEventStore::ProbeWrite() {
     }
     return {};
   });
-  if (probed) {
-    std::lock_guard lock(queue_mutex_);
-    if (failures_ == failures_before) failing_.reset();  // no transaction failed meanwhile
-  }
+  if (probed) group_->ProbeSucceeded(failures_before);
   return probed;
 }
 

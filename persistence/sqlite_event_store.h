@@ -2,8 +2,9 @@
 
 // The EventStore on SQLite: WAL, synchronous=FULL, one writer thread doing group commit.
 //
-// Appends from every match wait in one queue; the writer thread takes everything waiting (up to
-// Options::max_batch_events events), writes it in one transaction (each match's batch inside its
+// Appends from every match wait in one queue; the writer thread (persistence/group_commit.h,
+// shared with the PostgreSQL store) takes everything waiting (up to Options::max_batch_events
+// events), and this store's Commit writes it in one transaction (each match's batch inside its
 // own SAVEPOINT, so one stale batch does not sink the others), commits, and only then runs the
 // callbacks. Reads use a second connection (WAL readers do not block the writer), and a third,
 // on its own thread, checkpoints the WAL into the database file once it passes
@@ -14,6 +15,7 @@
 // Thread-safe. The destructor drains the queue: every queued append is committed or failed
 // with kClosed before it returns.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -26,6 +28,7 @@
 #include <thread>
 
 #include "persistence/event_store.h"
+#include "persistence/group_commit.h"
 #include "persistence/notification_store.h"
 
 struct sqlite3;
@@ -133,10 +136,7 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
   std::size_t wal_truncations() const;
 
  private:
-  struct Pending {
-    AppendBatch batch;
-    AppendCallback done;
-  };
+  using Pending = PendingAppend;
   struct Head {
     int64_t match_no = 0;  // 0: the match has no row in `matches` yet
     uint64_t seq = 0;
@@ -147,15 +147,15 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
 
   SqliteEventStore(std::string path, Options options);
 
-  void WriterLoop();
   void CheckpointLoop();
   // sqlite3_wal_hook: runs inside COMMIT on the writer thread; wakes the checkpoint thread.
   static int OnWalCommit(void* self, sqlite3* db, const char* name, int pages);
   // Checkpoints and truncates the WAL when it holds kWalLimitPages or more; on the writer
   // thread, between transactions.
   void BoundWal();
-  // Writes `work` in one transaction and runs every callback; on the writer thread.
-  void Commit(std::deque<Pending>& work);
+  // Writes `work` in one transaction and says how each batch fared; on the writer thread (the
+  // group-commit hook).
+  GroupOutcome Commit(std::deque<Pending>& work);
   // Returns the head of `match_id` from the cache or the database; on the writer thread.
   StoreResult<Head> HeadOf(const std::string& match_id);
   // Runs `body` with the reader connection locked.
@@ -170,19 +170,11 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
   bool shared_connection_ = false;
   std::mutex reader_mutex_;
 
-  mutable std::mutex queue_mutex_;
-  std::condition_variable queue_cv_;
-  std::deque<Pending> queue_;
-  bool stopping_ = false;
-  std::size_t commits_ = 0;
-  std::size_t committed_events_ = 0;
-  std::size_t truncations_ = 0;
-  uint64_t failed_appends_ = 0;
-  std::optional<StoreError> failing_;  // see WriteHealth::failing
-  uint64_t failures_ = 0;              // transactions failed as a whole, ever
+  std::atomic<std::size_t> truncations_ = 0;
 
   std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
-  std::thread writer_thread_;
+  // The queue and the writer thread (persistence/group_commit.h); stopped first.
+  std::unique_ptr<GroupCommit> group_;
 
   sqlite3* checkpointer_ = nullptr;  // owned; used only by the checkpoint thread; null in memory
   int wal_pages_ = 0;                 // writer thread only: WAL frames after the last commit

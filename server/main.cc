@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
@@ -148,6 +150,22 @@ int main(int argc, char** argv) {
                    ? std::string()
                    : "--store takes a postgresql:// URI (SQLite is the default without it)";
       });
+  melee::persistence::PostgresStoreOptions postgres_options;
+  {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') postgres_options.node_id = host;
+  }
+  app.add_option("--node-id", postgres_options.node_id,
+                 "With --store: this node's name in the match leases, unique among the nodes "
+                 "sharing the database (docs/postgresql.md, \"Several nodes\"). A node started "
+                 "again under its name takes its matches back at once")
+      ->capture_default_str();
+  double lease_seconds = 10;
+  app.add_option("--lease-seconds", lease_seconds,
+                 "With --store: how long a node's lease on a match runs unless renewed (every "
+                 "third of it); after a node dies, another takes its matches over within this")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   bool accept_empty_store = false;
   app.add_flag("--accept-empty-store", accept_empty_store,
                "Start even though melee.db is missing or empty beside the server's key and dice "
@@ -180,12 +198,14 @@ int main(int argc, char** argv) {
   try {
     std::shared_ptr<melee::persistence::EventStore> shared;
     if (!store_uri.empty()) {
-      auto store = melee::persistence::PostgresEventStore::Open(store_uri);
+      postgres_options.lease_ms = static_cast<int64_t>(lease_seconds * 1000);
+      auto store = melee::persistence::PostgresEventStore::Open(store_uri, postgres_options);
       if (!store) {
         spdlog::error("{}", store.error().message);
         return EXIT_FAILURE;
       }
-      spdlog::info("event store: PostgreSQL, {}", (*store)->where());
+      spdlog::info("event store: PostgreSQL, {}; node {}, leases of {} s", (*store)->where(),
+                   postgres_options.node_id, lease_seconds);
       shared = std::move(*store);
     } else {
       if (auto whole = melee::persistence::CheckForLostLog(config.data_dir); !whole) {

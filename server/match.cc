@@ -312,7 +312,23 @@ void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
   };
   asio::post(strand_, [self = shared_from_this(), viewer, message = std::move(message),
                        reply = std::move(reply)]() mutable {
+    if (!self->disowned_.empty()) {
+      return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE, self->disowned_,
+                                 message.command_id())});
+    }
     self->Process(viewer, std::move(message), std::move(reply), false);
+  });
+}
+
+void Match::Disown(std::string why) {
+  asio::post(strand_, [self = shared_from_this(), why = std::move(why)]() mutable {
+    if (!self->disowned_.empty()) return;
+    self->disowned_ = std::move(why);
+    const MessagePtr error = ErrorMessage(v1::ERROR_CODE_UNAVAILABLE, self->disowned_, "");
+    for (const Subscription& s : self->subscribers_) {
+      if (auto subscriber = s.subscriber.lock()) subscriber->Deliver({error});
+    }
+    self->subscribers_.clear();
   });
 }
 
@@ -466,9 +482,13 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
           if (!appended) {
             spdlog::error("match {}: append failed: {}", self->identity_.id,
                           appended.error().message);
+            const bool fenced =
+                appended.error().code == persistence::StoreErrorCode::kFenced;
             reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE,
                                 "storage refused the write (" + appended.error().message +
-                                    "); nothing was applied, send the command again",
+                                    "); nothing was applied, " +
+                                    (fenced ? "reconnect to reach the node that serves the match"
+                                            : "send the command again"),
                                 command_id)});
           } else {
             const std::string answer_key =
@@ -1850,6 +1870,9 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
   asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber), viewer,
                        after_seq, command_id = std::move(command_id),
                        reply = std::move(reply)]() mutable {
+    if (!self->disowned_.empty()) {
+      return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE, self->disowned_, command_id)});
+    }
     auto events = self->EventsAfter(after_seq, viewer);
     if (!events) {
       return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE,

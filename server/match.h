@@ -146,6 +146,11 @@ class Match : public std::enable_shared_from_this<Match> {
   void Attach(std::weak_ptr<Subscriber> subscriber, engine::Viewer viewer, uint64_t after_seq,
               std::string command_id, Reply reply);
 
+  // Stops serving the match here because another node owns it now (its lease moved on:
+  // docs/postgresql.md, "Several nodes"): every subscriber is sent an Error carrying `why`
+  // and dropped, and every command or join after is answered with it. For good.
+  void Disown(std::string why);
+
   // The connection of `subscriber` ended for `reason` ("closed by the client", "idle timeout",
   // ...): a seat's or the director's session is journalled (docs/fair-play.md). Thread-safe.
   void SessionEnded(std::weak_ptr<Subscriber> subscriber, std::string reason);
@@ -404,6 +409,7 @@ class Match : public std::enable_shared_from_this<Match> {
   std::vector<uint8_t> material_;
   std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id
   std::vector<Subscription> subscribers_;
+  std::string disowned_;  // why another node serves the match now (Disown); empty: served here
   bool appending_ = false;
   std::atomic<bool> owes_timer_{true};  // OwesTimer()
   std::deque<std::function<void()>> queued_;

@@ -85,6 +85,14 @@ engine::Result<void> CheckDisplayName(const std::string& name, const std::string
   return {};
 }
 
+// Whether `id` has the shape of a match id ("m" and 20 hex digits): on a shared store, an id
+// this node has not seen may be a match another node created, and is looked up (its lease taken);
+// anything else is not.
+bool LooksLikeMatchId(std::string_view id) {
+  return id.size() == 21 && id.front() == 'm' &&
+         id.find_first_not_of("0123456789abcdef", 1) == std::string_view::npos;
+}
+
 }  // namespace
 
 std::string NotRecoveredMessage(const std::string& reason) {
@@ -98,8 +106,40 @@ Matches::Matches(asio::any_io_executor executor, MatchServices services,
       services_(std::move(services)),
       registry_(registry),
       check_import_(std::move(check_import)),
-      tournaments_(executor_, services_.store, services_.clock) {
+      tournaments_(executor_, services_.store, services_.clock),
+      shared_(services_.store.SharedByNodes()) {
   if (!services_.secrets) services_.secrets = persistence::ServerSecrets::Ephemeral();
+  if (shared_) {
+    // On the store's thread: over to the executor, while the server still runs.
+    services_.store.OnLeaseLost([this, lifeline = services_.lifeline](
+                                    const persistence::Lease& lost,
+                                    const persistence::StoreError& why) {
+      std::lock_guard alive(lifeline->mutex);
+      if (!lifeline->alive) return;
+      asio::post(executor_, [this, lost, message = why.message] { LeaseLost(lost, message); });
+    });
+  }
+}
+
+void Matches::LeaseLost(const persistence::Lease& lost, const std::string& why) {
+  std::shared_ptr<Match> match;
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = matches_.find(lost.match_id); it != matches_.end()) {
+      match = std::move(it->second);
+      matches_.erase(it);
+    }
+    unused_since_.erase(lost.match_id);
+    elsewhere_[lost.match_id] = "match " + lost.match_id + " is not served by this node: " + why +
+                                "; reconnect to reach the node that serves it";
+    SetGauges();
+  }
+  spdlog::warn("match {}: this node's lease (token {}) was lost; no longer served here: {}",
+               lost.match_id, lost.token, why);
+  if (match) {
+    match->Disown("match " + lost.match_id + " is no longer served by this node: " + why +
+                  "; reconnect to reach the node that serves it");
+  }
 }
 
 void Matches::Register(std::shared_ptr<Match> match) {
@@ -122,10 +162,33 @@ engine::Result<std::shared_ptr<Match>> Matches::Load(const std::string& id) cons
 
 std::shared_ptr<Match> Matches::Wake(const std::string& id) const {
   const auto started = std::chrono::steady_clock::now();
+  if (shared_) {
+    // Only the lease's holder serves a match; the log is read once it is held, so nothing the
+    // previous holder appended is missed.
+    auto lease = services_.store.AcquireLease(id);
+    if (!lease) {
+      spdlog::debug("match {} not loaded: {}", id, lease.error().message);
+      std::lock_guard lock(mutex_);
+      elsewhere_[id] =
+          lease.error().code == persistence::StoreErrorCode::kFenced
+              ? "match " + id + " is not served by this node: " + lease.error().message +
+                    "; reconnect to reach the node that serves it"
+              : "match " + id + " cannot be loaded now: " + lease.error().message;
+      return nullptr;
+    }
+  }
   auto match = Load(id);
   std::lock_guard lock(mutex_);
   if (const auto it = matches_.find(id); it != matches_.end()) return it->second;  // woken meanwhile
-  if (!dormant_.erase(id)) return nullptr;  // not dormant any more: not recovered, meanwhile
+  const bool was_dormant = dormant_.erase(id) > 0;
+  if (shared_) {
+    elsewhere_.erase(id);
+    if (!match) (void)services_.store.ReleaseLease(id);  // not served here: the lease goes back
+    if (!match && !was_dormant) return nullptr;           // not a match of the store
+    if (match) (*match)->ResumeOwedWork();  // taken over: what the last holder owed
+  } else if (!was_dormant) {
+    return nullptr;  // not dormant any more: not recovered, meanwhile
+  }
   if (!match) {
     const std::string reason = engine::Describe(match.error());
     spdlog::error("dormant match {} not recovered: {}", id, reason);
@@ -160,7 +223,8 @@ size_t Matches::RecoverAll(bool eager) {
         Tournaments::IsTournamentLog(summary.match_id)) {
       continue;
     }
-    if (summary.dormant && !eager) {
+    // Shared by several nodes: a match is loaded by the node that takes its lease, when asked.
+    if ((summary.dormant && !eager) || shared_) {
       std::lock_guard lock(mutex_);
       dormant_.emplace(summary.match_id, summary.dormant_note);
       ++dormant;
@@ -185,7 +249,7 @@ size_t Matches::RecoverAll(bool eager) {
     spdlog::info("{} dormant match(es) in the store: each is loaded when first asked for", dormant);
   }
   recovered += dormant;
-  if (dormant > 0) {
+  if (dormant > 0 && !shared_) {
     std::vector<std::string> ids;
     {
       std::lock_guard lock(mutex_);
@@ -205,6 +269,7 @@ size_t Matches::RecoverAll(bool eager) {
 }
 
 Matches::~Matches() {
+  if (shared_) services_.store.OnLeaseLost(nullptr);
   verifier_.request_stop();
 }
 
@@ -233,6 +298,15 @@ void Matches::VerifyDormant(const std::stop_token& stop,
   }
   spdlog::info("replayed {} dormant match(es) in the background in {:.1f} s", replayed,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+std::optional<std::string> Matches::UnavailableMessage(std::string_view id) const {
+  std::lock_guard lock(mutex_);
+  if (const auto it = not_recovered_.find(id); it != not_recovered_.end()) {
+    return NotRecoveredMessage(it->second);
+  }
+  if (const auto it = elsewhere_.find(id); it != elsewhere_.end()) return it->second;
+  return std::nullopt;
 }
 
 std::optional<std::string> Matches::NotRecoveredReason(std::string_view id) const {
@@ -449,6 +523,17 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
   batch.payloads.push_back(proto::SerializeDeterministic(Match::OpenedEvent(identity)));
   const int64_t recorded = batch.recorded_unix_ms;
   auto state = std::make_shared<engine::AnyState>(std::move(*initial));
+  if (shared_) {
+    // Several nodes: the first event is written under this node's lease (a new match's token
+    // 1), which is let go once it is durable: the match is served by whichever node the load
+    // balancer routes it to, which takes the lease then.
+    if (auto lease = services_.store.AcquireLease(identity.id); !lease) {
+      return done(Refusal(v1::ERROR_CODE_UNAVAILABLE,
+                          "cannot take the new match's lease (" + lease.error().message +
+                              "); nothing was created",
+                          command_id));
+    }
+  }
   services_.store.Append(
       std::move(batch),
       [this, identity = std::move(identity), created = std::move(created), command_id, host,
@@ -460,13 +545,18 @@ void Matches::CreateNow(const v1::MatchSettings& requested, const std::string& c
                                done = std::move(done),
                                appended = std::move(appended)]() mutable {
         if (!appended) {
+          if (shared_) (void)services_.store.ReleaseLease(identity.id);
           return done(Refusal(v1::ERROR_CODE_UNAVAILABLE,
                               "storage refused the new match (" + appended.error().message +
                                   "); nothing was created",
                               command_id));
         }
-        Register(std::make_shared<Match>(executor_, services_, *host, std::move(identity),
-                                         std::move(*state), recorded, appended->head, chain));
+        if (shared_) {
+          (void)services_.store.ReleaseLease(identity.id);
+        } else {
+          Register(std::make_shared<Match>(executor_, services_, *host, std::move(identity),
+                                           std::move(*state), recorded, appended->head, chain));
+        }
         v1::ServerMessage reply;
         reply.set_command_id(command_id);
         *reply.mutable_match_created() = std::move(created);
@@ -505,7 +595,8 @@ void Matches::Import(melee::storage::v1::MatchFile file,
           }
           auto match = Match::Recover(executor_, services_, hosts_, *events);
           if (!match) return done(tl::unexpected(match.error()));
-          Register(std::move(*match));
+          // Several nodes: served by the node that takes its lease when it is asked for.
+          if (!shared_) Register(std::move(*match));
           spdlog::info("match {} imported ({} events)", events->front().match_id, events->size());
           done(std::move(summary));
         });
@@ -520,7 +611,7 @@ std::shared_ptr<Match> Matches::Find(std::string_view id) const {
       unused_since_.erase(key);
       return it->second;
     }
-    if (!dormant_.contains(key)) return nullptr;
+    if (!dormant_.contains(key) && !(shared_ && LooksLikeMatchId(key))) return nullptr;
   }
   return Wake(key);
 }
@@ -553,6 +644,8 @@ void Matches::UnloadIdle(int64_t idle_ms) {
       services_.metrics.matches_unloaded.Increment();
       SetGauges();
       spdlog::debug("match {} unloaded: idle", unloadable->id());
+      // Another node may take it at once (its appends are done: nothing is owed).
+      if (shared_) (void)services_.store.ReleaseLease(unloadable->id());
     });
   }
 }

@@ -2,6 +2,14 @@
 
 // Every match this server holds: creating them (ids, seat tokens), finding them, recovering
 // them from the store at start, and sweeping their choice deadlines. Thread-safe.
+//
+// On a store several nodes share (EventStore::SharedByNodes: PostgreSQL; docs/postgresql.md,
+// "Several nodes"), a node serves a match only while it holds the match's lease: a match is
+// loaded when first asked for, after its lease is taken (another node's live lease: the client
+// is told to reconnect), a new match's lease is let go once it is durable (the node the load
+// balancer routes the match to takes it), an idle match's lease is let go when it is unloaded,
+// and a match whose lease is lost (the store found its token moved on) is disowned: its
+// subscribers are told so and it is unloaded.
 
 #include <cstdint>
 #include <deque>
@@ -65,6 +73,12 @@ class Matches {
 
   // Returns the reason `id` is in the store but could not be recovered, or nothing.
   std::optional<std::string> NotRecoveredReason(std::string_view id) const;
+
+  // Returns what a client asking for `id` is told when Find found no match to serve although
+  // the match exists: it could not be recovered (NotRecoveredMessage), or, on a store shared by
+  // several nodes, another node holds its lease (reconnect to reach it) or its lease could not
+  // be taken (the store is unreachable). Nothing otherwise.
+  std::optional<std::string> UnavailableMessage(std::string_view id) const;
 
   // Returns every match RecoverAll could not serve, sorted by id.
   std::vector<NotRecovered> NotRecoveredMatches() const;
@@ -138,6 +152,9 @@ class Matches {
   // Replays the match `id` from the store: the match, or why not.
   engine::Result<std::shared_ptr<Match>> Load(const std::string& id) const;
   void SetGauges() const;  // under mutex_
+  // The store found this node's lease on `lost.match_id` lost (on the executor): unloads and
+  // disowns the match.
+  void LeaseLost(const persistence::Lease& lost, const std::string& why);
   // Replays each of `ids` still dormant, at low priority, and records those that fail.
   void VerifyDormant(const std::stop_token& stop, const std::vector<std::string>& ids) const;
   // Creates the match; `done` runs exactly once.
@@ -163,6 +180,10 @@ class Matches {
   // a Find forgets its entry.
   mutable std::unordered_map<std::string, int64_t> unused_since_;
   mutable std::map<std::string, std::string, std::less<>> not_recovered_;  // match id -> reason
+  // Shared store: what a client asking for a match this node could not load is told (another
+  // node holds its lease, or the lease could not be taken), by match id.
+  mutable std::map<std::string, std::string, std::less<>> elsewhere_;
+  const bool shared_;  // the store is shared by several nodes: leases
   std::optional<std::string> recovery_error_;
   // By Idempotency-Key; `creation_order_` lists (order, key) oldest first.
   std::unordered_map<std::string, Creation> creations_;

@@ -110,9 +110,8 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
         return HandleJoin(message, connection, std::move(reply));
       }
       if (!connection.match || !connection.viewer) {
-        if (auto reason = matches_->NotRecoveredReason(MatchIdOf(message))) {
-          return ReplyWith(
-              reply, ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+        if (auto why = matches_->UnavailableMessage(MatchIdOf(message))) {
+          return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAVAILABLE, *why, id));
         }
         return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAUTHENTICATED,
                                            "'" + CommandName(message) +
@@ -132,9 +131,8 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
                             Reply reply) const {
   const std::string& id = message.command_id();
   if (message.has_resume()) {
-    if (auto reason = matches_->NotRecoveredReason(message.resume().match_id())) {
-      return ReplyWith(reply,
-                       ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+    if (auto why = matches_->UnavailableMessage(message.resume().match_id())) {
+      return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAVAILABLE, *why, id));
     }
     if (!connection.match || connection.match->id() != message.resume().match_id()) {
       return ReplyWith(reply,
@@ -151,9 +149,8 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
       message.has_join_seat() ? message.join_seat().match_id() : message.spectate().match_id();
   std::shared_ptr<Match> match = matches_->Find(match_id);
   if (!match) {
-    if (std::optional<std::string> reason = matches_->NotRecoveredReason(match_id)) {
-      return ReplyWith(reply,
-                       ErrorReply(v1::ERROR_CODE_UNAVAILABLE, NotRecoveredMessage(*reason), id));
+    if (std::optional<std::string> why = matches_->UnavailableMessage(match_id)) {
+      return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_UNAVAILABLE, *why, id));
     }
     return ReplyWith(reply, ErrorReply(v1::ERROR_CODE_NOT_FOUND,
                                        "no match " + proto::checks::Quoted(match_id) +

@@ -318,10 +318,9 @@ tl::expected<std::shared_ptr<Match>, HttpResponse> FindMatch(const HttpRequest& 
                                                              const std::string& match_id,
                                                              ServerContext& context) {
   if (std::shared_ptr<Match> match = context.matches.Find(match_id)) return match;
-  if (std::optional<std::string> reason = context.matches.NotRecoveredReason(match_id)) {
+  if (std::optional<std::string> why = context.matches.UnavailableMessage(match_id)) {
     return tl::unexpected(HttpError(request, http::status::service_unavailable,
-                                    melee::v1::ERROR_CODE_UNAVAILABLE,
-                                    NotRecoveredMessage(*reason)));
+                                    melee::v1::ERROR_CODE_UNAVAILABLE, *why));
   }
   return tl::unexpected(HttpError(request, http::status::not_found,
                                   melee::v1::ERROR_CODE_NOT_FOUND,

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/testing/close_combat.h"
 #include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
 #include "tests/testing/subprocess.h"
@@ -106,29 +107,6 @@ v1::ClientMessage SealAttack(const std::string& attacker, const std::string& tar
   return message;
 }
 
-// Answers every choice the server's dice bring (nobody withdraws; the first unit of a capture
-// set) until the close combat is over.
-// Plays the close combat to its end (a Melee then goes on into the next CCPh by itself).
-void PlayOut(testing::MatchClient& a, testing::MatchClient& b) {
-  const auto over = [&] { return a.view().stage() == v1::STAGE_ENDED || a.view().ccph() > 1; };
-  for (int round = 0; round < 20 && !over(); ++round) {
-    for (testing::MatchClient* client : {&a, &b}) {
-      const aslpb::AslView& view = client->view().asl();
-      if (!view.has_pending() || view.pending().seat() != client->view().seat()) continue;
-      v1::ClientMessage choose;
-      choose.mutable_make_choice()->set_choice_id(std::to_string(view.pending().id()));
-      if (view.pending().min_selected() > 0) {
-        choose.mutable_make_choice()->add_selected(view.pending().options(0));
-      }
-      ASSERT_TRUE(client->Act(choose).has_ack());
-    }
-    const uint64_t seq = std::max(a.last_seq(), b.last_seq());
-    ASSERT_TRUE(a.WaitForSeq(seq));
-    ASSERT_TRUE(b.WaitForSeq(seq));
-  }
-  EXPECT_TRUE(over());
-}
-
 // The restart test: melee-server is killed with SIGKILL in the middle of a close combat and
 // started again on the same data directory; both clients resume from their last seq and finish
 // the combat with nothing lost or doubled.
@@ -196,7 +174,7 @@ TEST(ProcessTest, AMatchSurvivesSigkillOfTheServer) {
   EXPECT_EQ(b->last_seq(), b_saw);
   ASSERT_TRUE(a->Act(SealAttack("G1", "R1")).has_ack());
   ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
-  PlayOut(*a, *b);
+  testing::PlayOut(*a, *b);
   EXPECT_EQ(server.SignalAndWait(SIGTERM, seconds(10)), 0) << server.output();
 }
 

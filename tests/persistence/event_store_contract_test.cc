@@ -778,6 +778,42 @@ TEST_P(EventStoreContractTest, MailNoticesAreKeptApartFromWebhookNotices) {
   EXPECT_EQ(outbox.Outbox(kWebhookChannel)->pending, 1u);
 }
 
+// ---- leases -----------------------------------------------------------------------------------
+
+// One node: the lease is granted, kept and let go; appends under it pass. (Several nodes on one
+// PostgreSQL: postgres_event_store_test.cc.)
+TEST_P(EventStoreContractTest, ALeaseIsGrantedKeptAndReleased) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto lease = store->AcquireLease("m");
+  ASSERT_TRUE(lease.has_value()) << lease.error().message;
+  EXPECT_EQ(lease->match_id, "m");
+  EXPECT_GE(lease->token, 1u);
+  EXPECT_FALSE(lease->node_id.empty());
+  auto held = store->HeldLease("m");
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->token, lease->token);
+  ASSERT_TRUE(store->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  AppendBatch explicit_token = Batch("m", 1, {"b"});
+  explicit_token.lease_token = lease->token;
+  auto appended = store->AppendAndWait(explicit_token);
+  ASSERT_TRUE(appended.has_value()) << appended.error().message;
+  auto renewed = store->RenewLeases();
+  EXPECT_TRUE(renewed.has_value()) << renewed.error().message;
+  ASSERT_TRUE(store->HeldLease("m").has_value()) << "a renewal keeps the lease";
+  EXPECT_EQ(store->HeldLease("m")->token, lease->token) << "a renewal keeps the token";
+  ASSERT_TRUE(store->ReleaseLease("m").has_value());
+  auto again = store->AcquireLease("m");
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_GE(again->token, lease->token) << "a token never goes back";
+  EXPECT_EQ(store->Read("m")->size(), 2u);
+  EXPECT_FALSE(store->AcquireLease("").has_value()) << "a lease needs a match id";
+}
+
+TEST_P(EventStoreContractTest, FencedHasAName) {
+  EXPECT_EQ(Name(StoreErrorCode::kFenced), "fenced");
+}
+
 // ---- health -----------------------------------------------------------------------------------
 
 TEST_P(EventStoreContractTest, AHealthyStoreAnswersPingsAndProbes) {

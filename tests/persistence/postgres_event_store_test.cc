@@ -237,6 +237,155 @@ TEST(PostgresDownTest, AppendsFailClearlyWhileDownAndSucceedOnceBackWithoutReope
   EXPECT_FALSE(store.Writes().failing.has_value()) << "a committed append clears the failure";
 }
 
+// ---- leases: several nodes on one database ------------------------------------------------------
+
+class PostgresLeaseTest : public PostgresStoreTest {
+ protected:
+  // Opens a node: `node_id`, leases of `lease_ms`, renewed in the background or not (a node
+  // that froze renews nothing).
+  std::unique_ptr<PostgresEventStore> Node(const std::string& node_id, int64_t lease_ms,
+                                           bool renews) {
+    PostgresStoreOptions options;
+    options.node_id = node_id;
+    options.lease_ms = lease_ms;
+    options.renew_in_background = renews;
+    auto store = PostgresEventStore::Open(uri_, options);
+    EXPECT_TRUE(store.has_value()) << store.error().message;
+    return store ? std::move(*store) : nullptr;
+  }
+
+  // Takes `match_id`'s lease on `store` as soon as the holder's runs out (a few seconds at most).
+  static StoreResult<Lease> TakeWhenFree(EventStore& store, const std::string& match_id) {
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (true) {
+      auto lease = store.AcquireLease(match_id);
+      if (lease || lease.error().code != StoreErrorCode::kFenced ||
+          std::chrono::steady_clock::now() > give_up) {
+        return lease;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+};
+
+TEST_F(PostgresLeaseTest, ASecondNodeTakesAnExpiredLeaseAndTheFirstIsFenced) {
+  auto a = Node("node-a", 300, /*renews=*/false);
+  auto b = Node("node-b", 300, true);
+  ASSERT_TRUE(a && b);
+  std::vector<std::pair<Lease, StoreError>> lost;
+  std::mutex lost_mutex;
+  a->OnLeaseLost([&](const Lease& lease, const StoreError& why) {
+    std::lock_guard lock(lost_mutex);
+    lost.emplace_back(lease, why);
+  });
+  auto first = a->AcquireLease("m");
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  EXPECT_EQ(first->token, 1u);
+  ASSERT_TRUE(a->AppendAndWait(Batch("m", 0, {"from a"})).has_value());
+
+  // While a's lease runs, b is refused, told who holds it.
+  auto refused = b->AcquireLease("m");
+  if (!refused.has_value()) {  // (a's 300 ms may already have run out on a slow machine)
+    EXPECT_EQ(refused.error().code, StoreErrorCode::kFenced);
+    EXPECT_NE(refused.error().message.find("match m is served by node node-a (token 1"),
+              std::string::npos)
+        << refused.error().message;
+  }
+  // a froze: its lease runs out and b takes the match over.
+  auto second = refused ? refused : TakeWhenFree(*b, "m");
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_EQ(second->token, 2u) << "a takeover gets a greater token";
+
+  // a wakes up and appends under its old token: refused, nothing written.
+  auto stale = a->AppendAndWait(Batch("m", 1, {"stale a"}));
+  ASSERT_FALSE(stale.has_value());
+  EXPECT_EQ(stale.error().code, StoreErrorCode::kFenced);
+  EXPECT_EQ(stale.error().message,
+            "match m is now owned by node node-b (token 2); this node's lease (node-a, token 1) "
+            "has expired: nothing was written");
+  EXPECT_FALSE(a->HeldLease("m").has_value()) << "a knows it lost the match";
+  {
+    std::lock_guard lock(lost_mutex);
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].first.token, 1u);
+    EXPECT_EQ(lost[0].second.code, StoreErrorCode::kFenced);
+  }
+  // a knows it lost the lease, and every append of the match after it is still refused: under
+  // its last token, not unfenced.
+  auto again = a->AppendAndWait(Batch("m", 1, {"stale again"}));
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().code, StoreErrorCode::kFenced) << again.error().message;
+  AppendBatch explicit_stale = Batch("m", 1, {"stale, explicitly"});
+  explicit_stale.lease_token = 1;
+  EXPECT_EQ(a->AppendAndWait(explicit_stale).error().code, StoreErrorCode::kFenced);
+
+  ASSERT_TRUE(b->AppendAndWait(Batch("m", 1, {"from b"})).has_value());
+  auto events = b->Read("m");
+  ASSERT_TRUE(events.has_value()) << events.error().message;
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].payload, "from a");
+  EXPECT_EQ((*events)[1].payload, "from b") << "nothing of a's after the takeover";
+}
+
+TEST_F(PostgresLeaseTest, RenewalKeepsALease) {
+  auto a = Node("node-a", 300, /*renews=*/true);
+  auto b = Node("node-b", 300, true);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->AcquireLease("m").has_value());
+  // Three lease times: renewed every 100 ms, a's lease never runs out.
+  for (int i = 0; i < 9; ++i) {
+    std::this_thread::sleep_for(100ms);
+    auto refused = b->AcquireLease("m");
+    ASSERT_FALSE(refused.has_value()) << "b took a renewed lease at try " << i;
+    EXPECT_EQ(refused.error().code, StoreErrorCode::kFenced);
+  }
+  EXPECT_TRUE(a->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  EXPECT_EQ(a->HeldLease("m")->token, 1u);
+}
+
+TEST_F(PostgresLeaseTest, ReleaseLetsAnotherNodeTakeItAtOnce) {
+  auto a = Node("node-a", 60'000, true);
+  auto b = Node("node-b", 60'000, true);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->AcquireLease("m").has_value());
+  ASSERT_TRUE(a->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  auto refused = b->AcquireLease("m");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("its lease runs 5"), std::string::npos)
+      << "about a minute left: " << refused.error().message;
+  ASSERT_TRUE(a->ReleaseLease("m").has_value());
+  auto taken = b->AcquireLease("m");
+  ASSERT_TRUE(taken.has_value()) << taken.error().message;
+  EXPECT_EQ(taken->token, 2u);
+  EXPECT_TRUE(b->AppendAndWait(Batch("m", 1, {"b"})).has_value());
+  auto stale = a->AppendAndWait(Batch("m", 2, {"a again"}));
+  ASSERT_FALSE(stale.has_value());
+  EXPECT_EQ(stale.error().code, StoreErrorCode::kFenced)
+      << "a released it: its appends carry its last token, which b's replaced: "
+      << stale.error().message;
+}
+
+// A node that stops lets its leases go; one that starts again under its name takes them back.
+TEST_F(PostgresLeaseTest, ANodeTakesItsOwnLeaseBackAtOnceWithANewToken) {
+  auto a = Node("node-a", 60'000, true);
+  ASSERT_TRUE(a->AcquireLease("m").has_value());
+  ASSERT_TRUE(a->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  auto restarted = Node("node-a", 60'000, true);
+  auto back = restarted->AcquireLease("m");
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->token, 2u);
+  EXPECT_EQ(a->AppendAndWait(Batch("m", 1, {"old process"})).error().code,
+            StoreErrorCode::kFenced);
+  a.reset();  // its destructor releases nothing it no longer holds
+  EXPECT_TRUE(restarted->AppendAndWait(Batch("m", 1, {"new process"})).has_value());
+  auto b = Node("node-b", 60'000, true);
+  EXPECT_EQ(b->AcquireLease("m").error().code, StoreErrorCode::kFenced);
+  restarted.reset();  // stops: releases its leases
+  auto taken = b->AcquireLease("m");
+  ASSERT_TRUE(taken.has_value()) << taken.error().message;
+  EXPECT_EQ(taken->token, 3u);
+}
+
 // With nothing else writing, a probe is what tells the store works again.
 TEST(PostgresDownTest, AProbeClearsTheFailureOnceBack) {
   testing::PostgresServer server;

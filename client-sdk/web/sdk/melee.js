@@ -32,6 +32,17 @@ export function webSocketUrl(pageUrl = globalThis.location) {
 }
 
 /**
+ * `url` with `matchId` named in its query (?match=<id>): a load balancer in front of several
+ * nodes sends every connection of a match to the node that serves it by hashing that
+ * (docs/postgresql.md, "Several nodes"); a single server ignores it.
+ */
+export function matchUrl(url, matchId) {
+  const withMatch = new URL(url);
+  if (matchId && !withMatch.searchParams.has('match')) withMatch.searchParams.set('match', matchId);
+  return withMatch.href;
+}
+
+/**
  * Creates a match: POST /api/matches with `settings` (a melee.v1.MatchSettings in JSON: ruleset,
  * variant, options, declaration_order, choice_deadline_seconds, declaration_deadline_seconds,
  * title, tournament_id). Resolves to the MatchCreated (match_id, side_a_token, side_b_token,
@@ -245,7 +256,7 @@ export class MeleeClient extends EventTarget {
     this.#setState(this.attempt === 0 ? 'connecting' : 'reconnecting', { delayMs: 0 });
     let socket;
     try {
-      socket = new this.WebSocketImpl(this.url);
+      socket = new this.WebSocketImpl(matchUrl(this.url, this.matchId));
     } catch (error) {
       return this.#retry(`cannot open ${this.url}: ${error.message}`);
     }
