@@ -198,7 +198,9 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
 
   // Parses the URL and prepares TLS; a ClientError when the URL cannot be used.
   std::optional<ClientError> Prepare() {
-    auto parsed = boost::urls::parse_uri(seat.url);
+    // The match in the URL's query, for a load balancer's hash (MatchUrl).
+    const std::string url = MatchUrl(seat.url, seat.match_id);
+    auto parsed = boost::urls::parse_uri(url);
     if (!parsed) return Failure("not a URL: '" + seat.url + "'");
     if (parsed->scheme() != "ws" && parsed->scheme() != "wss") {
       return Failure("not supported: scheme '" + std::string(parsed->scheme()) +

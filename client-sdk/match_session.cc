@@ -12,18 +12,6 @@ namespace v1 = melee::v1;
 
 namespace {
 
-// Returns `url` with the match named in its query (?match=<id>): a load balancer in front of
-// several nodes sends every connection of a match to the node that serves it by hashing that
-// (docs/postgresql.md, "Several nodes"); a single server ignores it. Unchanged when `url` has a
-// query already or the id is not URL-safe as it is.
-std::string MatchUrl(const std::string& url, const std::string& match_id) {
-  const bool safe = !match_id.empty() && match_id.find_first_not_of(
-                                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                             "0123456789-_.") == std::string::npos;
-  if (!safe || url.find('?') != std::string::npos) return url;
-  return url + "?match=" + match_id;
-}
-
 constexpr size_t kEntropyBytes = 32;
 
 ClientError Refused(const v1::Error& error) {

@@ -272,4 +272,12 @@ ClientResult<void> SyncClient::Close() {
   return {};
 }
 
+std::string MatchUrl(const std::string& url, const std::string& match_id) {
+  const bool safe = !match_id.empty() && match_id.find_first_not_of(
+                                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789-_.") == std::string::npos;
+  if (!safe || url.find('?') != std::string::npos) return url;
+  return url + "?match=" + match_id;
+}
+
 }  // namespace melee::client

@@ -28,6 +28,12 @@ struct ClientError {
 template <class T>
 using ClientResult = tl::expected<T, ClientError>;
 
+// Returns `url` with the match named in its query (?match=<id>): a load balancer in front of
+// several nodes sends every connection of a match to the node that serves it by hashing that
+// (docs/postgresql.md, "Several nodes"); a single server ignores it. Unchanged when `url` has a
+// query already or the id is not URL-safe as it is.
+std::string MatchUrl(const std::string& url, const std::string& match_id);
+
 // wss://: the certificates to trust (a PEM file; empty: the system's) and whether to check the
 // server's certificate at all (only for throwaway test certificates).
 struct TlsOptions {
