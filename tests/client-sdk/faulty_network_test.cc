@@ -50,20 +50,44 @@ constexpr auto kWait = seconds(30);
 // A match on `server` with its director token; dice that end the close combat at once (side A's
 // attack eliminates R1, side B's misses; no Original 2 or 12).
 struct Fixture {
-  testing::ScriptedFaces faces{4};
-  std::unique_ptr<testing::TestServer> server;
-  v1::MatchCreated created;
+  static std::unique_ptr<testing::TestServer> StartServer(testing::ScriptedFaces& faces) {
+    server::ServerHooks hooks;
+    hooks.dice = faces.Source();
+    return std::make_unique<testing::TestServer>(server::ServerConfig{}, hooks);
+  }
 
   Fixture() {
     faces.Push({1, 2, 5, 6});
-    server::ServerHooks hooks;
-    hooks.dice = faces.Source();
-    server = std::make_unique<testing::TestServer>(server::ServerConfig{}, hooks);
     auto creator = SyncClient::Connect(server->ws_url());
     EXPECT_TRUE(creator.has_value());
     v1::ClientMessage create;
     create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
     created = (*creator)->Call(create)->match_created();
+  }
+
+  // In this order: the server first; at the end the seats stop first (on the running loop), then
+  // the loop, then the proxies, then the server.
+  testing::ScriptedFaces faces{4};
+  std::unique_ptr<testing::TestServer> server = StartServer(faces);
+  v1::MatchCreated created;
+  FaultProxy to_a{server->port()};
+  FaultProxy to_b{server->port()};
+  Loop loop;
+  std::unique_ptr<Seat> a;
+  std::unique_ptr<Seat> b;
+
+  // Both seats' clients, each through its own proxy (set its faults before or after).
+  void StartSeats() {
+    a = std::make_unique<Seat>(
+        loop.executor(),
+        SeatAddress{to_a.ws_url(), created.match_id(), created.side_a_token(), false}, Patient(),
+        kWait);
+    b = std::make_unique<Seat>(
+        loop.executor(),
+        SeatAddress{to_b.ws_url(), created.match_id(), created.side_b_token(), false}, Patient(),
+        kWait);
+    a->client().Start();
+    b->client().Start();
   }
 
   // The match's whole log as the director sees it, read straight from the server.
@@ -138,23 +162,17 @@ void ExpectConverged(Seat& a, Seat& b, const Fixture& fixture) {
 
 TEST(FaultyNetworkTest, ConnectionsCutAtFrameBoundariesLoseAndDoubleNothing) {
   Fixture fixture;
-  FaultProxy to_a(fixture.server->port());
-  FaultProxy to_b(fixture.server->port());
+  FaultProxy& to_a = fixture.to_a;
+  FaultProxy& to_b = fixture.to_b;
   // A's connections die after every 8th frame the server sends (an answer or an event lost after
   // the command was applied); B's after every 3rd frame B sends (its join, the command it sends
   // again, then the next command: that one reaches the server, its answer never comes back on
   // that connection). Each connection gets one command further than the last, at least.
   to_a.DropAfterFrames(FaultProxy::Direction::kToClient, 8);
   to_b.DropAfterFrames(FaultProxy::Direction::kToServer, 3);
-  Loop loop;
-  Seat a(loop.executor(),
-         {to_a.ws_url(), fixture.created.match_id(), fixture.created.side_a_token(), false},
-         Patient(), kWait);
-  Seat b(loop.executor(),
-         {to_b.ws_url(), fixture.created.match_id(), fixture.created.side_b_token(), false},
-         Patient(), kWait);
-  a.client().Start();
-  b.client().Start();
+  fixture.StartSeats();
+  Seat& a = *fixture.a;
+  Seat& b = *fixture.b;
   ASSERT_NO_FATAL_FAILURE(Play(a, b));
   ASSERT_NO_FATAL_FAILURE(ExpectConverged(a, b, fixture));
   EXPECT_GT(to_a.cuts(), 2) << "the faults happened";
@@ -165,17 +183,11 @@ TEST(FaultyNetworkTest, ConnectionsCutAtFrameBoundariesLoseAndDoubleNothing) {
 
 TEST(FaultyNetworkTest, ResetsInTheMiddleOfCommandsLoseAndDoubleNothing) {
   Fixture fixture;
-  FaultProxy to_a(fixture.server->port());
-  FaultProxy to_b(fixture.server->port());
-  Loop loop;
-  Seat a(loop.executor(),
-         {to_a.ws_url(), fixture.created.match_id(), fixture.created.side_a_token(), false},
-         Patient(), kWait);
-  Seat b(loop.executor(),
-         {to_b.ws_url(), fixture.created.match_id(), fixture.created.side_b_token(), false},
-         Patient(), kWait);
-  a.client().Start();
-  b.client().Start();
+  FaultProxy& to_a = fixture.to_a;
+  FaultProxy& to_b = fixture.to_b;
+  fixture.StartSeats();
+  Seat& a = *fixture.a;
+  Seat& b = *fixture.b;
   // After every command, both connections are reset; and the seals are sent while a reset hits
   // them in flight.
   ASSERT_NO_FATAL_FAILURE(Play(a, b, [&](int step) { (step % 2 == 0 ? to_a : to_b).ResetAll(); }));
@@ -185,17 +197,10 @@ TEST(FaultyNetworkTest, ResetsInTheMiddleOfCommandsLoseAndDoubleNothing) {
 
 TEST(FaultyNetworkTest, AHalfOpenConnectionIsNoticedAndItsCommandAppliedOnceAfterwards) {
   Fixture fixture;
-  FaultProxy to_a(fixture.server->port());
-  FaultProxy to_b(fixture.server->port());
-  Loop loop;
-  Seat a(loop.executor(),
-         {to_a.ws_url(), fixture.created.match_id(), fixture.created.side_a_token(), false},
-         Patient(), kWait);
-  Seat b(loop.executor(),
-         {to_b.ws_url(), fixture.created.match_id(), fixture.created.side_b_token(), false},
-         Patient(), kWait);
-  a.client().Start();
-  b.client().Start();
+  FaultProxy& to_a = fixture.to_a;
+  fixture.StartSeats();
+  Seat& a = *fixture.a;
+  Seat& b = *fixture.b;
   ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined)) << a.detail();
   ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined)) << b.detail();
   // The partition comes while A sends its set-up: neither side of A's connection hears from
@@ -231,21 +236,15 @@ TEST(FaultyNetworkTest, AHalfOpenConnectionIsNoticedAndItsCommandAppliedOnceAfte
 
 TEST(FaultyNetworkTest, ADelayedTricklingNetworkLosesAndDoublesNothing) {
   Fixture fixture;
-  FaultProxy to_a(fixture.server->port());
-  FaultProxy to_b(fixture.server->port());
+  FaultProxy& to_a = fixture.to_a;
+  FaultProxy& to_b = fixture.to_b;
   for (FaultProxy* proxy : {&to_a, &to_b}) {
     proxy->SetDelay(milliseconds(25));
     proxy->SetTrickle(true);
   }
-  Loop loop;
-  Seat a(loop.executor(),
-         {to_a.ws_url(), fixture.created.match_id(), fixture.created.side_a_token(), false},
-         Patient(), kWait);
-  Seat b(loop.executor(),
-         {to_b.ws_url(), fixture.created.match_id(), fixture.created.side_b_token(), false},
-         Patient(), kWait);
-  a.client().Start();
-  b.client().Start();
+  fixture.StartSeats();
+  Seat& a = *fixture.a;
+  Seat& b = *fixture.b;
   ASSERT_NO_FATAL_FAILURE(Play(a, b));
   ASSERT_NO_FATAL_FAILURE(ExpectConverged(a, b, fixture));
   EXPECT_EQ(to_a.cuts() + to_b.cuts(), 0);
