@@ -110,9 +110,11 @@ void Acked(Seat& seat, v1::ClientMessage command) {
 }
 
 // The close combat, each seat waiting until it has seen what the other did: set-up, confirm,
-// announce, seal (B first), resolution. `between` runs after each command (a fault to inject).
+// announce, seal (B first), resolution. `between` runs after each command (a fault to inject);
+// `from_b_setup`: side A has entered its units already.
 void Play(
-    Seat& a, Seat& b, const std::function<void(int step)>& between = [](int) {}) {
+    Seat& a, Seat& b, const std::function<void(int step)>& between = [](int) {},
+    bool from_b_setup = false) {
   int step = 0;
   const auto act = [&](Seat& mine, Seat& other, v1::ClientMessage command) {
     ASSERT_NO_FATAL_FAILURE(Acked(mine, std::move(command)));
@@ -120,7 +122,10 @@ void Play(
     ASSERT_TRUE(other.WaitForSeq(mine.last_seq())) << other.detail();
   };
   using testing::Squad;
-  ASSERT_NO_FATAL_FAILURE(act(a, b, testing::EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6)}, true)));
+  if (!from_b_setup) {
+    ASSERT_NO_FATAL_FAILURE(
+        act(a, b, testing::EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6)}, true)));
+  }
   ASSERT_NO_FATAL_FAILURE(act(b, a, testing::EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4)}, false)));
   ASSERT_NO_FATAL_FAILURE(act(a, b, testing::Confirm()));
   ASSERT_NO_FATAL_FAILURE(act(b, a, testing::Confirm()));
@@ -218,18 +223,8 @@ TEST(FaultyNetworkTest, AHalfOpenConnectionIsNoticedAndItsCommandAppliedOnceAfte
   ASSERT_TRUE(answer->has_ack()) << answer->ShortDebugString();
   ASSERT_TRUE(b.WaitForSeq(a.last_seq())) << b.detail();
   // The rest of the close combat on the healed network.
-  const auto act = [&](Seat& mine, Seat& other, v1::ClientMessage command) {
-    ASSERT_NO_FATAL_FAILURE(Acked(mine, std::move(command)));
-    ASSERT_TRUE(other.WaitForSeq(mine.last_seq())) << other.detail();
-  };
-  using testing::Squad;
-  ASSERT_NO_FATAL_FAILURE(act(b, a, testing::EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4)}, false)));
-  ASSERT_NO_FATAL_FAILURE(act(a, b, testing::Confirm()));
-  ASSERT_NO_FATAL_FAILURE(act(b, a, testing::Confirm()));
-  ASSERT_NO_FATAL_FAILURE(act(a, b, testing::AnnounceNothing()));
-  ASSERT_NO_FATAL_FAILURE(act(b, a, testing::AnnounceNothing()));
-  ASSERT_NO_FATAL_FAILURE(act(b, a, testing::Seal({{{"R1"}, {"G1"}}}, /*entropy=*/false)));
-  ASSERT_NO_FATAL_FAILURE(act(a, b, testing::Seal({{{"G1"}, {"R1"}}}, /*entropy=*/false)));
+  ASSERT_NO_FATAL_FAILURE(Play(
+      a, b, [](int) {}, /*from_b_setup=*/true));
   ASSERT_NO_FATAL_FAILURE(ExpectConverged(a, b, fixture));
   EXPECT_GE(to_a.connections(), 3) << "the first connection, silent attempts, the healed one";
 }
