@@ -105,6 +105,10 @@
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
+#ifdef MELEE_BENCH_CLUSTER
+#include "tests/cluster/cluster.h"
+#include "tests/testing/postgres_server.h"
+#endif
 
 namespace melee::bench {
 namespace {
@@ -361,12 +365,14 @@ class Player : public std::enable_shared_from_this<Player> {
         kind_(kind),
         received_(received) {}
 
-  void Open(const tcp::endpoint& endpoint, std::function<void()> opened) {
+  // Connects to `endpoint` and opens the WebSocket at `target` (/ws, or /ws?match=<id>).
+  void Open(const tcp::endpoint& endpoint, std::string target, std::function<void()> opened) {
     beast::get_lowest_layer(ws_).async_connect(
-        endpoint, [self = shared_from_this(), opened = std::move(opened)](error_code ec) {
+        endpoint, [self = shared_from_this(), target = std::move(target),
+                   opened = std::move(opened)](error_code ec) {
           if (ec) return self->events_.OnFailure(self->seat_, "connect: " + ec.message());
           beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true));
-          self->ws_.async_handshake("127.0.0.1", "/ws", [self, opened](error_code hec) {
+          self->ws_.async_handshake("127.0.0.1", target, [self, opened](error_code hec) {
             if (hec) return self->events_.OnFailure(self->seat_, "handshake: " + hec.message());
             self->connecting_ = false;
             self->ws_.text(self->kind_ == FrameKind::kText);
@@ -538,17 +544,17 @@ class Game final : public PlayerEvents {
     }
   }
 
-  // Connects both seats, creates the match (side A) and joins both seats; then both enter their
-  // units and confirm.
+  // Creates the match on a connection of its own (side A's player), then connects both seats
+  // to the match's URL (/ws?match=<id>, which a load balancer routes by) and joins them; then
+  // both enter their units and confirm.
   void SetUp() {
-    for (auto& player : players_) {
-      player->Open(settings_.endpoint, [this] {
-        if (++opened_ < 2) return;
-        v1::ClientMessage create;
-        create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
-        players_[0]->Send(std::move(create), 0);
-      });
-    }
+    creator_ = std::make_shared<Player>(ioc_, *this, 0, Prefix(0) + "c", settings_.kind,
+                                        stats_.received);
+    creator_->Open(settings_.endpoint, "/ws", [this] {
+      v1::ClientMessage create;
+      create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+      creator_->Send(std::move(create), 0);
+    });
   }
 
   // Sets how many rounds this match plays (before Play; R unless the open loop's arrivals say
@@ -678,8 +684,12 @@ class Game final : public PlayerEvents {
       Retry(i, sent);
     } else if (answer.has_match_created()) {
       created_ = answer.match_created();
-      Join(0, created_.side_a_token());
-      Join(1, created_.side_b_token());
+      creator_->Close();
+      for (size_t seat = 0; seat < 2; ++seat) {
+        players_[seat]->Open(settings_.endpoint, MatchTarget(), [this, seat] {
+          Join(seat, seat == 0 ? created_.side_a_token() : created_.side_b_token());
+        });
+      }
     } else if (answer.has_joined()) {
       if (++joined_ == 2) {
         stage_ = Stage::kFirstSetUp;
@@ -706,6 +716,9 @@ class Game final : public PlayerEvents {
   // kSettingUp: connecting, creating, joining; kFirstSetUp: entering and confirming the units;
   // kSeated: the close combat is under way, waiting for the other matches.
   enum class Stage { kSettingUp, kFirstSetUp, kSeated, kPlaying, kFinishing, kDone };
+
+  // The match's WebSocket URL: HAProxy hashes the match id in it to pick the node.
+  std::string MatchTarget() const { return "/ws?match=" + created_.match_id(); }
 
   void Join(size_t i, const std::string& token) {
     v1::ClientMessage join;
@@ -983,7 +996,7 @@ class Game final : public PlayerEvents {
         std::make_shared<Player>(ioc_, *this, i, Prefix(i), settings_.kind, stats_.received);
     player->ResumeAfter(seq);
     players_[i] = player;
-    player->Open(settings_.endpoint, [this, i, seq] {
+    player->Open(settings_.endpoint, MatchTarget(), [this, i, seq] {
       v1::ClientMessage join;
       join.mutable_join_seat()->set_match_id(created_.match_id());
       join.mutable_join_seat()->set_seat_token(i == 0 ? created_.side_a_token()
@@ -1065,7 +1078,7 @@ class Game final : public PlayerEvents {
   std::array<SeatRound, 2> seats_;
   Stage stage_ = Stage::kSettingUp;
   v1::MatchCreated created_;
-  int opened_ = 0;
+  std::shared_ptr<Player> creator_;  // the connection that created the match (closed after)
   int joined_ = 0;
   int round_ = 0;
   // A set-up under way: the first (both sides enter their units) or one after a close combat
@@ -1099,6 +1112,7 @@ struct RunResult {
   long rss_after = 0;
   double cpu_seconds = 0;         // the server's, over the timed phase
   double client_cpu_seconds = 0;  // this process's (the load generator), the same
+  double machine_cpu_seconds = 0;  // every process's on the machine, the same
   bool stalled = false;
 };
 
@@ -1137,7 +1151,7 @@ struct Offer {
 // as `offer` says (each match plays the rounds that arrive for it) and a timer hands each to its
 // match at its scheduled time.
 RunResult RunMatches(const Settings& settings, int run, int matches, const Offer& offer,
-                     pid_t server) {
+                     const std::vector<pid_t>& server) {
   RunResult result;
   RunStats& stats = result.stats;
   const std::size_t total_rounds =
@@ -1156,6 +1170,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
   Clock::time_point start;
   double cpu_start = 0;
   double client_cpu_start = 0;
+  double machine_cpu_start = 0;
   result.rss_before = RssKiB(server);
 
   // Hands every arrival due by now to its match, then waits for the next one.
@@ -1182,6 +1197,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     start = Clock::now();
     cpu_start = CpuSeconds(server);
     client_cpu_start = CpuSeconds(getpid());
+    machine_cpu_start = MachineBusySeconds();
     for (auto& game : games) game->Play();
     if (offer.open()) arrive();
   };
@@ -1190,6 +1206,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.cpu_seconds = CpuSeconds(server) - cpu_start;
     result.client_cpu_seconds = CpuSeconds(getpid()) - client_cpu_start;
+    result.machine_cpu_seconds = MachineBusySeconds() - machine_cpu_start;
     result.rss_after = RssKiB(server);
     watchdog.cancel();
     arrivals.cancel();
@@ -1541,17 +1558,21 @@ class CsvReport {
 
 // ---- the server ---------------------------------------------------------------------------------
 
+// What melee-server is told so that the load itself is not refused: every client of the
+// benchmark comes from 127.0.0.1 (through HAProxy too) and sends as fast as it is answered.
+const std::vector<std::string> kLoadArguments = {
+    "--messages-per-second", "1000000", "--max-connections-per-address", "100000",
+    "--max-connections",     "100000",  "--match-creations-per-minute", "0"};
+
 // Starts melee-server on a free loopback port with a fresh store in `data_dir`; null (after
 // printing its output) when it does not come up.
 std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
                                                  const std::filesystem::path& data_dir,
                                                  tcp::endpoint& endpoint, int threads,
                                                  std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {
-      binary, "--port", "0", "--data-dir", data_dir.string(), "--threads",
-      std::to_string(threads), "--messages-per-second", "1000000",
-      "--max-connections-per-address", "100000", "--max-connections", "100000",
-      "--match-creations-per-minute", "0"};
+  std::vector<std::string> argv = {binary, "--port", "0", "--data-dir", data_dir.string(),
+                                   "--threads", std::to_string(threads)};
+  argv.insert(argv.end(), kLoadArguments.begin(), kLoadArguments.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto server = std::make_unique<testing::Subprocess>(std::move(argv));
   const std::string marker = "listening on http://127.0.0.1:";
@@ -1564,6 +1585,120 @@ std::unique_ptr<testing::Subprocess> StartServer(const std::string& binary,
   endpoint = tcp::endpoint(asio::ip::make_address("127.0.0.1"), port);
   return server;
 }
+
+// Where the runs are played (--deployment):
+//  - sqlite: one melee-server on its embedded SQLite store (the default);
+//  - postgres: one melee-server on a PostgreSQL 15 that match_bench starts (Debian's binaries,
+//    tests/testing/postgres_server.h), node-a holding the leases;
+//  - cluster: two nodes on one PostgreSQL behind HAProxy with docker/haproxy.cfg
+//    (tests/cluster/cluster.h), leases of --lease-seconds; the clients connect to HAProxy.
+// The server's CPU and RSS are the nodes' sums; what PostgreSQL and HAProxy spend shows in the
+// machine's CPU (MachineBusySeconds).
+class Deployment {
+ public:
+  static std::unique_ptr<Deployment> Start(const std::string& kind, const std::string& binary,
+                                           const std::filesystem::path& dir, int threads,
+                                           const std::vector<std::string>& extra,
+                                           double lease_seconds) {
+    auto deployment = std::unique_ptr<Deployment>(new Deployment);
+    deployment->kind_ = kind;
+    if (kind == "sqlite") {
+      auto server = StartServer(binary, dir / "data", deployment->endpoint_, threads, extra);
+      if (!server) return nullptr;
+      deployment->servers_.push_back(std::move(server));
+      return deployment;
+    }
+#ifdef MELEE_BENCH_CLUSTER
+    if (kind == "postgres") {
+      deployment->postgres_ = std::make_unique<testing::PostgresServer>();
+      if (!deployment->postgres_->ok()) {
+        std::cerr << "match_bench: PostgreSQL did not start: " << deployment->postgres_->error()
+                  << "\n";
+        return nullptr;
+      }
+      std::vector<std::string> arguments = extra;
+      for (const char* argument : {"--store", "", "--node-id", "node-a"}) {
+        arguments.emplace_back(argument);
+      }
+      arguments[extra.size() + 1] = deployment->postgres_->CreateDatabase();
+      if (arguments[extra.size() + 1].empty()) return nullptr;
+      auto server = StartServer(binary, dir / "data", deployment->endpoint_, threads, arguments);
+      if (!server) return nullptr;
+      deployment->servers_.push_back(std::move(server));
+      return deployment;
+    }
+    std::vector<std::string> arguments = kLoadArguments;
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    deployment->cluster_ = std::make_unique<testing::Cluster>(lease_seconds, arguments);
+    if (!deployment->cluster_->ok()) {
+      std::cerr << "match_bench: the cluster did not start: " << deployment->cluster_->error()
+                << "\n";
+      return nullptr;
+    }
+    deployment->endpoint_ = tcp::endpoint(asio::ip::make_address("127.0.0.1"),
+                                          deployment->cluster_->proxy_port());
+    return deployment;
+#else
+    (void)lease_seconds;
+    std::cerr << "match_bench: --deployment " << kind
+              << " needs the test helpers: configure with -DMELEE_BUILD_TESTS=ON\n";
+    return nullptr;
+#endif
+  }
+
+  const std::string& kind() const { return kind_; }
+  const tcp::endpoint& endpoint() const { return endpoint_; }
+
+  // The melee-server processes: one, or the cluster's two nodes.
+  std::vector<testing::Subprocess*> servers() {
+    std::vector<testing::Subprocess*> servers;
+    for (auto& server : servers_) servers.push_back(server.get());
+#ifdef MELEE_BENCH_CLUSTER
+    if (cluster_) servers = {&cluster_->node(0), &cluster_->node(1)};
+#endif
+    return servers;
+  }
+  std::vector<pid_t> pids() {
+    std::vector<pid_t> pids;
+    for (auto* server : servers()) pids.push_back(server->pid());
+    return pids;
+  }
+
+  // The error and warning lines the servers logged since the last call (`prefix` before each,
+  // with the node's name in a cluster).
+  std::vector<std::string> NewProblems() {
+    auto servers = this->servers();
+    log_seen_.resize(servers.size(), 0);
+    std::vector<std::string> problems;
+    for (std::size_t i = 0; i < servers.size(); ++i) {
+      servers[i]->WaitForOutput("\x01", std::chrono::milliseconds(50));
+      const std::string output = servers[i]->output();
+      std::istringstream log(output.substr(std::min(log_seen_[i], output.size())));
+      log_seen_[i] = output.size();
+      for (std::string line; std::getline(log, line);) {
+        if (line.find("[error]") == std::string::npos &&
+            line.find("[warning]") == std::string::npos) {
+          continue;
+        }
+        problems.push_back(servers.size() > 1 ? "node-" + std::string(1, "ab"[i]) + ": " + line
+                                              : line);
+      }
+    }
+    return problems;
+  }
+
+ private:
+  Deployment() = default;
+
+  std::string kind_;
+  tcp::endpoint endpoint_;
+  std::vector<std::unique_ptr<testing::Subprocess>> servers_;
+  std::vector<std::size_t> log_seen_;
+#ifdef MELEE_BENCH_CLUSTER
+  std::unique_ptr<testing::PostgresServer> postgres_;
+  std::unique_ptr<testing::Cluster> cluster_;
+#endif
+};
 
 // ---- the soak ----------------------------------------------------------------------------------
 
@@ -1617,7 +1752,7 @@ bool Soak(Settings settings, int matches, double seconds, double sample_seconds,
   sample();
   bool ok = true;
   while (elapsed() < seconds) {
-    const RunResult run = RunMatches(settings, run_number++, matches, Offer{}, server);
+    const RunResult run = RunMatches(settings, run_number++, matches, Offer{}, {server});
     const RunStats& stats = run.stats;
     ++totals.runs;
     totals.matches += static_cast<std::size_t>(matches);
@@ -1726,7 +1861,22 @@ int main(int argc, char** argv) {
   app.add_option("--unload-idle-seconds", unload_idle_seconds,
                  "Pass --unload-idle-seconds to melee-server (its default unless given)")
       ->check(CLI::NonNegativeNumber);
+  std::string deployment_kind = "sqlite";
+  app.add_option("--deployment", deployment_kind,
+                 "Where the rounds are played: sqlite (one melee-server on its embedded store), "
+                 "postgres (one on a PostgreSQL 15 that match_bench starts), cluster (two nodes "
+                 "on one PostgreSQL behind HAProxy; needs Debian's postgresql-15 and haproxy)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"sqlite", "postgres", "cluster"}));
+  double lease_seconds = 10;
+  app.add_option("--lease-seconds", lease_seconds, "cluster: the nodes' --lease-seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  if (deployment_kind != "sqlite" && soak_seconds > 0) {
+    std::cerr << "match_bench: the soak runs on --deployment sqlite only\n";
+    return 2;
+  }
   std::vector<std::string> server_extra;
   if (unload_idle_seconds >= 0) {
     server_extra = {"--unload-idle-seconds", std::to_string(unload_idle_seconds)};
@@ -1746,9 +1896,11 @@ int main(int argc, char** argv) {
   Settings settings;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
   settings.rounds = rounds;
-  auto server = StartServer(server_binary, dir.path() / "data", settings.endpoint, server_threads,
-                            server_extra);
-  if (!server) return 1;
+  auto deployment = Deployment::Start(deployment_kind, server_binary, dir.path(), server_threads,
+                                      server_extra, lease_seconds);
+  if (!deployment) return 1;
+  settings.endpoint = deployment->endpoint();
+  testing::Subprocess* server = deployment->servers().front();
   if (soak_seconds > 0) {
     settings.churn = churn;
     settings.record_results = true;
@@ -1769,11 +1921,21 @@ int main(int argc, char** argv) {
   // Closed loop alone unless only open-loop rates were asked for; before the loads, as they are
   // percentages of its rounds/s.
   const bool closed_loop = open_rates.empty() || !open_loads.empty();
+  const std::string where =
+      deployment_kind == "sqlite"
+          ? "melee-server (" + std::to_string(server_threads) +
+                " I/O threads, SQLite synchronous=FULL)"
+      : deployment_kind == "postgres"
+          ? "melee-server (" + std::to_string(server_threads) +
+                " I/O threads, PostgreSQL 15 on a Unix socket)"
+          : "two melee-server nodes (2 I/O threads each) on one PostgreSQL 15 behind HAProxy, "
+            "leases of " +
+                Fixed(lease_seconds, 1) + " s";
   std::printf(
-      "match_bench: melee-server (%d I/O threads, SQLite synchronous=FULL), the round once forces "
+      "match_bench: %s, the round once forces "
       "persist: asl 3-vs-3 Melee in B1 set up once, sealed declarations, units re-enter when a "
       "side is gone, %s frames, %d rounds per match, %s, 1 client thread\n",
-      server_threads, text ? "JSON text" : "binary protobuf", rounds,
+      where.c_str(), text ? "JSON text" : "binary protobuf", rounds,
       closed_loop && open_rates.empty() && open_loads.empty()
           ? "closed loop"
           : (closed_loop
@@ -1784,25 +1946,27 @@ int main(int argc, char** argv) {
   PrintHeader();
   bool failed = false;
   int run_number = 0;
-  std::size_t log_seen = server->output().size();  // the server's log printed (or skipped) so far
+  deployment->NewProblems();  // what the set-up logged is not the runs'
   // Runs one N at one offer, prints and records it; returns its rounds/s.
   const auto run_one = [&](int matches, const Offer& offer, std::optional<double> load) {
-    RunResult result = RunMatches(settings, run_number++, matches, offer, server->pid());
+    RunResult result = RunMatches(settings, run_number++, matches, offer, deployment->pids());
+    const double others = result.machine_cpu_seconds - result.cpu_seconds -
+                          result.client_cpu_seconds;
     Row row = MakeRow(offer.open() ? "open" : "closed", matches, rounds, std::move(result));
     row.load = load;
     if (offer.open()) row.offered = offer.rate;
     PrintRow(row);
+    if (deployment_kind != "sqlite") {
+      std::printf("       the machine's CPU over the run: %.2f s, of which %.2f s neither "
+                  "melee-server's nor match_bench's (PostgreSQL%s, the rest of the machine)\n",
+                  row.run.machine_cpu_seconds, others,
+                  deployment_kind == "cluster" ? ", HAProxy" : "");
+    }
     // What the server logged as an error or warning during the run (the first few lines).
-    server->WaitForOutput("\x01", std::chrono::milliseconds(50));
-    std::size_t problems = 0;
-    std::istringstream log(server->output().substr(log_seen));
-    log_seen = server->output().size();
-    for (std::string line; std::getline(log, line);) {
-      if (line.find("[error]") == std::string::npos &&
-          line.find("[warning]") == std::string::npos) {
-        continue;
-      }
-      if (problems++ < 5) std::printf("       server: %s\n", line.c_str());
+    const std::vector<std::string> logged = deployment->NewProblems();
+    const std::size_t problems = logged.size();
+    for (std::size_t k = 0; k < std::min<std::size_t>(problems, 5); ++k) {
+      std::printf("       server: %s\n", logged[k].c_str());
     }
     std::fflush(stdout);
     if (csv) csv->AddRun(row, problems);
@@ -1830,6 +1994,10 @@ int main(int argc, char** argv) {
 
   // Idle connections: first on the server the runs used (as the workload asks), then on a fresh
   // one, since the first reuses memory its closed connections freed and so understates the cost.
+  if (idle_connections > 0 && deployment_kind != "sqlite") {
+    std::printf("(no idle connections measured: that is a figure of --deployment sqlite)\n");
+    idle_connections = 0;
+  }
   if (idle_connections > 0) {
     const IdleResult idle =
         OpenIdleConnections(settings.endpoint, settings.kind, idle_connections, server->pid());
@@ -1854,8 +2022,10 @@ int main(int argc, char** argv) {
               static_cast<double>(std::max(result->answered, 1)));
       if (result->answered != idle_connections) failed = true;
     }
-  } else if (!StopServer(*server)) {
-    failed = true;
+  } else {
+    for (auto* node : deployment->servers()) {
+      if (!StopServer(*node)) failed = true;
+    }
   }
   return failed ? 1 : 0;
 }

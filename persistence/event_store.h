@@ -233,7 +233,8 @@ class EventStore {
   virtual bool SharedByNodes() const { return false; }
 
   // Takes the lease on `match_id` for this store's node (or takes it again, with a new token,
-  // when this node held it), for the store's lease time; from then on the store renews it in
+  // when this node held it before a restart; a lease this store holds already is returned as it
+  // is, same token), for the store's lease time; from then on the store renews it in
   // the background and its appends of the match carry the token. Fails with kFenced, naming the
   // holder, its token and how long its lease still runs, while another node's lease has not
   // expired; with kUnavailable when the store cannot be reached.

@@ -974,9 +974,16 @@ StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
     return tl::unexpected(
         StoreError{StoreErrorCode::kInvalidArgument, "a lease needs a match id", 0});
   }
+  {
+    // Held already (two connections of one match asked for it at once): the same lease, so that
+    // what is queued under its token still passes.
+    std::lock_guard lock(held_mutex_);
+    if (const auto it = held_.find(id); it != held_.end()) return it->second;
+  }
   const std::string what = "cannot take the lease on match " + id;
-  // A new match's lease starts at token 1; an expired or released one, or this node's own, is
-  // taken with the next token; another node's live lease is left alone (no row returned).
+  // A new match's lease starts at token 1; an expired or released one, or this node's own from
+  // before a restart, is taken with the next token; another node's live lease is left alone (no
+  // row returned).
   auto taken = WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<Lease> {
     auto row = db.Exec(
         what,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "tests/testing/http_get.h"
 
@@ -36,7 +37,8 @@ uint16_t FreePort() {
 
 }  // namespace
 
-Cluster::Cluster(double lease_seconds) {
+Cluster::Cluster(double lease_seconds, std::vector<std::string> node_arguments)
+    : node_arguments_(std::move(node_arguments)) {
   if (!postgres_.ok()) {
     error_ = "PostgreSQL: " + postgres_.error();
     return;
@@ -84,9 +86,11 @@ Cluster::Cluster(double lease_seconds) {
 
 bool Cluster::StartNode(int index) {
   const std::filesystem::path data = dir_.path() / Name(index);
-  nodes_[index] = std::make_unique<Subprocess>(std::vector<std::string>{
+  std::vector<std::string> argv = {
       MELEE_SERVER_BINARY, "--port", "0", "--data-dir", data.string(), "--threads", "2", "--store",
-      uri_, "--node-id", Name(index), "--lease-seconds", lease_seconds_});
+      uri_, "--node-id", Name(index), "--lease-seconds", lease_seconds_};
+  argv.insert(argv.end(), node_arguments_.begin(), node_arguments_.end());
+  nodes_[index] = std::make_unique<Subprocess>(std::move(argv));
   node_ports_[index] = ServerPort(*nodes_[index]);
   if (node_ports_[index] == 0) {
     error_ = std::string(Name(index)) + " did not start: " + nodes_[index]->output();

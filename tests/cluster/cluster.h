@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tests/testing/postgres_server.h"
 #include "tests/testing/subprocess.h"
@@ -22,9 +23,9 @@ namespace melee::testing {
 
 class Cluster {
  public:
-  // Starts PostgreSQL, both nodes (leases of `lease_seconds`) and HAProxy; ok() says whether
-  // that worked, error() why not.
-  explicit Cluster(double lease_seconds);
+  // Starts PostgreSQL, both nodes (leases of `lease_seconds`, and `node_arguments` added to
+  // each node's command line) and HAProxy; ok() says whether that worked, error() why not.
+  explicit Cluster(double lease_seconds, std::vector<std::string> node_arguments = {});
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
 
@@ -34,6 +35,7 @@ class Cluster {
   // The node named "node-a" (0) or "node-b" (1): its process and port.
   static const char* Name(int node) { return node == 0 ? "node-a" : "node-b"; }
   Subprocess& node(int index) { return *nodes_[index]; }
+  Subprocess& proxy() { return *proxy_; }
   uint16_t node_port(int index) const { return node_ports_[index]; }
   // Returns the index of the node called `name`, or -1.
   static int IndexOf(const std::string& name) {
@@ -64,6 +66,7 @@ class Cluster {
   TempDir dir_;
   std::string uri_;
   std::string lease_seconds_;
+  std::vector<std::string> node_arguments_;
   std::array<std::unique_ptr<Subprocess>, 2> nodes_;
   std::array<uint16_t, 2> node_ports_{};
   std::unique_ptr<Subprocess> proxy_;

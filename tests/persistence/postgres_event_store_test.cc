@@ -365,6 +365,23 @@ TEST_F(PostgresLeaseTest, ReleaseLetsAnotherNodeTakeItAtOnce) {
       << stale.error().message;
 }
 
+// Two connections of one match reach a node at once and both ask for the lease: the second gets
+// the same lease, not a new token that would fence the first's appends.
+TEST_F(PostgresLeaseTest, ALeaseAskedForTwiceAtOnceIsOneLease) {
+  auto a = Node("node-a", 60'000, true);
+  auto first = a->AcquireLease("m");
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  auto second = a->AcquireLease("m");
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_EQ(second->token, first->token);
+  AppendBatch under_first = Batch("m", 0, {"a"});
+  under_first.lease_token = first->token;
+  auto appended = a->AppendAndWait(under_first);
+  EXPECT_TRUE(appended.has_value()) << appended.error().message;
+  ASSERT_TRUE(a->RenewLeases().has_value());
+  EXPECT_EQ(a->HeldLease("m")->token, first->token) << "the renewal keeps the one lease";
+}
+
 // A node that stops lets its leases go; one that starts again under its name takes them back.
 TEST_F(PostgresLeaseTest, ANodeTakesItsOwnLeaseBackAtOnceWithANewToken) {
   auto a = Node("node-a", 60'000, true);
