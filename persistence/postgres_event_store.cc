@@ -181,6 +181,10 @@ constexpr const char* kSchema =
     "  node_id text NOT NULL,"
     "  token bigint NOT NULL CHECK (token >= 1),"
     "  expires_at timestamptz NOT NULL);"
+    // The token a key column: an append holds its lease row FOR KEY SHARE, which a takeover (a
+    // new token: FOR UPDATE) waits for and a renewal (expires_at only: FOR NO KEY UPDATE) does
+    // not, so that a renewal of many rows and a group commit of many appends never deadlock.
+    "CREATE UNIQUE INDEX IF NOT EXISTS leases_token ON melee.leases(match_id, token);"
     "CREATE INDEX IF NOT EXISTS outbox_due ON melee.outbox(channel, next_attempt_unix_ms);"
     "CREATE INDEX IF NOT EXISTS outbox_seat ON melee.outbox(match_id, seat);";
 
@@ -699,15 +703,16 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
   const std::string seq = placeholders.Next();
   const std::string hash = placeholders.Next();
   const std::string ms = placeholders.Next();
-  // Fenced: the lease row is locked (a takeover waits for this transaction, or this statement
-  // sees the takeover's token) and the head moves only while the token is the current one.
+  // Fenced: the lease row is locked FOR KEY SHARE (a takeover, which changes the token, a key
+  // column, waits for this transaction, or this statement sees the takeover's token; a renewal
+  // does not wait) and the head moves only while the token is the current one.
   const bool fenced = batch.lease_token != 0;
   std::string lease_held;
   sql = "WITH ";
   if (fenced) {
     first.params.Int(static_cast<int64_t>(batch.lease_token));
     sql += "lease AS MATERIALIZED (SELECT 1 FROM melee.leases WHERE match_id = " + id +
-           "::text AND token = " + placeholders.Next() + "::bigint FOR SHARE), ";
+           "::text AND token = " + placeholders.Next() + "::bigint FOR KEY SHARE), ";
     lease_held = " AND EXISTS (SELECT 1 FROM lease)";
   }
   if (new_match) {
@@ -974,17 +979,17 @@ StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
     return tl::unexpected(
         StoreError{StoreErrorCode::kInvalidArgument, "a lease needs a match id", 0});
   }
-  {
-    // Held already (two connections of one match asked for it at once): the same lease, so that
-    // what is queued under its token still passes.
-    std::lock_guard lock(held_mutex_);
-    if (const auto it = held_.find(id); it != held_.end()) return it->second;
-  }
   const std::string what = "cannot take the lease on match " + id;
-  // A new match's lease starts at token 1; an expired or released one, or this node's own from
-  // before a restart, is taken with the next token; another node's live lease is left alone (no
-  // row returned).
-  auto taken = WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<Lease> {
+  // A lease this store holds is returned as it is, so that what is queued under its token still
+  // passes (two connections of one match may ask at once: the leaser's lock spans the look at
+  // held_ and its update). A new match's lease starts at token 1; an expired or released one, or
+  // this node's own from before a restart, is taken with the next token; another node's live
+  // lease is left alone (no row returned).
+  return WithConnection(leaser_mutex_, *leaser_, [&](Connection& db) -> StoreResult<Lease> {
+    {
+      std::lock_guard lock(held_mutex_);
+      if (const auto it = held_.find(id); it != held_.end()) return it->second;
+    }
     auto row = db.Exec(
         what,
         "INSERT INTO melee.leases AS l (match_id, node_id, token, expires_at) "
@@ -996,8 +1001,13 @@ StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
         Params().Text(id).Text(options_.node_id).Int(options_.lease_ms), "acquire_lease");
     if (!row) return tl::unexpected(row.error());
     if (PQntuples(row->get()) == 1) {
-      return Lease{id, options_.node_id, static_cast<uint64_t>(postgres::Int(row->get(), 0, 0)),
-                   postgres::Int(row->get(), 0, 1)};
+      const Lease taken{id, options_.node_id,
+                        static_cast<uint64_t>(postgres::Int(row->get(), 0, 0)),
+                        postgres::Int(row->get(), 0, 1)};
+      std::lock_guard lock(held_mutex_);
+      held_[id] = taken;
+      tokens_[id] = taken.token;
+      return taken;
     }
     auto holder = HolderOf(db, id, what);
     if (!holder) return tl::unexpected(holder.error());
@@ -1012,11 +1022,6 @@ StoreResult<Lease> PostgresEventStore::AcquireLease(std::string_view match_id) {
                                          "released",
                                      0});
   });
-  if (!taken) return taken;
-  std::lock_guard lock(held_mutex_);
-  held_[id] = *taken;
-  tokens_[id] = taken->token;
-  return taken;
 }
 
 StoreResult<void> PostgresEventStore::ReleaseLease(std::string_view match_id) {

@@ -6,9 +6,11 @@
 #include "persistence/postgres_event_store.h"
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -380,6 +382,40 @@ TEST_F(PostgresLeaseTest, ALeaseAskedForTwiceAtOnceIsOneLease) {
   EXPECT_TRUE(appended.has_value()) << appended.error().message;
   ASSERT_TRUE(a->RenewLeases().has_value());
   EXPECT_EQ(a->HeldLease("m")->token, first->token) << "the renewal keeps the one lease";
+}
+
+// An append in flight holds its lease row FOR KEY SHARE. A renewal of the node's leases does not
+// wait for it (a group commit of many matches and a renewal of many leases locking rows in
+// different orders once deadlocked under load); a takeover, which changes the token, does.
+TEST_F(PostgresLeaseTest, ARenewalDoesNotWaitForAnAppendInFlightButATakeoverDoes) {
+  auto a = Node("node-a", 60'000, /*renews=*/false);
+  ASSERT_TRUE(a->AcquireLease("m").has_value());
+  ASSERT_TRUE(a->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  std::unique_ptr<PGconn, decltype(&PQfinish)> append(PQconnectdb(uri_.c_str()), &PQfinish);
+  ASSERT_EQ(PQstatus(append.get()), CONNECTION_OK) << PQerrorMessage(append.get());
+  const auto run = [&](const char* sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(append.get(), sql), &PQclear);
+    return PQresultStatus(result.get()) == PGRES_COMMAND_OK ||
+           PQresultStatus(result.get()) == PGRES_TUPLES_OK;
+  };
+  ASSERT_TRUE(run("BEGIN"));
+  ASSERT_TRUE(run("SELECT 1 FROM melee.leases WHERE match_id = 'm' AND token = 1 FOR KEY SHARE"));
+
+  auto renewal = std::async(std::launch::async, [&] { return a->RenewLeases(); });
+  const bool renewed = renewal.wait_for(20s) == std::future_status::ready;
+  auto b = Node("node-b", 60'000, false);
+  EXPECT_EQ(testing::PostgresServer::Execute(
+                uri_, "UPDATE melee.leases SET expires_at = clock_timestamp() WHERE match_id = 'm'"),
+            "");
+  auto takeover = std::async(std::launch::async, [&] { return b->AcquireLease("m"); });
+  const bool took_at_once = takeover.wait_for(1s) == std::future_status::ready;
+  EXPECT_TRUE(run("COMMIT"));  // the append in flight ends: the takeover goes on
+  EXPECT_TRUE(renewed) << "the renewal waited for the append in flight";
+  ASSERT_TRUE(renewal.get().has_value());
+  EXPECT_FALSE(took_at_once) << "the takeover did not wait for the append in flight";
+  auto taken = takeover.get();
+  ASSERT_TRUE(taken.has_value()) << taken.error().message;
+  EXPECT_EQ(taken->token, 2u);
 }
 
 // A node that stops lets its leases go; one that starts again under its name takes them back.
