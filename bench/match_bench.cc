@@ -1410,7 +1410,7 @@ void PrintRow(const Row& row) {
 // ends and a row per idle-connection measurement; docs/benchmarks.md describes every column.
 class CsvReport {
  public:
-  static constexpr std::array<const char*, 43> kColumns = {"mode",
+  static constexpr std::array<const char*, 45> kColumns = {"mode",
                                                            "frames",
                                                            "server_threads",
                                                            "seed",
@@ -1452,14 +1452,18 @@ class CsvReport {
                                                            "idle_connections",
                                                            "idle_answered",
                                                            "idle_kib_per_connection",
-                                                           "server_log_problems"};
+                                                           "server_log_problems",
+                                                           "deployment",
+                                                           "machine_cpu_s"};
 
   // Opens `path` (replacing it) and writes the header; check ok().
-  CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed)
+  CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed,
+            std::string deployment)
       : out_(path, std::ios::trunc),
         frames_(std::move(frames)),
         threads_(std::to_string(server_threads)),
-        seed_(std::to_string(seed)) {
+        seed_(std::to_string(seed)),
+        deployment_(std::move(deployment)) {
     std::vector<std::string> header(kColumns.begin(), kColumns.end());
     Write(header);
   }
@@ -1513,7 +1517,9 @@ class CsvReport {
            "",
            "",
            "",
-           count(log_problems)});
+           count(log_problems),
+           deployment_,
+           Fixed(run.machine_cpu_seconds, 2)});
   }
 
   // `mode` is "idle-after-runs" or "idle-fresh".
@@ -1523,6 +1529,7 @@ class CsvReport {
     fields[0] = mode;
     fields[1] = frames_;
     fields[2] = threads_;
+    fields[Column("deployment")] = deployment_;
     fields[Column("rss_before_kib")] = std::to_string(rss_before);
     fields[Column("rss_after_kib")] = std::to_string(rss_after);
     fields[Column("idle_connections")] = std::to_string(connections);
@@ -1554,6 +1561,7 @@ class CsvReport {
   std::string frames_;
   std::string threads_;
   std::string seed_;
+  std::string deployment_;
 };
 
 // ---- the server ---------------------------------------------------------------------------------
@@ -1885,7 +1893,7 @@ int main(int argc, char** argv) {
   const std::string frames = text ? "text" : "binary";
   std::unique_ptr<CsvReport> csv;
   if (!csv_path.empty()) {
-    csv = std::make_unique<CsvReport>(csv_path, frames, server_threads, seed);
+    csv = std::make_unique<CsvReport>(csv_path, frames, server_threads, seed, deployment_kind);
     if (!csv->ok()) {
       std::cerr << "match_bench: cannot write --csv " << csv_path << "\n";
       return 2;
