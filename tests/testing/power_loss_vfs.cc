@@ -9,10 +9,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "tests/testing/shim_vfs.h"
 
 namespace melee::testing {
 namespace {
@@ -53,21 +54,10 @@ bool CountCall() {
   return false;
 }
 
-// ---- files ------------------------------------------------------------------------------------
+// ---- files: the write cache; every other call is forwarded (shim_vfs.h) -----------------------
 
-// An open file: what SQLite sees (`base`, which must come first) followed in the same allocation
-// by the real VFS's file, of the real VFS's szOsFile bytes.
-struct LossyFile {
-  sqlite3_file base;
-  const char* name;  // SQLite keeps it valid until xClose; null for temporary files
-
-  sqlite3_file* real() { return reinterpret_cast<sqlite3_file*>(this + 1); }
-};
-static_assert(sizeof(LossyFile) % 8 == 0);
-
-LossyFile* Wrapper(sqlite3_file* file) { return reinterpret_cast<LossyFile*>(file); }
-sqlite3_file* Real(sqlite3_file* file) { return Wrapper(file)->real(); }
-const sqlite3_io_methods& RealMethods(sqlite3_file* file) { return *Real(file)->pMethods; }
+using shim::Real;
+using shim::RealMethods;
 
 // Reads [offset, offset + amount) of the real file, clipped to `size` (its current size).
 std::string ReadRange(sqlite3_file* file, int64_t offset, int64_t amount, int64_t size) {
@@ -87,7 +77,6 @@ int64_t RealSize(sqlite3_file* file) {
   return size;
 }
 
-int Close(sqlite3_file* file) { return RealMethods(file).xClose(Real(file)); }
 int Read(sqlite3_file* file, void* data, int amount, sqlite3_int64 offset) {
   {
     std::lock_guard lock(disk_mutex);
@@ -98,7 +87,7 @@ int Read(sqlite3_file* file, void* data, int amount, sqlite3_int64 offset) {
 int Write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset) {
   std::lock_guard lock(disk_mutex);
   if (CountCall()) return SQLITE_IOERR_WRITE;
-  const char* name = Wrapper(file)->name;
+  const char* name = shim::Name(file);
   if (name == nullptr) return RealMethods(file).xWrite(Real(file), data, amount, offset);
   Change change;
   change.offset = offset;
@@ -113,7 +102,7 @@ int Write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset
 int Truncate(sqlite3_file* file, sqlite3_int64 size) {
   std::lock_guard lock(disk_mutex);
   if (CountCall()) return SQLITE_IOERR_TRUNCATE;
-  const char* name = Wrapper(file)->name;
+  const char* name = shim::Name(file);
   if (name == nullptr) return RealMethods(file).xTruncate(Real(file), size);
   Change change;
   change.truncate = true;
@@ -132,33 +121,8 @@ int Sync(sqlite3_file* file, int) {
   std::lock_guard lock(disk_mutex);
   if (CountCall()) return SQLITE_IOERR_FSYNC;
   // Everything written to this file, through any handle, is durable now.
-  if (const char* name = Wrapper(file)->name; name != nullptr) pending.erase(name);
+  if (const char* name = shim::Name(file); name != nullptr) pending.erase(name);
   return SQLITE_OK;
-}
-int FileSize(sqlite3_file* file, sqlite3_int64* size) {
-  return RealMethods(file).xFileSize(Real(file), size);
-}
-int Lock(sqlite3_file* file, int level) { return RealMethods(file).xLock(Real(file), level); }
-int Unlock(sqlite3_file* file, int level) { return RealMethods(file).xUnlock(Real(file), level); }
-int CheckReservedLock(sqlite3_file* file, int* out) {
-  return RealMethods(file).xCheckReservedLock(Real(file), out);
-}
-int FileControl(sqlite3_file* file, int op, void* arg) {
-  return RealMethods(file).xFileControl(Real(file), op, arg);
-}
-int SectorSize(sqlite3_file* file) { return RealMethods(file).xSectorSize(Real(file)); }
-int DeviceCharacteristics(sqlite3_file* file) {
-  return RealMethods(file).xDeviceCharacteristics(Real(file));
-}
-int ShmMap(sqlite3_file* file, int page, int page_size, int extend, void volatile** out) {
-  return RealMethods(file).xShmMap(Real(file), page, page_size, extend, out);
-}
-int ShmLock(sqlite3_file* file, int offset, int n, int flags) {
-  return RealMethods(file).xShmLock(Real(file), offset, n, flags);
-}
-void ShmBarrier(sqlite3_file* file) { RealMethods(file).xShmBarrier(Real(file)); }
-int ShmUnmap(sqlite3_file* file, int delete_flag) {
-  return RealMethods(file).xShmUnmap(Real(file), delete_flag);
 }
 int Fetch(sqlite3_file* file, sqlite3_int64 offset, int amount, void** out) {
   // No memory-mapped reads: every read goes through Read, which a dead disk fails.
@@ -173,85 +137,18 @@ int Unfetch(sqlite3_file* file, sqlite3_int64 offset, void* page) {
   return SQLITE_OK;
 }
 
-// Returns the methods for a file whose real file uses `real` (same iVersion up to 3, an optional
-// method exactly where the real file has one). One table per real table, kept for the process.
-const sqlite3_io_methods* MethodsFor(const sqlite3_io_methods* real) {
-  static std::mutex mutex;
-  static std::map<const sqlite3_io_methods*, std::unique_ptr<sqlite3_io_methods>> tables;
-  std::lock_guard lock(mutex);
-  auto& table = tables[real];
-  if (table) return table.get();
-  table = std::make_unique<sqlite3_io_methods>(sqlite3_io_methods{
-      real->iVersion < 3 ? real->iVersion : 3, Close, Read, Write, Truncate, Sync, FileSize, Lock,
-      Unlock, CheckReservedLock, FileControl, SectorSize, DeviceCharacteristics, nullptr, nullptr,
-      nullptr, nullptr, nullptr, nullptr});
-  if (real->iVersion >= 2) {
-    table->xShmMap = real->xShmMap != nullptr ? ShmMap : nullptr;
-    table->xShmLock = real->xShmLock != nullptr ? ShmLock : nullptr;
-    table->xShmBarrier = real->xShmBarrier != nullptr ? ShmBarrier : nullptr;
-    table->xShmUnmap = real->xShmUnmap != nullptr ? ShmUnmap : nullptr;
-  }
-  if (real->iVersion >= 3) {
-    table->xFetch = real->xFetch != nullptr ? Fetch : nullptr;
-    table->xUnfetch = real->xUnfetch != nullptr ? Unfetch : nullptr;
-  }
-  return table.get();
-}
+// ---- the VFS: a dead disk opens and deletes nothing -------------------------------------------
 
-// ---- the VFS: opens wrapped files, forwards everything else -----------------------------------
-
-sqlite3_vfs* RealVfs(sqlite3_vfs* vfs) { return static_cast<sqlite3_vfs*>(vfs->pAppData); }
-
-int OpenFile(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
-  LossyFile* wrapper = Wrapper(file);
-  wrapper->base.pMethods = nullptr;
-  wrapper->name = name;
-  sqlite3_file* real = wrapper->real();
-  real->pMethods = nullptr;
-  {
-    std::lock_guard lock(disk_mutex);
-    if (dead) return SQLITE_CANTOPEN;
-  }
-  const int rc = RealVfs(vfs)->xOpen(RealVfs(vfs), name, real, flags, out_flags);
-  if (real->pMethods != nullptr) wrapper->base.pMethods = MethodsFor(real->pMethods);
-  return rc;
+int OpenError(const char*) {
+  std::lock_guard lock(disk_mutex);
+  return dead ? SQLITE_CANTOPEN : SQLITE_OK;
 }
 int Delete(sqlite3_vfs* vfs, const char* name, int sync_dir) {
   std::lock_guard lock(disk_mutex);
   if (dead) return SQLITE_IOERR_DELETE;
   // Modelled as durable at once (SQLite deletes the WAL only at a clean close).
   pending.erase(name);
-  return RealVfs(vfs)->xDelete(RealVfs(vfs), name, sync_dir);
-}
-int Access(sqlite3_vfs* vfs, const char* name, int flags, int* out) {
-  return RealVfs(vfs)->xAccess(RealVfs(vfs), name, flags, out);
-}
-int FullPathname(sqlite3_vfs* vfs, const char* name, int size, char* out) {
-  return RealVfs(vfs)->xFullPathname(RealVfs(vfs), name, size, out);
-}
-void* DlOpen(sqlite3_vfs* vfs, const char* name) {
-  return RealVfs(vfs)->xDlOpen(RealVfs(vfs), name);
-}
-void DlError(sqlite3_vfs* vfs, int size, char* out) {
-  RealVfs(vfs)->xDlError(RealVfs(vfs), size, out);
-}
-using Symbol = void (*)();
-Symbol DlSym(sqlite3_vfs* vfs, void* handle, const char* name) {
-  return RealVfs(vfs)->xDlSym(RealVfs(vfs), handle, name);
-}
-void DlClose(sqlite3_vfs* vfs, void* handle) { RealVfs(vfs)->xDlClose(RealVfs(vfs), handle); }
-int Randomness(sqlite3_vfs* vfs, int size, char* out) {
-  return RealVfs(vfs)->xRandomness(RealVfs(vfs), size, out);
-}
-int Sleep(sqlite3_vfs* vfs, int micros) { return RealVfs(vfs)->xSleep(RealVfs(vfs), micros); }
-int CurrentTime(sqlite3_vfs* vfs, double* out) {
-  return RealVfs(vfs)->xCurrentTime(RealVfs(vfs), out);
-}
-int GetLastError(sqlite3_vfs* vfs, int size, char* out) {
-  return RealVfs(vfs)->xGetLastError(RealVfs(vfs), size, out);
-}
-int CurrentTimeInt64(sqlite3_vfs* vfs, sqlite3_int64* out) {
-  return RealVfs(vfs)->xCurrentTimeInt64(RealVfs(vfs), out);
+  return shim::RealVfs(vfs)->xDelete(shim::RealVfs(vfs), name, sync_dir);
 }
 
 // ---- rebooting: the real file as the disk kept it ---------------------------------------------
@@ -381,31 +278,16 @@ void Scramble(int fd, const std::vector<Change>& changes, std::mt19937_64& rando
 
 void PowerLossVfs::Register() {
   static const bool registered = [] {
-    sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
-    if (real == nullptr || real->iVersion < 2) std::abort();
-    static sqlite3_vfs vfs{2,
-                           static_cast<int>(sizeof(LossyFile)) + real->szOsFile,
-                           real->mxPathname,
-                           nullptr,
-                           kName,
-                           real,
-                           OpenFile,
-                           Delete,
-                           Access,
-                           FullPathname,
-                           DlOpen,
-                           DlError,
-                           DlSym,
-                           DlClose,
-                           Randomness,
-                           Sleep,
-                           CurrentTime,
-                           GetLastError,
-                           CurrentTimeInt64,
-                           nullptr,
-                           nullptr,
-                           nullptr};
-    return sqlite3_vfs_register(&vfs, /*makeDflt=*/0) == SQLITE_OK;
+    shim::Overrides own;
+    own.file.xRead = Read;          // a dead disk reads nothing
+    own.file.xWrite = Write;        // recorded as not yet durable; counted
+    own.file.xTruncate = Truncate;  // the same
+    own.file.xSync = Sync;          // makes the file's changes durable; counted
+    own.file.xFetch = Fetch;        // no memory-mapped reads
+    own.file.xUnfetch = Unfetch;
+    own.open_error = OpenError;  // a dead disk opens nothing
+    own.xDelete = Delete;        // ... and deletes nothing
+    return shim::Register(kName, own);
   }();
   if (!registered) std::abort();
 }
