@@ -324,6 +324,9 @@ struct Settings {
   double churn = 0;
   bool record_results = false;
   uint64_t seed = 1;
+  // The CPU seconds so far of the processes the deployment runs beside melee-server (PostgreSQL,
+  // HAProxy); unset for SQLite.
+  std::function<double()> others_cpu;
 };
 
 // A command in flight: what it was, when it left, when it was due, and the seq it expected. A
@@ -1112,7 +1115,7 @@ struct RunResult {
   long rss_after = 0;
   double cpu_seconds = 0;         // the server's, over the timed phase
   double client_cpu_seconds = 0;  // this process's (the load generator), the same
-  double machine_cpu_seconds = 0;  // every process's on the machine, the same
+  double others_cpu_seconds = 0;  // PostgreSQL's and HAProxy's (Settings::others_cpu), the same
   bool stalled = false;
 };
 
@@ -1170,7 +1173,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
   Clock::time_point start;
   double cpu_start = 0;
   double client_cpu_start = 0;
-  double machine_cpu_start = 0;
+  double others_cpu_start = 0;
   result.rss_before = RssKiB(server);
 
   // Hands every arrival due by now to its match, then waits for the next one.
@@ -1197,7 +1200,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     start = Clock::now();
     cpu_start = CpuSeconds(server);
     client_cpu_start = CpuSeconds(getpid());
-    machine_cpu_start = MachineBusySeconds();
+    if (settings.others_cpu) others_cpu_start = settings.others_cpu();
     for (auto& game : games) game->Play();
     if (offer.open()) arrive();
   };
@@ -1206,7 +1209,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.cpu_seconds = CpuSeconds(server) - cpu_start;
     result.client_cpu_seconds = CpuSeconds(getpid()) - client_cpu_start;
-    result.machine_cpu_seconds = MachineBusySeconds() - machine_cpu_start;
+    if (settings.others_cpu) result.others_cpu_seconds = settings.others_cpu() - others_cpu_start;
     result.rss_after = RssKiB(server);
     watchdog.cancel();
     arrivals.cancel();
@@ -1454,7 +1457,7 @@ class CsvReport {
                                                            "idle_kib_per_connection",
                                                            "server_log_problems",
                                                            "deployment",
-                                                           "machine_cpu_s"};
+                                                           "others_cpu_s"};
 
   // Opens `path` (replacing it) and writes the header; check ok().
   CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed,
@@ -1519,7 +1522,7 @@ class CsvReport {
            "",
            count(log_problems),
            deployment_,
-           Fixed(run.machine_cpu_seconds, 2)});
+           deployment_ == "sqlite" ? "" : Fixed(run.others_cpu_seconds, 2)});
   }
 
   // `mode` is "idle-after-runs" or "idle-fresh".
@@ -1655,6 +1658,17 @@ class Deployment {
   }
 
   const std::string& kind() const { return kind_; }
+
+  // The CPU seconds so far of PostgreSQL's processes and HAProxy's (0 for SQLite).
+  double OthersCpuSeconds() {
+#ifdef MELEE_BENCH_CLUSTER
+    if (postgres_) return CpuSeconds(postgres_->Processes());
+    if (cluster_) {
+      return CpuSeconds(cluster_->postgres().Processes()) + CpuSeconds(cluster_->proxy().pid());
+    }
+#endif
+    return 0;
+  }
   const tcp::endpoint& endpoint() const { return endpoint_; }
 
   // The melee-server processes: one, or the cluster's two nodes.
@@ -1908,6 +1922,9 @@ int main(int argc, char** argv) {
                                       server_extra, lease_seconds);
   if (!deployment) return 1;
   settings.endpoint = deployment->endpoint();
+  if (deployment_kind != "sqlite") {
+    settings.others_cpu = [&deployment] { return deployment->OthersCpuSeconds(); };
+  }
   testing::Subprocess* server = deployment->servers().front();
   if (soak_seconds > 0) {
     settings.churn = churn;
@@ -1958,17 +1975,17 @@ int main(int argc, char** argv) {
   // Runs one N at one offer, prints and records it; returns its rounds/s.
   const auto run_one = [&](int matches, const Offer& offer, std::optional<double> load) {
     RunResult result = RunMatches(settings, run_number++, matches, offer, deployment->pids());
-    const double others = result.machine_cpu_seconds - result.cpu_seconds -
-                          result.client_cpu_seconds;
+
     Row row = MakeRow(offer.open() ? "open" : "closed", matches, rounds, std::move(result));
     row.load = load;
     if (offer.open()) row.offered = offer.rate;
     PrintRow(row);
     if (deployment_kind != "sqlite") {
-      std::printf("       the machine's CPU over the run: %.2f s, of which %.2f s neither "
-                  "melee-server's nor match_bench's (PostgreSQL%s, the rest of the machine)\n",
-                  row.run.machine_cpu_seconds, others,
-                  deployment_kind == "cluster" ? ", HAProxy" : "");
+      std::printf("       beside melee-server: %s %.2f s of CPU (%.0f us per round)\n",
+                  deployment_kind == "cluster" ? "PostgreSQL and HAProxy" : "PostgreSQL",
+                  row.run.others_cpu_seconds,
+                  row.run.others_cpu_seconds * 1e6 /
+                      static_cast<double>(std::max<std::size_t>(row.run.stats.rounds, 1)));
     }
     // What the server logged as an error or warning during the run (the first few lines).
     const std::vector<std::string> logged = deployment->NewProblems();

@@ -49,16 +49,6 @@ inline double CpuSeconds(const std::vector<pid_t>& pids) {
   return sum;
 }
 
-// Reads the CPU seconds the whole machine has been busy (every CPU's user, nice, system, irq and
-// softirq time in /proc/stat; idle and iowait excluded).
-inline double MachineBusySeconds() {
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
-  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return 0;
-  return (user + nice + system + irq + softirq) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 // Counts the open file descriptors of a process (its entries in /proc/PID/fd; -1 if unreadable).
 inline long OpenFiles(pid_t pid) {
   std::error_code ec;

@@ -13,9 +13,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include "tests/testing/subprocess.h"
 
@@ -197,6 +199,31 @@ bool PostgresServer::Stop() {
   }
   running_ = false;
   return true;
+}
+
+std::vector<pid_t> PostgresServer::Processes() const {
+  std::ifstream pid_file(dir_.path() / "data" / "postmaster.pid");
+  pid_t postmaster = 0;
+  if (!running_ || !(pid_file >> postmaster) || postmaster <= 0) return {};
+  std::vector<pid_t> processes = {postmaster};
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after ')'.
+    std::ifstream stat(it->path() / "stat");
+    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = content.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(content.substr(close + 1));
+    std::string state;
+    pid_t parent = 0;
+    if (fields >> state >> parent && parent == postmaster) {
+      processes.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return processes;
 }
 
 std::string PostgresServer::Uri(const std::string& database) const {

@@ -47,6 +47,11 @@ class PostgresServer {
   // change it. Returns the error message, or an empty string on success.
   static std::string Execute(const std::string& uri, const std::string& sql);
 
+  // The server's processes now: the postmaster (from data/postmaster.pid) and its children, the
+  // backends and background workers (for a benchmark's CPU accounting). Empty when it is not
+  // running.
+  std::vector<pid_t> Processes() const;
+
   // Stops the server (fast shutdown: open connections are cut, their transactions rolled back),
   // and starts it again. Return false, with error() saying why, when that fails.
   bool Stop();
