@@ -143,7 +143,7 @@ class Play {
 
 Result<uint16_t> Play::Find(std::string_view id) const {
   for (size_t i = 0; i < work_.units.size(); ++i) {
-    if (work_.units[i].id == id && work_.units[i].kind != UnitKind::kDummy) {
+    if (SameId(work_.units[i].id, id) && work_.units[i].kind != UnitKind::kDummy) {
       return static_cast<uint16_t>(i);
     }
   }

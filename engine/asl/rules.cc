@@ -32,7 +32,7 @@ std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
   for (size_t i = 0; i < units.size(); ++i) {
     const std::string_view id = units[i].id;
     for (const std::string& named : ids) {
-      if (named.size() == id.size() && named == id) {
+      if (SameId(named, id)) {
         indices.push_back(static_cast<uint16_t>(i));
         break;
       }
@@ -79,7 +79,7 @@ void ApplyEffect(State& state, const Effect& effect) {
       for (size_t q = state.next_attack + 1; q < state.queue.size(); ++q) {
         auto& targets = state.queue[q].targets;
         const bool hits_mmc = std::any_of(targets.begin(), targets.end(), [&](uint16_t t) {
-          return state.units[t].id == created.stacked_on;
+          return SameId(state.units[t].id, created.stacked_on);
         });
         if (hits_mmc) targets.push_back(effect.unit);
       }
@@ -220,7 +220,8 @@ void AslRules::Apply(State& state, const Event& event) const {
       for (size_t i = 0; i < state.units.size(); ++i) {
         const std::string& id = state.units[i].id;
         auto named = [&](const std::vector<std::string>& ids) {
-          return std::find(ids.begin(), ids.end(), id) != ids.end();
+          return std::any_of(ids.begin(), ids.end(),
+                             [&](const std::string& other) { return SameId(other, id); });
         };
         if (state.units[i].owner != event.seat) continue;
         if (named(event.announce->withdraw)) state.withdrawing[i] = true;
@@ -262,12 +263,12 @@ void AslRules::Apply(State& state, const Event& event) const {
           QueuedAttack queued{event.seat, FlagsOf(order), {}, {}};
           for (const std::string& id : order.attackers) {
             for (size_t i = 0; i < state.units.size(); ++i) {
-              if (state.units[i].id == id) queued.attackers.push_back(static_cast<uint16_t>(i));
+              if (SameId(state.units[i].id, id)) queued.attackers.push_back(static_cast<uint16_t>(i));
             }
           }
           for (const std::string& id : order.targets) {
             for (size_t i = 0; i < state.units.size(); ++i) {
-              if (state.units[i].id == id) queued.targets.push_back(static_cast<uint16_t>(i));
+              if (SameId(state.units[i].id, id)) queued.targets.push_back(static_cast<uint16_t>(i));
             }
           }
           for (uint16_t i : queued.attackers) {
