@@ -1060,19 +1060,21 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
   const int black_kill = KillNumber(plan.column, false);
   const size_t result_effects = effects.size();
   for (size_t e = 0; e < result_effects; ++e) {
-    const Effect effect = effects[e];
-    if (effect.kind != EffectKind::kEliminated && effect.kind != EffectKind::kCaptured) continue;
-    if (effect.unit >= units.size()) continue;  // A HS created by this attack carries no SW.
-    for (const std::string& weapon : units[effect.unit].support_weapons) {
+    // By value: the loop appends to `effects`.
+    const EffectKind kind = effects[e].kind;
+    const uint16_t unit = effects[e].unit;
+    if (kind != EffectKind::kEliminated && kind != EffectKind::kCaptured) continue;
+    if (unit >= units.size()) continue;  // A HS created by this attack carries no SW.
+    for (const std::string& weapon : units[unit].support_weapons) {
       bool destroyed = false;
-      if (effect.kind == EffectKind::kEliminated && dr.colored == 1) {
+      if (kind == EffectKind::kEliminated && dr.colored == 1) {
         const int sw_dr = dice_.RollDie("A11.13 SW dr");
         destroyed =
             work_.options.sw_destruction_inclusive ? sw_dr <= black_kill : sw_dr < black_kill;
       }
       effects.push_back(
           MakeEffect(destroyed ? EffectKind::kSupportWeaponLost : EffectKind::kSupportWeaponDropped,
-                     effect.unit, weapon, 0));
+                     unit, weapon, 0));
     }
   }
   return KillResults{all_removed, std::move(capture_choice)};
@@ -1111,10 +1113,12 @@ void Play::ResolveNext() {
   // A11.22 / ASL-AMB-5: units that withdrew before this attack are out of it; it is
   // recalculated without them, and void if nobody is left on one side.
   std::vector<uint16_t> attackers;
+  attackers.reserve(queued.attackers.size() + 1);  // + 1: a leader created by an Original 2.
   for (uint16_t i : queued.attackers) {
     if (work_.units[i].presence != Presence::kWithdrawn) attackers.push_back(i);
   }
   std::vector<uint16_t> targets;
+  targets.reserve(queued.targets.size());
   for (uint16_t i : queued.targets) {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
@@ -1207,8 +1211,6 @@ void Play::ResolveNext() {
     report.leader_creation = std::move(creation);
   }
 
-  report.attackers = attackers;
-  report.targets = targets;
   if (plan.director) report.director = static_cast<uint16_t>(*plan.director);
   report.hth = plan.hth;
   report.attack_strength = plan.attack_strength;
@@ -1226,10 +1228,20 @@ void Play::ResolveNext() {
   const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
   AmbusherKeepsConcealment(side, all_removed, attackers, units, effects);
 
+  // The report keeps the lists; copies stay here only for the choices asked after it.
+  const bool choices = capture_choice || dr.Total() == 2 || dr.Total() == 12;
+  if (choices) {
+    report.attackers = attackers;
+    report.targets = targets;
+  } else {
+    report.attackers = std::move(attackers);
+    report.targets = std::move(targets);
+  }
   Event event = MakeEvent(EventKind::kAttackResolved, side);
   event.attack = std::move(report);
   event.effects = std::move(effects);
   Emit(std::move(event));
+  if (!choices) return;
 
   if (capture_choice) {
     RequestChoice(Opponent(side), ChoiceKind::kCaptureSelection, *capture_choice, 1, 1, attackers);

@@ -291,6 +291,9 @@ void AslRules::Apply(State& state, const Event& event) const {
     }
     case EventKind::kDeclarationsRevealed: {
       // A11.12: the ATTACKER's attacks are resolved first, then the DEFENDER's.
+      MELEE_CHECK(state.sealed[0].has_value() && state.sealed[1].has_value());
+      state.queue.reserve(state.queue.size() + state.sealed[0]->attacks.size() +
+                          state.sealed[1]->attacks.size());
       for (Seat side : {state.attacker, Opponent(state.attacker)}) {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
