@@ -1218,12 +1218,12 @@ void Play::ResolveNext() {
   report.halvings = std::move(plan.halvings);
   report.column = plan.column;
   report.kill_number = plan.kill_number;
-  report.drms = plan.common;  // Kept in `plan` too: read below.
   report.dr = dr;
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
 
   const KillResults kills = ApplyKills(plan, dr, targets, queued.order.capture, attackers, units,
                                        report, effects);
+  report.drms = std::move(plan.common);  // Read by ApplyKills.
   const bool all_removed = kills.all_removed;
   const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
   AmbusherKeepsConcealment(side, all_removed, attackers, units, effects);

@@ -379,7 +379,7 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
                              seat == state.attacker);
     // The director sees everything else, but a sealed declaration only once it is revealed.
     const bool entitled = viewer == ViewerOf(seat) || public_now;
-    if (entitled) view.declarations[i] = state.sealed[i];
+    if (entitled) view.declarations[i] = state.sealed[i].ToOptional();
   }
   if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {
     view.pending = state.pending;
