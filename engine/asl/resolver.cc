@@ -81,7 +81,8 @@ class Play {
 
  private:
   // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
-  void Emit(Event event) {
+  // Takes an rvalue, not a value: the event is moved once, into the record.
+  void Emit(Event&& event) {
     if (!dice_.rolls().empty()) {
       std::vector<DieRoll> rolls = dice_.TakeRolls();
       if (event.rolls.empty()) {
