@@ -503,6 +503,10 @@ std::vector<Effect> Play::LoseConcealment(Seat seat,
                                           const std::vector<AttackOrder>& attacks) const {
   std::vector<Effect> effects;
   if (work_.ambusher == seat) return effects;  // Decided per attack, after its result.
+  const bool any_concealed =
+      std::any_of(work_.units.begin(), work_.units.end(),
+                  [&](const Unit& u) { return u.owner == seat && u.concealed; });
+  if (!any_concealed) return effects;  // Nobody to name: no id looked up.
   for (const AttackOrder& order : attacks) {
     for (const std::string& id : order.attackers) {
       Result<uint16_t> index = Find(id);
