@@ -263,7 +263,9 @@ void AslRules::Apply(State& state, const Event& event) const {
           QueuedAttack queued{event.seat, FlagsOf(order), {}, {}};
           for (const std::string& id : order.attackers) {
             for (size_t i = 0; i < state.units.size(); ++i) {
-              if (SameId(state.units[i].id, id)) queued.attackers.push_back(static_cast<uint16_t>(i));
+              if (SameId(state.units[i].id, id)) {
+                queued.attackers.push_back(static_cast<uint16_t>(i));
+              }
             }
           }
           for (const std::string& id : order.targets) {
