@@ -1015,7 +1015,6 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
                                    std::vector<Effect>& effects) {
   const int common = Total(plan.common);
   std::vector<uint16_t> partial;
-  std::vector<uint16_t> eliminated;
   bool all_removed = true;
   report.results.reserve(targets.size());
   for (size_t t = 0; t < targets.size(); ++t) {
@@ -1025,7 +1024,11 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
     result.final_dr = dr.Total() + common + Total(result.drms);
     if (result.final_dr < plan.kill_number) {
       result.outcome = capture ? Outcome::kCaptured : Outcome::kEliminated;
-      eliminated.push_back(targets[t]);
+      // Nothing else is appended to `effects` in this loop: they come in target order.
+      effects.push_back(WithCaptors(
+          MakeEffect(capture ? EffectKind::kCaptured : EffectKind::kEliminated, targets[t], "",
+                     0),
+          capture ? attackers : std::vector<uint16_t>{}));
     } else if (result.final_dr == plan.kill_number) {
       result.outcome = Outcome::kPartial;
       partial.push_back(targets[t]);
@@ -1034,12 +1037,6 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
       all_removed = false;
     }
     report.results.push_back(std::move(result));
-  }
-  for (uint16_t i : eliminated) {
-    effects.push_back(WithCaptors(
-        MakeEffect(capture ? EffectKind::kCaptured : EffectKind::kEliminated, i, "",
-                   0),
-        capture ? attackers : std::vector<uint16_t>{}));
   }
   std::optional<std::vector<uint16_t>> capture_choice;
   if (!partial.empty() && capture) {
