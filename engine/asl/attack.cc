@@ -251,7 +251,7 @@ std::optional<size_t> DirectingLeader(std::span<const Unit> units,
     const Unit& unit = units[index];
     if (unit.kind != UnitKind::kLeader || unit.pinned || unit.broken) continue;
     if (!order.director.empty()) {
-      if (unit.id == order.director) best = index;
+      if (SameId(unit.id, order.director)) best = index;
       continue;
     }
     if (!best || unit.leadership < units[*best].leadership) best = index;
@@ -439,7 +439,7 @@ Unit CreatedLeaderUnit(std::span<const Unit> units, const Unit& mmc, const Unit&
   Unit leader;
   leader.id = mmc.id + "-ldr";
   auto taken = [&](const std::string& id) {
-    return std::any_of(units.begin(), units.end(), [&](const Unit& u) { return u.id == id; });
+    return std::any_of(units.begin(), units.end(), [&](const Unit& u) { return SameId(u.id, id); });
   };
   while (taken(leader.id)) leader.id += "'";
   leader.owner = mmc.owner;

@@ -192,6 +192,16 @@ struct Unit {
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
+// Returns true when `a` and `b` are the same unit id. Ids are a few characters, compared often
+// (a declaration names units by id): compared here inline, without a call to memcmp.
+inline bool SameId(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Returns true for a vehicle counter.
 inline bool IsVehicle(const Unit& unit) { return unit.kind == UnitKind::kVehicle; }
 // Returns true for a Rider or Passenger (A11.611).

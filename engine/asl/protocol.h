@@ -28,6 +28,7 @@
 #include "engine/core/dice.h"
 #include "engine/core/rational.h"
 #include "engine/core/ruleset.h"
+#include "engine/core/shared_value.h"
 
 namespace melee::engine::asl {
 
@@ -249,7 +250,8 @@ struct Event {
   Seat seat = Seat::kSideA;
   std::optional<Situation> situation;
   std::optional<Announce> announce;
-  std::optional<Seal> seal;
+  // Shared with the states the event is folded into (a sealed declaration is never modified).
+  SharedValue<Seal> seal;
   std::optional<AttackReport> attack;
   std::optional<AmbushReport> ambush;
   std::optional<PendingChoice> choice;
@@ -283,7 +285,7 @@ struct State {
   std::vector<int> declared_strength;
   Seat to_act = Seat::kSideA;
   std::array<std::optional<Announce>, 2> announced;
-  std::array<std::optional<Seal>, 2> sealed;
+  std::array<SharedValue<Seal>, 2> sealed;  // Shared with the events that sealed them.
   std::array<bool, 2> passed = {false, false};  // Sequential CC: done attacking.
   bool sequential = false;
   bool hth = false;

@@ -81,7 +81,8 @@ class Play {
 
  private:
   // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
-  void Emit(Event event) {
+  // Takes an rvalue, not a value: the event is moved once, into the record.
+  void Emit(Event&& event) {
     if (!dice_.rolls().empty()) {
       std::vector<DieRoll> rolls = dice_.TakeRolls();
       if (event.rolls.empty()) {
@@ -143,7 +144,7 @@ class Play {
 
 Result<uint16_t> Play::Find(std::string_view id) const {
   for (size_t i = 0; i < work_.units.size(); ++i) {
-    if (work_.units[i].id == id && work_.units[i].kind != UnitKind::kDummy) {
+    if (SameId(work_.units[i].id, id) && work_.units[i].kind != UnitKind::kDummy) {
       return static_cast<uint16_t>(i);
     }
   }
@@ -502,6 +503,10 @@ std::vector<Effect> Play::LoseConcealment(Seat seat,
                                           const std::vector<AttackOrder>& attacks) const {
   std::vector<Effect> effects;
   if (work_.ambusher == seat) return effects;  // Decided per attack, after its result.
+  const bool any_concealed =
+      std::any_of(work_.units.begin(), work_.units.end(),
+                  [&](const Unit& u) { return u.owner == seat && u.concealed; });
+  if (!any_concealed) return effects;  // Nobody to name: no id looked up.
   for (const AttackOrder& order : attacks) {
     for (const std::string& id : order.attackers) {
       Result<uint16_t> index = Find(id);
@@ -1010,7 +1015,6 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
                                    std::vector<Effect>& effects) {
   const int common = Total(plan.common);
   std::vector<uint16_t> partial;
-  std::vector<uint16_t> eliminated;
   bool all_removed = true;
   report.results.reserve(targets.size());
   for (size_t t = 0; t < targets.size(); ++t) {
@@ -1020,7 +1024,11 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
     result.final_dr = dr.Total() + common + Total(result.drms);
     if (result.final_dr < plan.kill_number) {
       result.outcome = capture ? Outcome::kCaptured : Outcome::kEliminated;
-      eliminated.push_back(targets[t]);
+      // Nothing else is appended to `effects` in this loop: they come in target order.
+      effects.push_back(WithCaptors(
+          MakeEffect(capture ? EffectKind::kCaptured : EffectKind::kEliminated, targets[t], "",
+                     0),
+          capture ? attackers : std::vector<uint16_t>{}));
     } else if (result.final_dr == plan.kill_number) {
       result.outcome = Outcome::kPartial;
       partial.push_back(targets[t]);
@@ -1029,12 +1037,6 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
       all_removed = false;
     }
     report.results.push_back(std::move(result));
-  }
-  for (uint16_t i : eliminated) {
-    effects.push_back(WithCaptors(
-        MakeEffect(capture ? EffectKind::kCaptured : EffectKind::kEliminated, i, "",
-                   0),
-        capture ? attackers : std::vector<uint16_t>{}));
   }
   std::optional<std::vector<uint16_t>> capture_choice;
   if (!partial.empty() && capture) {
@@ -1060,19 +1062,21 @@ Play::KillResults Play::ApplyKills(AttackPlan& plan, const TwoDice& dr,
   const int black_kill = KillNumber(plan.column, false);
   const size_t result_effects = effects.size();
   for (size_t e = 0; e < result_effects; ++e) {
-    const Effect effect = effects[e];
-    if (effect.kind != EffectKind::kEliminated && effect.kind != EffectKind::kCaptured) continue;
-    if (effect.unit >= units.size()) continue;  // A HS created by this attack carries no SW.
-    for (const std::string& weapon : units[effect.unit].support_weapons) {
+    // By value: the loop appends to `effects`.
+    const EffectKind kind = effects[e].kind;
+    const uint16_t unit = effects[e].unit;
+    if (kind != EffectKind::kEliminated && kind != EffectKind::kCaptured) continue;
+    if (unit >= units.size()) continue;  // A HS created by this attack carries no SW.
+    for (const std::string& weapon : units[unit].support_weapons) {
       bool destroyed = false;
-      if (effect.kind == EffectKind::kEliminated && dr.colored == 1) {
+      if (kind == EffectKind::kEliminated && dr.colored == 1) {
         const int sw_dr = dice_.RollDie("A11.13 SW dr");
         destroyed =
             work_.options.sw_destruction_inclusive ? sw_dr <= black_kill : sw_dr < black_kill;
       }
       effects.push_back(
           MakeEffect(destroyed ? EffectKind::kSupportWeaponLost : EffectKind::kSupportWeaponDropped,
-                     effect.unit, weapon, 0));
+                     unit, weapon, 0));
     }
   }
   return KillResults{all_removed, std::move(capture_choice)};
@@ -1111,10 +1115,12 @@ void Play::ResolveNext() {
   // A11.22 / ASL-AMB-5: units that withdrew before this attack are out of it; it is
   // recalculated without them, and void if nobody is left on one side.
   std::vector<uint16_t> attackers;
+  attackers.reserve(queued.attackers.size() + 1);  // + 1: a leader created by an Original 2.
   for (uint16_t i : queued.attackers) {
     if (work_.units[i].presence != Presence::kWithdrawn) attackers.push_back(i);
   }
   std::vector<uint16_t> targets;
+  targets.reserve(queued.targets.size());
   for (uint16_t i : queued.targets) {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
@@ -1207,8 +1213,6 @@ void Play::ResolveNext() {
     report.leader_creation = std::move(creation);
   }
 
-  report.attackers = attackers;
-  report.targets = targets;
   if (plan.director) report.director = static_cast<uint16_t>(*plan.director);
   report.hth = plan.hth;
   report.attack_strength = plan.attack_strength;
@@ -1216,20 +1220,30 @@ void Play::ResolveNext() {
   report.halvings = std::move(plan.halvings);
   report.column = plan.column;
   report.kill_number = plan.kill_number;
-  report.drms = plan.common;  // Kept in `plan` too: read below.
   report.dr = dr;
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
 
   const KillResults kills = ApplyKills(plan, dr, targets, queued.order.capture, attackers, units,
                                        report, effects);
+  report.drms = std::move(plan.common);  // Read by ApplyKills.
   const bool all_removed = kills.all_removed;
   const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
   AmbusherKeepsConcealment(side, all_removed, attackers, units, effects);
 
+  // The report keeps the lists; copies stay here only for the choices asked after it.
+  const bool choices = capture_choice || dr.Total() == 2 || dr.Total() == 12;
+  if (choices) {
+    report.attackers = attackers;
+    report.targets = targets;
+  } else {
+    report.attackers = std::move(attackers);
+    report.targets = std::move(targets);
+  }
   Event event = MakeEvent(EventKind::kAttackResolved, side);
   event.attack = std::move(report);
   event.effects = std::move(effects);
   Emit(std::move(event));
+  if (!choices) return;
 
   if (capture_choice) {
     RequestChoice(Opponent(side), ChoiceKind::kCaptureSelection, *capture_choice, 1, 1, attackers);

@@ -32,7 +32,7 @@ std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
   for (size_t i = 0; i < units.size(); ++i) {
     const std::string_view id = units[i].id;
     for (const std::string& named : ids) {
-      if (named.size() == id.size() && named == id) {
+      if (SameId(named, id)) {
         indices.push_back(static_cast<uint16_t>(i));
         break;
       }
@@ -79,7 +79,7 @@ void ApplyEffect(State& state, const Effect& effect) {
       for (size_t q = state.next_attack + 1; q < state.queue.size(); ++q) {
         auto& targets = state.queue[q].targets;
         const bool hits_mmc = std::any_of(targets.begin(), targets.end(), [&](uint16_t t) {
-          return state.units[t].id == created.stacked_on;
+          return SameId(state.units[t].id, created.stacked_on);
         });
         if (hits_mmc) targets.push_back(effect.unit);
       }
@@ -220,7 +220,8 @@ void AslRules::Apply(State& state, const Event& event) const {
       for (size_t i = 0; i < state.units.size(); ++i) {
         const std::string& id = state.units[i].id;
         auto named = [&](const std::vector<std::string>& ids) {
-          return std::find(ids.begin(), ids.end(), id) != ids.end();
+          return std::any_of(ids.begin(), ids.end(),
+                             [&](const std::string& other) { return SameId(other, id); });
         };
         if (state.units[i].owner != event.seat) continue;
         if (named(event.announce->withdraw)) state.withdrawing[i] = true;
@@ -262,12 +263,14 @@ void AslRules::Apply(State& state, const Event& event) const {
           QueuedAttack queued{event.seat, FlagsOf(order), {}, {}};
           for (const std::string& id : order.attackers) {
             for (size_t i = 0; i < state.units.size(); ++i) {
-              if (state.units[i].id == id) queued.attackers.push_back(static_cast<uint16_t>(i));
+              if (SameId(state.units[i].id, id)) {
+                queued.attackers.push_back(static_cast<uint16_t>(i));
+              }
             }
           }
           for (const std::string& id : order.targets) {
             for (size_t i = 0; i < state.units.size(); ++i) {
-              if (state.units[i].id == id) queued.targets.push_back(static_cast<uint16_t>(i));
+              if (SameId(state.units[i].id, id)) queued.targets.push_back(static_cast<uint16_t>(i));
             }
           }
           for (uint16_t i : queued.attackers) {
@@ -290,6 +293,9 @@ void AslRules::Apply(State& state, const Event& event) const {
     }
     case EventKind::kDeclarationsRevealed: {
       // A11.12: the ATTACKER's attacks are resolved first, then the DEFENDER's.
+      MELEE_CHECK(state.sealed[0].has_value() && state.sealed[1].has_value());
+      state.queue.reserve(state.queue.size() + state.sealed[0]->attacks.size() +
+                          state.sealed[1]->attacks.size());
       for (Seat side : {state.attacker, Opponent(state.attacker)}) {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
@@ -375,7 +381,7 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
                              seat == state.attacker);
     // The director sees everything else, but a sealed declaration only once it is revealed.
     const bool entitled = viewer == ViewerOf(seat) || public_now;
-    if (entitled) view.declarations[i] = state.sealed[i];
+    if (entitled) view.declarations[i] = state.sealed[i].ToOptional();
   }
   if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {
     view.pending = state.pending;
