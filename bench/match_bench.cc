@@ -1627,12 +1627,10 @@ class Deployment {
                   << "\n";
         return nullptr;
       }
+      const std::string uri = deployment->postgres_->CreateDatabase();
+      if (uri.empty()) return nullptr;
       std::vector<std::string> arguments = extra;
-      for (const char* argument : {"--store", "", "--node-id", "node-a"}) {
-        arguments.emplace_back(argument);
-      }
-      arguments[extra.size() + 1] = deployment->postgres_->CreateDatabase();
-      if (arguments[extra.size() + 1].empty()) return nullptr;
+      arguments.insert(arguments.end(), {"--store", uri, "--node-id", "node-a"});
       auto server = StartServer(binary, dir / "data", deployment->endpoint_, threads, arguments);
       if (!server) return nullptr;
       deployment->servers_.push_back(std::move(server));
