@@ -148,12 +148,12 @@ TEST(DirectorGuide, TheTournamentGuideRunsVerbatim) {
   EXPECT_TRUE(Contains(rows.str(), ",Carol,Attacker,,Draw,Dave,Defender,,Draw,")) << rows.str();
 }
 
-// The README's forces guide: a Melee over three CCPhs by email, in words only. Its commands do
+// docs/pbem-guides.md's forces guide: a Melee over three CCPhs by email, in words only. Its commands do
 // not depend on the dice: CCPhs 1 and 2 roll none, and CCPh 3 ends with a status whatever it
 // rolled (here both sides' DR 11: nobody is hurt, and the Melee goes on into CCPh 4).
-TEST(PbemGuide, TheReadmeMeleeRunsVerbatim) {
+TEST(PbemGuide, TheMeleeGuideRunsVerbatim) {
   testing::TempDir dir;
-  const GuideRun run = RunGuide("forces-guide", {5, 6, 5, 6}, dir);
+  const GuideRun run = RunGuide("forces-guide", {5, 6, 5, 6}, dir, "docs/pbem-guides.md");
   const std::string& output = run.output;
   ASSERT_EQ(run.code, 0) << output;
   for (const char* expected : {
@@ -171,10 +171,10 @@ TEST(PbemGuide, TheReadmeMeleeRunsVerbatim) {
   EXPECT_FALSE(Contains(output, "back stairs\n  #")) << output;
 }
 
-// The README's V&V guide: rule 15's Close Assault Example by email, DR 7 as in the rulebook.
-TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
+// docs/pbem-guides.md's V&V guide: rule 15's Close Assault Example by email, DR 7 as in the rulebook.
+TEST(PbemGuide, TheCloseAssaultGuideRunsVerbatim) {
   testing::TempDir dir;
-  const GuideRun run = RunGuide("vv-guide", {3, 4}, dir);
+  const GuideRun run = RunGuide("vv-guide", {3, 4}, dir, "docs/pbem-guides.md");
   const std::string& output = run.output;
   ASSERT_EQ(run.code, 0) << output;
   for (const char* expected : {
@@ -190,13 +190,14 @@ TEST(PbemGuide, TheReadmeCloseAssaultRunsVerbatim) {
   }
 }
 
-// The README's Chain of Command guide: rule 17's "In action" by email. The Soviets' 8 dice roll
+// docs/pbem-guides.md's Chain of Command guide: rule 17's "In action" by email. The Soviets' 8 dice roll
 // three Kills and a Shock, the Germans' 13 nothing; the Germans place their odd Kill and Shock;
 // a d6 for a hit on their Leader (none) and one for Force Morale (no change).
-TEST(PbemGuide, TheReadmeCocCloseCombatRunsVerbatim) {
+TEST(PbemGuide, TheCocGuideRunsVerbatim) {
   testing::TempDir dir;
   const GuideRun run = RunGuide(
-      "coc-guide", {6, 6, 6, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4}, dir);
+      "coc-guide", {6, 6, 6, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4}, dir,
+      "docs/pbem-guides.md");
   const std::string& output = run.output;
   ASSERT_EQ(run.code, 0) << output;
   for (const char* expected : {
