@@ -401,6 +401,19 @@ class AslHost final : public RulesetHost {
     *out.mutable_asl() = std::move(shown);
   }
 
+  // Only these events depend on the viewer's view (see RenderEvent): concealed units, a seal,
+  // and what a reveal shows (the opened declarations).
+  bool SameForEveryViewer(const AnyEvent& event) const override {
+    switch (EventOf(event).kind) {
+      case asl::EventKind::kSetUp:
+      case asl::EventKind::kDeclarationSealed:
+      case asl::EventKind::kDeclarationsRevealed:
+        return false;
+      default:
+        return true;
+    }
+  }
+
   void RenderView(const AnyState& state, Viewer viewer, v1::MatchView& out) const override {
     const asl::State& s = StateOf(state);
     *out.mutable_asl() = proto::ViewToProto(Rules().MakeView(s, viewer), s);

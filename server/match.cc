@@ -113,11 +113,11 @@ class ReplayDice final : public engine::Dice {
 
 MessagePtr ErrorMessage(v1::ErrorCode code, std::string message, const std::string& command_id,
                         std::string rule_ref = {}) {
-  auto reply = std::make_shared<v1::ServerMessage>();
-  reply->set_command_id(command_id);
-  *reply->mutable_error() = proto::MakeError(code, std::move(message), command_id);
-  reply->mutable_error()->set_rule_ref(std::move(rule_ref));
-  return reply;
+  v1::ServerMessage reply;
+  reply.set_command_id(command_id);
+  *reply.mutable_error() = proto::MakeError(code, std::move(message), command_id);
+  reply.mutable_error()->set_rule_ref(std::move(rule_ref));
+  return MakeMessage(std::move(reply));
 }
 
 MessagePtr RuleErrorMessage(const engine::RuleError& error, const std::string& command_id) {
@@ -1477,21 +1477,37 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
   std::vector<RenderedEvent> committed;
   committed.reserve(plan.entries.size());
   for (const Planned& planned : plan.entries) {
-    std::array<std::shared_ptr<v1::ServerMessage>, 4> messages;
-    std::array<v1::MatchEvent*, 4> events{};
-    for (Viewer viewer : kViewers) {
-      auto message = std::make_shared<v1::ServerMessage>();
-      v1::MatchEvent& event = *message->mutable_event();
-      event = RenderEvent(planned, viewer);
+    const auto stamped = [&](v1::MatchEvent event) {
+      v1::ServerMessage message;
       event.set_match_id(identity_.id);
       event.set_seq(seq);
       event.set_recorded_unix_ms(recorded_unix_ms);
-      events[ViewerIndex(viewer)] = &event;
-      messages[ViewerIndex(viewer)] = std::move(message);
-    }
-    OpenSeals(planned, seq, events);
+      *message.mutable_event() = std::move(event);
+      return message;
+    };
     RenderedEvent& rendered = committed.emplace_back();
-    for (size_t i = 0; i < rendered.size(); ++i) rendered[i] = std::move(messages[i]);
+    if (SameForEveryViewer(planned)) {
+      rendered.fill(MakeMessage(stamped(RenderEvent(planned, Viewer::kDirector))));
+    } else {
+      std::array<v1::ServerMessage, 4> messages;
+      std::array<v1::MatchEvent*, 4> events{};
+      for (Viewer viewer : kViewers) {
+        v1::ServerMessage& message = messages[ViewerIndex(viewer)];
+        message = stamped(RenderEvent(planned, viewer));
+        events[ViewerIndex(viewer)] = message.mutable_event();
+      }
+      OpenSeals(planned, seq, events);
+      // Viewers who see the event alike share one message, serialized once.
+      for (size_t i = 0; i < rendered.size(); ++i) {
+        std::string bytes = messages[i].SerializeAsString();
+        for (size_t j = 0; j < i && !rendered[i]; ++j) {
+          if (*rendered[j]->Frame(proto::FrameKind::kBinary) == bytes) rendered[i] = rendered[j];
+        }
+        if (!rendered[i]) {
+          rendered[i] = std::make_shared<const Outbound>(std::move(messages[i]), std::move(bytes));
+        }
+      }
+    }
     recent_.Push(seq, rendered);
     uint8_t material = 3;
     if (planned.event) {
@@ -1743,9 +1759,20 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
   return out;
 }
 
+bool Match::SameForEveryViewer(const Planned& planned) const {
+  const storage::StoredEvent& stored = planned.stored;
+  if (planned.event) return host_.SameForEveryViewer(*planned.event);
+  // Public by nature (RenderEvent shows them whole to everyone). Anything else is not assumed to
+  // be: a set-up part and unit updates are masked, a flag's comment is the flagging seat's and
+  // the director's.
+  return stored.has_match_created() || stored.has_head_signed() ||
+         stored.has_setup_confirmed() || stored.has_result_recorded() ||
+         stored.has_locations_ordered() || stored.has_clock();
+}
+
 MessagePtr Match::RenderView(Viewer viewer) const {
-  auto message = std::make_shared<v1::ServerMessage>();
-  v1::MatchView& view = *message->mutable_view();
+  v1::ServerMessage message;
+  v1::MatchView& view = *message.mutable_view();
   view.set_match_id(identity_.id);
   view.set_seq(seq_);
   view.set_seat(WireSeat(viewer));
@@ -1834,19 +1861,19 @@ MessagePtr Match::RenderView(Viewer viewer) const {
        results_.Summaries([this](uint32_t combat) { return CombatLocation(combat); })) {
     *view.add_results() = std::move(result);
   }
-  return message;
+  return MakeMessage(std::move(message));
 }
 
 MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) const {
-  auto message = std::make_shared<v1::ServerMessage>();
-  message->set_command_id(command_id);
-  v1::CommandAck& ack = *message->mutable_ack();
+  v1::ServerMessage message;
+  message.set_command_id(command_id);
+  v1::CommandAck& ack = *message.mutable_ack();
   ack.set_command_id(command_id);
   ack.set_seq(answer.seq);
   ack.set_receipt(answer.receipt);
   ack.set_seal_nonce(answer.seal_nonce);
   ack.set_sealed(answer.sealed);
-  return message;
+  return MakeMessage(std::move(message));
 }
 
 void Match::Broadcast(const std::vector<RenderedEvent>& events) {
@@ -1895,13 +1922,13 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
         self->live_sessions_.push_back(LiveSession{subscriber, viewer, seq});
       }
     }
-    auto joined = std::make_shared<v1::ServerMessage>();
-    joined->set_command_id(command_id);
-    v1::Joined& out = *joined->mutable_joined();
+    v1::ServerMessage joined;
+    joined.set_command_id(command_id);
+    v1::Joined& out = *joined.mutable_joined();
     out.set_match_id(self->identity_.id);
     out.set_seat(WireSeat(viewer));
-    *out.mutable_view() = self->RenderView(viewer)->view();
-    answers.push_back(std::move(joined));
+    *out.mutable_view() = self->RenderView(viewer)->message().view();
+    answers.push_back(MakeMessage(std::move(joined)));
     reply(std::move(answers));
   });
 }
@@ -2091,19 +2118,19 @@ void Match::Look(Viewer viewer, uint64_t after_seq, size_t max_events,
     const bool seated = viewer == Viewer::kSideA || viewer == Viewer::kSideB;
     entry.set_your_turn(seated &&
                         self->Owes(viewer == Viewer::kSideA ? Seat::kSideA : Seat::kSideB));
-    *entry.mutable_view() = self->RenderView(viewer)->view();
+    *entry.mutable_view() = self->RenderView(viewer)->message().view();
     const uint64_t from = std::max(after_seq, self->seq_ > max_events ? self->seq_ - max_events : 0);
     entry.set_new_events(self->seq_ > after_seq ? self->seq_ - after_seq : 0);
     auto events = self->EventsAfter(from, viewer);
     if (!events) return done(tl::unexpected(events.error()));
-    for (const MessagePtr& message : *events) *entry.add_events() = message->event();
+    for (const MessagePtr& message : *events) *entry.add_events() = message->message().event();
     done(std::move(entry));
   });
 }
 
 void Match::CurrentView(Viewer viewer, std::function<void(v1::MatchView)> done) {
   asio::post(strand_, [self = shared_from_this(), viewer, done = std::move(done)] {
-    done(self->RenderView(viewer)->view());
+    done(self->RenderView(viewer)->message().view());
   });
 }
 
@@ -2125,7 +2152,7 @@ void Match::ViewAt(Viewer viewer, uint64_t at,
         self->strand_.get_inner_executor(), scratch,
         [self](std::string_view) { return &self->host_; }, *logged, at);
     if (!replayed) return done(last, tl::unexpected(replayed.error()));
-    done(last, (*replayed)->RenderView(viewer)->view());
+    done(last, (*replayed)->RenderView(viewer)->message().view());
   });
 }
 
@@ -2148,9 +2175,9 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
         const MessagePtr full = all.At(i + 1, Viewer::kDirector);
         storage::StoredEvent stored;
         stored.ParseFromString((*logged)[i].payload);
-        visible[i] = SeatMayHave(stored, viewer, all.At(i + 1, viewer)->event(), full->event(),
+        visible[i] = SeatMayHave(stored, viewer, all.At(i + 1, viewer)->message().event(), full->message().event(),
                                  revealed_later);
-        if (full->event().has_declarations_revealed()) revealed_later = true;
+        if (full->message().event().has_declarations_revealed()) revealed_later = true;
       }
     }
     storage::MatchFile file;

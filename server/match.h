@@ -51,7 +51,7 @@ class Subscriber {
   virtual ~Subscriber() = default;
   // Queues messages for the client, in order; called on the match's strand; must not block.
   // Messages handed over together are sent together.
-  virtual void Deliver(std::vector<std::shared_ptr<const melee::v1::ServerMessage>> messages) = 0;
+  virtual void Deliver(std::vector<MessagePtr> messages) = 0;
 };
 
 // Receives the answers to one command, exactly once, on the match's strand.
@@ -296,6 +296,9 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
+  // Whether every viewer sees `planned` alike: the rules hide nothing in it, so it is rendered
+  // (and serialized, and sent) once for all four.
+  bool SameForEveryViewer(const Planned& planned) const;
   // Adds the openings of sealed commitments (seal scheme 2) to the rendered event `seq`: a new
   // seal's to the viewers who see its declaration already, and at a reveal the openings of the
   // declarations it shows. Keeps the ones not public yet in unopened_.

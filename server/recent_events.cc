@@ -14,25 +14,26 @@ void RecentEvents::Push(uint64_t seq, const RenderedEvent& event) {
                            " does not follow " + std::to_string(last_seq_));
   }
   Kept kept;
-  std::array<std::string, 4> serialized;
   size_t total = 0;
   for (size_t i = 0; i < event.size(); ++i) {
-    serialized[i] = event[i]->SerializeAsString();
-    total += serialized[i].size();
+    total += event[i]->Frame(proto::FrameKind::kBinary)->size();
   }
   kept.bytes.reserve(total);
-  for (size_t i = 0; i < serialized.size(); ++i) {
+  for (size_t i = 0; i < event.size(); ++i) {
+    const std::string& serialized = *event[i]->Frame(proto::FrameKind::kBinary);
     const std::string_view all(kept.bytes);
-    const auto same =
-        std::find_if(kept.span.begin(), kept.span.begin() + static_cast<long>(i),
-                     [&](const Span& s) { return all.substr(s.offset, s.size) == serialized[i]; });
+    const auto same = std::find_if(
+        kept.span.begin(), kept.span.begin() + static_cast<long>(i), [&](const Span& s) {
+          const size_t j = static_cast<size_t>(&s - kept.span.data());
+          return event[j] == event[i] || all.substr(s.offset, s.size) == serialized;
+        });
     if (same != kept.span.begin() + static_cast<long>(i)) {
       kept.span[i] = *same;
       continue;
     }
     kept.span[i] = Span{.offset = static_cast<uint32_t>(kept.bytes.size()),
-                        .size = static_cast<uint32_t>(serialized[i].size())};
-    kept.bytes += serialized[i];
+                        .size = static_cast<uint32_t>(serialized.size())};
+    kept.bytes += serialized;
   }
   kept.bytes.shrink_to_fit();
   kept_.push_back(std::move(kept));
@@ -50,12 +51,13 @@ MessagePtr RecentEvents::At(uint64_t seq, engine::Viewer viewer) const {
   }
   const Kept& kept = kept_[kept_.size() - 1 - static_cast<size_t>(last_seq_ - seq)];
   const Span span = kept.span[static_cast<size_t>(viewer)];
-  auto message = std::make_shared<melee::v1::ServerMessage>();
-  if (!message->ParseFromArray(kept.bytes.data() + span.offset, static_cast<int>(span.size))) {
+  melee::v1::ServerMessage message;
+  std::string bytes(kept.bytes, span.offset, span.size);
+  if (!message.ParseFromString(bytes)) {
     throw std::runtime_error("RecentEvents::At: event " + std::to_string(seq) +
                              " does not parse back");
   }
-  return message;
+  return std::make_shared<const Outbound>(std::move(message), std::move(bytes));
 }
 
 size_t RecentEvents::bytes() const {

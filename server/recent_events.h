@@ -6,8 +6,9 @@
 // They are kept serialized, not as message trees: an event's four renderings (side A, side B,
 // director, spectator) as protobuf bytes, one copy for viewers who saw the same bytes. A tree
 // of a few hundred bytes of content takes about a kilobyte of heap in small allocations; the
-// bytes take what they weigh. A resume parses what it sends anew, which is rare next to the
-// events sent as they are committed (Match::Broadcast sends the trees it just rendered).
+// bytes take what they weigh. The bytes are the ones the sessions send (Outbound's binary frame,
+// serialized once); a resume parses what it sends anew, which is rare next to the events sent as
+// they are committed (Match::Broadcast sends what it just rendered).
 
 #include <array>
 #include <cstdint>
@@ -16,13 +17,12 @@
 #include <string>
 
 #include "engine/core/ruleset.h"
-#include "melee/v1/envelope.pb.h"
+#include "server/outbound.h"
 
 namespace melee::server {
 
-using MessagePtr = std::shared_ptr<const melee::v1::ServerMessage>;
-
-// One event as each viewer sees it, indexed by static_cast<size_t>(engine::Viewer).
+// One event as each viewer sees it, indexed by static_cast<size_t>(engine::Viewer). Viewers who
+// see it alike may share one message.
 using RenderedEvent = std::array<MessagePtr, 4>;
 
 class RecentEvents {

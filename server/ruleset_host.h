@@ -178,6 +178,9 @@ class RulesetHost {
   virtual void RenderEvent(const engine::AnyState& before, const engine::AnyState& after,
                            const engine::AnyEvent& event, engine::Viewer viewer,
                            melee::v1::MatchEvent& out) const = 0;
+  // Whether RenderEvent shows `event` alike to every viewer (nothing in it is hidden from
+  // anyone), so that it is rendered once for all. False, the safe answer, renders it for each.
+  virtual bool SameForEveryViewer(const engine::AnyEvent&) const { return false; }
   // Fills the ruleset part of `out` with what `viewer` sees of `state`.
   virtual void RenderView(const engine::AnyState& state, engine::Viewer viewer,
                           melee::v1::MatchView& out) const = 0;

@@ -43,7 +43,7 @@ std::string MatchIdOf(const v1::ClientMessage& message) {
 }
 
 void ReplyWith(const Reply& reply, v1::ServerMessage message) {
-  reply({std::make_shared<const v1::ServerMessage>(std::move(message))});
+  reply({MakeMessage(std::move(message))});
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ std::vector<v1::ServerMessage> Dispatcher::Handle(const v1::ClientMessage& messa
                                                   ConnectionState& connection) const {
   std::vector<v1::ServerMessage> answers;
   Handle(message, connection, [&answers](std::vector<MessagePtr> replies) {
-    for (const MessagePtr& reply : replies) answers.push_back(*reply);
+    for (const MessagePtr& reply : replies) answers.push_back(reply->message());
   });
   return answers;
 }

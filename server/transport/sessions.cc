@@ -334,9 +334,9 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
                                auto session = self.lock();
                                if (!session) return;
                                for (const MessagePtr& reply : replies) {
-                                 if (reply->has_error()) {
+                                 if (reply->message().has_error()) {
                                    session->context_.metrics.CountError(
-                                       v1::ErrorCode_Name(reply->error().code()));
+                                       v1::ErrorCode_Name(reply->message().error().code()));
                                  }
                                }
                                session->Deliver(std::move(replies));
@@ -348,7 +348,7 @@ void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
   if (messages.empty()) return;
   asio::dispatch(ws_.get_executor(),
                  [self = this->shared_from_this(), messages = std::move(messages)] {
-                   for (const MessagePtr& message : messages) self->Enqueue(*message, false);
+                   for (const MessagePtr& message : messages) self->Enqueue(message, false);
                    self->StartWriting();
                  });
 }
@@ -364,19 +364,20 @@ void WebSocketSession<Stream>::SendError(v1::ErrorCode code, std::string message
 
 template <class Stream>
 void WebSocketSession<Stream>::Send(v1::ServerMessage message) {
-  asio::dispatch(ws_.get_executor(), [self = this->shared_from_this(), message = std::move(message)] {
-    self->Enqueue(message);
-  });
+  asio::dispatch(ws_.get_executor(),
+                 [self = this->shared_from_this(), message = MakeMessage(std::move(message))] {
+                   self->Enqueue(message);
+                 });
 }
 
 template <class Stream>
-void WebSocketSession<Stream>::Enqueue(const v1::ServerMessage& message, bool start_writing) {
+void WebSocketSession<Stream>::Enqueue(const MessagePtr& message, bool start_writing) {
   if (closing_) return;
   const bool text = reply_as_text_;
   queue_.push_back(
-      {melee::proto::EncodeServerMessage(message, text ? FrameKind::kText : FrameKind::kBinary),
+      {message->Frame(text ? melee::proto::FrameKind::kText : melee::proto::FrameKind::kBinary),
        text});
-  queued_bytes_ += queue_.back().frame.size();
+  queued_bytes_ += queue_.back().frame->size();
   if (queued_bytes_ > context_.config.max_queued_bytes) {
     // A reader this slow would hold the server's memory; the match goes on without it, and the
     // client resumes from its last seq when it reconnects.
@@ -400,7 +401,7 @@ void WebSocketSession<Stream>::DoWrite() {
   writing_ = true;
   ws_.next_layer().Cork(queue_.size() > 1);
   ws_.text(queue_.front().text);
-  ws_.async_write(asio::buffer(queue_.front().frame),
+  ws_.async_write(asio::buffer(*queue_.front().frame),
                   beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
 }
 
@@ -408,7 +409,7 @@ template <class Stream>
 void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
   if (ec) return Fail(ec, "write");
   context_.metrics.messages_sent.Increment();
-  queued_bytes_ -= queue_.front().frame.size();
+  queued_bytes_ -= queue_.front().frame->size();
   queue_.pop_front();
   writing_ = false;
   StartWriting();

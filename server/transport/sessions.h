@@ -87,7 +87,7 @@ class WebSocketSession : public Closable,
   void HandleFrame(std::string_view frame, bool text);
   void SendError(melee::v1::ErrorCode code, std::string message, std::string command_id = {});
   // Queues `message` (on the strand) and, unless told not to, starts writing.
-  void Enqueue(const melee::v1::ServerMessage& message, bool start_writing = true);
+  void Enqueue(const MessagePtr& message, bool start_writing = true);
   void StartWriting();
   void DoWrite();
   void OnWrite(error_code ec, std::size_t bytes);
@@ -107,11 +107,13 @@ class WebSocketSession : public Closable,
   bool closing_ = false;
   bool writing_ = false;  // a frame of queue_ is being written
   std::string end_reason_;  // why the connection ended, for the match's session journal
-  struct Outgoing {
-    std::string frame;
+  // A frame and its kind: the bytes are the message's own, encoded once and shared with every
+  // other session that sends it (Outbound).
+  struct Queued {
+    std::shared_ptr<const std::string> frame;
     bool text;
   };
-  std::deque<Outgoing> queue_;
+  std::deque<Queued> queue_;
   std::size_t queued_bytes_ = 0;
 };
 

@@ -249,7 +249,8 @@ void RecordResult(const HttpRequest& request, const std::string& match_id,
   match->Execute(*viewer, std::move(message),
                  [shape = ResponseShape{request.version(), request.keep_alive()}, respond = std::move(respond)](
                      std::vector<MessagePtr> answers) {
-                   for (const MessagePtr& answer : answers) {
+                   for (const MessagePtr& sent : answers) {
+                     const v1::ServerMessage* answer = &sent->message();
                      if (answer->has_error()) {
                        return respond(HttpError(shape.Request(), StatusOf(answer->error().code()),
                                                 answer->error().code(),

@@ -40,12 +40,13 @@ constexpr std::array<const char*, 3> kRulesets = {"asl", "coc", "vv"};
 constexpr size_t kConnections = 8;
 constexpr size_t kJoinedConnections = 4;
 
-// Checks that `message` survives both frame encodings unchanged: what a client decodes is what
-// the server meant.
-void CheckRoundTrip(const v1::ServerMessage& message) {
+// Checks that `sent` survives both frame encodings unchanged: what a client decodes from the
+// frames the sessions send is what the server meant.
+void CheckRoundTrip(const server::Outbound& sent) {
+  const v1::ServerMessage& message = sent.message();
   const std::string bytes = proto::SerializeDeterministic(message);
   for (proto::FrameKind kind : {proto::FrameKind::kBinary, proto::FrameKind::kText}) {
-    const std::string frame = proto::EncodeServerMessage(message, kind);
+    const std::string& frame = *sent.Frame(kind);
     auto back = proto::DecodeServerMessage(frame, kind);
     if (!back || proto::SerializeDeterministic(*back) != bytes) {
       std::cerr << "sent (" << (kind == proto::FrameKind::kText ? "text" : "binary") << " frame):\n"
@@ -62,7 +63,7 @@ void CheckRoundTrip(const v1::ServerMessage& message) {
 // A connection's live events, checked as they arrive.
 class CheckingSubscriber final : public server::Subscriber {
  public:
-  void Deliver(std::vector<std::shared_ptr<const v1::ServerMessage>> messages) override {
+  void Deliver(std::vector<server::MessagePtr> messages) override {
     for (const auto& message : messages) CheckRoundTrip(*message);
   }
 };
@@ -146,7 +147,7 @@ Reached FuzzFrame(std::string_view input) {
         world.Dispatch(*decoded, connections[header & 0x07]);
     bool refused = false;
     for (const v1::ServerMessage& answer : answers) {
-      CheckRoundTrip(answer);
+      CheckRoundTrip(server::Outbound(answer));
       refused = refused || answer.has_error();
     }
     if (!refused) ++reached.accepted;

@@ -98,7 +98,7 @@ std::vector<melee::v1::ServerMessage> World::Dispatch(const melee::v1::ClientMes
   asio::post(ioc_, [&, answers] {
     dispatcher_.Handle(message, connection, [answers](std::vector<server::MessagePtr> replies) {
       std::vector<melee::v1::ServerMessage> copies;
-      for (const server::MessagePtr& reply : replies) copies.push_back(*reply);
+      for (const server::MessagePtr& reply : replies) copies.push_back(reply->message());
       answers->Set(std::move(copies));
     });
   });

@@ -16,14 +16,14 @@ namespace {
 using engine::Viewer;
 
 MessagePtr EventMessage(uint64_t seq, const std::string& waiting_for) {
-  auto message = std::make_shared<v1::ServerMessage>();
-  v1::MatchEvent& event = *message->mutable_event();
+  v1::ServerMessage message;
+  v1::MatchEvent& event = *message.mutable_event();
   event.set_match_id("m-recent");
   event.set_seq(seq);
   event.set_recorded_unix_ms(1'700'000'000'000 + static_cast<int64_t>(seq));
   event.mutable_head_signed()->set_seq(seq);
   event.mutable_head_signed()->set_hash(waiting_for);
-  return message;
+  return MakeMessage(std::move(message));
 }
 
 // Event `seq` as the four viewers see it: the seats differ, the director and spectator see
@@ -35,13 +35,14 @@ RenderedEvent Rendered(uint64_t seq) {
   rendered[static_cast<size_t>(Viewer::kSideA)] = a;
   rendered[static_cast<size_t>(Viewer::kSideB)] = b;
   rendered[static_cast<size_t>(Viewer::kDirector)] =
-      EventMessage(seq, a->event().head_signed().hash());
+      EventMessage(seq, a->message().event().head_signed().hash());
   rendered[static_cast<size_t>(Viewer::kSpectator)] = a;
   return rendered;
 }
 
-bool Same(const v1::ServerMessage& x, const v1::ServerMessage& y) {
-  return google::protobuf::util::MessageDifferencer::Equals(x, y);
+bool Same(const Outbound& x, const Outbound& y) {
+  return google::protobuf::util::MessageDifferencer::Equals(x.message(), y.message()) &&
+         *x.Frame(proto::FrameKind::kBinary) == *y.Frame(proto::FrameKind::kBinary);
 }
 
 TEST(RecentEventsTest, GivesBackEachViewersEventAsItWasRendered) {
@@ -64,8 +65,8 @@ TEST(RecentEventsTest, ViewersWhoSawTheSameBytesShareOneCopy) {
   const RenderedEvent rendered = Rendered(1);
   recent.Push(1, rendered);
   // Three viewers saw side A's bytes, one saw side B's: two copies are kept, not four.
-  const size_t a = rendered[0]->ByteSizeLong();
-  const size_t b = rendered[1]->ByteSizeLong();
+  const size_t a = rendered[0]->message().ByteSizeLong();
+  const size_t b = rendered[1]->message().ByteSizeLong();
   ASSERT_EQ(a, b);  // the same length, different bytes
   EXPECT_LT(recent.bytes(), 3 * a + 128);
   EXPECT_GE(recent.bytes(), 2 * a);
