@@ -1471,7 +1471,10 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
   state_ = std::move(plan.state);
   setup_ = std::move(plan.setup);
   started_ = plan.started;
-  if (plan.forces) forces_ = *plan.forces;
+  if (plan.forces) {
+    forces_ = *plan.forces;
+    view_parts_ = {};
+  }
   uint64_t seq = first_seq;
   bool deadline_set = false;
   std::vector<RenderedEvent> committed;
@@ -1560,6 +1563,7 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     combats_.push_back(std::move(location));
   }
   if (host_.CarriesForces() && (began || ends)) {
+    view_parts_ = {};
     const CombatOutcome outcome = host_.OutcomeOf(state_);
     if (began) {
       FoldOutcome(forces_, outcome, first_seq, false);
@@ -1770,15 +1774,31 @@ bool Match::SameForEveryViewer(const Planned& planned) const {
          stored.has_locations_ordered() || stored.has_clock();
 }
 
+const std::string& Match::ViewParts(Viewer viewer) const {
+  std::shared_ptr<const std::string>& kept = view_parts_[ViewerIndex(viewer)];
+  if (!kept) {
+    v1::MatchView parts;
+    *parts.mutable_settings() = identity_.settings;
+    RenderForces(host_, forces_, viewer, parts);
+    std::string bytes = parts.SerializeAsString();
+    for (const auto& other : view_parts_) {
+      if (other && *other == bytes) kept = other;
+    }
+    if (!kept) kept = std::make_shared<const std::string>(std::move(bytes));
+  }
+  return *kept;
+}
+
 MessagePtr Match::RenderView(Viewer viewer) const {
-  v1::ServerMessage message;
-  v1::MatchView& view = *message.mutable_view();
+  // The view is sent as bytes: what changes with every event is serialized here, and the
+  // settings and the forces (ViewParts) are appended as they were serialized last. Protobuf
+  // merges the fields of concatenated bytes, so a client parses one MatchView.
+  v1::MatchView view;
   view.set_match_id(identity_.id);
   view.set_seq(seq_);
   view.set_seat(WireSeat(viewer));
   view.set_stage(!started_ ? v1::STAGE_SETUP
                            : (host_.Ended(state_) ? v1::STAGE_ENDED : v1::STAGE_PLAYING));
-  *view.mutable_settings() = identity_.settings;
   for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
     const size_t i = SeatIndex(seat);
     v1::SideStatus& status = seat == Seat::kSideA ? *view.mutable_side_a() : *view.mutable_side_b();
@@ -1855,13 +1875,14 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     result.set_reason("lost on time");
     result.set_seq(decided_->seq);
   }
-  RenderForces(host_, forces_, viewer, view);
   view.set_ccph(ccph_);
   for (v1::MatchResult& result :
        results_.Summaries([this](uint32_t combat) { return CombatLocation(combat); })) {
     *view.add_results() = std::move(result);
   }
-  return MakeMessage(std::move(message));
+  std::string bytes = view.SerializeAsString();
+  bytes += ViewParts(viewer);
+  return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kViewFieldNumber, bytes));
 }
 
 MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) const {

@@ -295,6 +295,9 @@ class Match : public std::enable_shared_from_this<Match> {
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;
+  // The settings and the forces as `viewer` sees them, serialized as fields of a MatchView: kept
+  // (view_parts_) until the forces change, as they change at most a few times a close combat.
+  const std::string& ViewParts(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
   // Whether every viewer sees `planned` alike: the rules hide nothing in it, so it is rendered
   // (and serialized, and sent) once for all four.
@@ -379,6 +382,9 @@ class Match : public std::enable_shared_from_this<Match> {
     uint32_t ccph = 0;  // the CCPh of its last close combat
   };
   Forces forces_;
+  // ViewParts, per viewer (viewers who see them alike share one); cleared whenever forces_ may
+  // change (Commit).
+  mutable std::array<std::shared_ptr<const std::string>, 4> view_parts_;
   // The close combats begun so far, by their Location ("" when the set-up named none), and the
   // results recorded for them and for the match.
   std::vector<std::string> combats_;

@@ -27,16 +27,23 @@ class Outbound {
   // `binary` must be `message` serialized (SerializeAsString or deterministically).
   Outbound(melee::v1::ServerMessage message, std::string binary);
 
+  // A message known by its bytes only (`binary` must parse as a ServerMessage): its tree is
+  // parsed the first time it is asked for (message(), or a text frame).
+  static std::shared_ptr<const Outbound> FromBinary(std::string binary);
+
   Outbound(const Outbound&) = delete;
   Outbound& operator=(const Outbound&) = delete;
 
-  const melee::v1::ServerMessage& message() const { return message_; }
+  const melee::v1::ServerMessage& message() const;
 
   // The message as a frame of `kind`, encoded the first time it is asked for.
   const std::shared_ptr<const std::string>& Frame(proto::FrameKind kind) const;
 
  private:
-  melee::v1::ServerMessage message_;
+  Outbound() = default;
+
+  mutable melee::v1::ServerMessage message_;
+  mutable std::once_flag tree_once_;
   mutable std::once_flag binary_once_;
   mutable std::once_flag text_once_;
   mutable std::shared_ptr<const std::string> binary_;

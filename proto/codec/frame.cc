@@ -5,6 +5,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <vector>
@@ -121,6 +122,20 @@ std::string SerializeDeterministic(const google::protobuf::MessageLite& message)
     message.SerializeToCodedStream(&coded);
   }
   return bytes;
+}
+
+std::string LengthDelimited(int field_number, std::string_view bytes) {
+  using google::protobuf::internal::WireFormatLite;
+  std::string out;
+  out.reserve(bytes.size() + 10);
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag(WireFormatLite::MakeTag(field_number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
+    coded.WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+  }
+  return out;
 }
 
 }  // namespace melee::proto

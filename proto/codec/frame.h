@@ -41,4 +41,8 @@ std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKi
 // give equal bytes: what the event log hashes and what receipts are computed over.
 std::string SerializeDeterministic(const google::protobuf::MessageLite& message);
 
+// Returns `bytes` as field `field_number` of a message, length-delimited (tag, length, bytes):
+// the serialization of a message whose only field is the submessage serialized as `bytes`.
+std::string LengthDelimited(int field_number, std::string_view bytes);
+
 }  // namespace melee::proto

@@ -115,5 +115,40 @@ TEST(FrameTest, ServerMessageRoundTripInBothKinds) {
   }
 }
 
+// How the server sends a view (Match::RenderView): the changing fields serialized, the kept
+// parts' bytes appended, the whole wrapped as ServerMessage.view. A client parses one view.
+TEST(FrameTest, ConcatenatedViewPartsWrappedAsAFieldParseAsOneServerMessage) {
+  v1::MatchView changing;
+  changing.set_match_id("m-1");
+  changing.set_seq(42);
+  changing.add_waiting_for("side B: seal its declaration");
+  v1::MatchView kept;
+  kept.mutable_settings()->set_ruleset("asl");
+  kept.add_side_a_force()->set_id("A1");
+  kept.add_side_a_force()->set_id("A2");
+  kept.add_side_b_force()->set_id("B1");
+  const std::string bytes = LengthDelimited(v1::ServerMessage::kViewFieldNumber,
+                                            changing.SerializeAsString() + kept.SerializeAsString());
+  v1::ServerMessage whole;
+  *whole.mutable_view() = changing;
+  whole.mutable_view()->MergeFrom(kept);
+  for (FrameKind kind : {FrameKind::kBinary, FrameKind::kText}) {
+    // The text frame is encoded from the tree the bytes parse to (Outbound::FromBinary).
+    const std::string frame =
+        kind == FrameKind::kBinary
+            ? bytes
+            : EncodeServerMessage(*DecodeServerMessage(bytes, FrameKind::kBinary), kind);
+    auto decoded = DecodeServerMessage(frame, kind);
+    ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+    EXPECT_EQ(SerializeDeterministic(*decoded), SerializeDeterministic(whole));
+    EXPECT_EQ(decoded->view().side_a_force_size(), 2);
+    EXPECT_EQ(decoded->view().settings().ruleset(), "asl");
+  }
+  // A long view: the length takes more than one byte.
+  const std::string long_bytes(300, 'x');
+  const std::string wrapped = LengthDelimited(7, long_bytes);
+  EXPECT_EQ(wrapped.size(), 1 + 2 + long_bytes.size());
+}
+
 }  // namespace
 }  // namespace melee::proto
