@@ -444,9 +444,14 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   batch.match_id = identity_.id;
   batch.expected_seq = seq_;
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
-  for (Planned& planned : plan->entries) {
-    // A salt makes the event's hash hide its content from a viewer it is redacted for.
-    planned.stored.set_salt(persistence::RandomBytes(persistence::kEventSaltBytes));
+  // A salt makes an event's hash hide its content from a viewer it is redacted for. One draw
+  // from the CSPRNG serves the whole batch, each event taking its own slice.
+  const std::string salts =
+      persistence::RandomBytes(persistence::kEventSaltBytes * plan->entries.size());
+  for (size_t i = 0; i < plan->entries.size(); ++i) {
+    Planned& planned = plan->entries[i];
+    planned.stored.set_salt(salts.substr(i * persistence::kEventSaltBytes,
+                                         persistence::kEventSaltBytes));
     batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
   }
   // A close combat ends: the server signs the head of the log (a turn boundary).
@@ -1775,18 +1780,26 @@ bool Match::SameForEveryViewer(const Planned& planned) const {
 }
 
 const std::string& Match::ViewParts(Viewer viewer) const {
-  std::shared_ptr<const std::string>& kept = view_parts_[ViewerIndex(viewer)];
-  if (!kept) {
-    v1::MatchView parts;
-    *parts.mutable_settings() = identity_.settings;
-    RenderForces(host_, forces_, viewer, parts);
-    std::string bytes = parts.SerializeAsString();
-    for (const auto& other : view_parts_) {
-      if (other && *other == bytes) kept = other;
+  KeptViewParts& kept = view_parts_[ViewerIndex(viewer)];
+  if (!kept.bytes) {
+    // RenderForces depends on the viewer only through HiddenFrom: viewers from whom nothing is
+    // hidden see the same bytes, rendered once.
+    kept.whole = std::none_of(forces_.begin(), forces_.end(), [&](const Force& force) {
+      return std::any_of(force.units.begin(), force.units.end(), [&](const v1::ForceUnit& unit) {
+        return host_.HiddenFrom(unit, viewer);
+      });
+    });
+    for (const KeptViewParts& other : view_parts_) {
+      if (kept.whole && other.whole && other.bytes) kept.bytes = other.bytes;
     }
-    if (!kept) kept = std::make_shared<const std::string>(std::move(bytes));
+    if (!kept.bytes) {
+      v1::MatchView parts;
+      *parts.mutable_settings() = identity_.settings;
+      RenderForces(host_, forces_, viewer, parts);
+      kept.bytes = std::make_shared<const std::string>(parts.SerializeAsString());
+    }
   }
-  return *kept;
+  return *kept.bytes;
 }
 
 MessagePtr Match::RenderView(Viewer viewer) const {

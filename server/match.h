@@ -382,9 +382,12 @@ class Match : public std::enable_shared_from_this<Match> {
     uint32_t ccph = 0;  // the CCPh of its last close combat
   };
   Forces forces_;
-  // ViewParts, per viewer (viewers who see them alike share one); cleared whenever forces_ may
-  // change (Commit).
-  mutable std::array<std::shared_ptr<const std::string>, 4> view_parts_;
+  // ViewParts, per viewer; cleared whenever forces_ may change (Commit).
+  struct KeptViewParts {
+    std::shared_ptr<const std::string> bytes;
+    bool whole = false;  // no unit is hidden from the viewer: shared by every such viewer
+  };
+  mutable std::array<KeptViewParts, 4> view_parts_;
   // The close combats begun so far, by their Location ("" when the set-up named none), and the
   // results recorded for them and for the match.
   std::vector<std::string> combats_;
