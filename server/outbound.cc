@@ -5,27 +5,39 @@
 
 namespace melee::server {
 
-Outbound::Outbound(melee::v1::ServerMessage message) : message_(std::move(message)) {
-  std::call_once(tree_once_, [] {});
+namespace {
+
+// Runs `make` once, the first time `done` is seen unset, under `mutex`.
+template <class Make>
+void Once(std::mutex& mutex, std::atomic<bool>& done, Make&& make) {
+  if (done.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(mutex);
+  if (done.load(std::memory_order_relaxed)) return;
+  make();
+  done.store(true, std::memory_order_release);
 }
 
+}  // namespace
+
+Outbound::Outbound(melee::v1::ServerMessage message)
+    : has_tree_(true), message_(std::move(message)) {}
+
 Outbound::Outbound(melee::v1::ServerMessage message, std::string binary)
-    : message_(std::move(message)),
-      binary_(std::make_shared<const std::string>(std::move(binary))) {
-  std::call_once(tree_once_, [] {});
-  std::call_once(binary_once_, [] {});
-}
+    : has_tree_(true),
+      has_binary_(true),
+      message_(std::move(message)),
+      binary_(std::make_shared<const std::string>(std::move(binary))) {}
 
 std::shared_ptr<const Outbound> Outbound::FromBinary(std::string binary) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<Outbound> out(new Outbound());
   out->binary_ = std::make_shared<const std::string>(std::move(binary));
-  std::call_once(out->binary_once_, [] {});
+  out->has_binary_.store(true, std::memory_order_release);
   return out;
 }
 
 const melee::v1::ServerMessage& Outbound::message() const {
-  std::call_once(tree_once_, [this] {
+  Once(mutex_, has_tree_, [this] {
     if (!message_.ParseFromString(*binary_)) {
       throw std::logic_error("Outbound: the bytes given are not a ServerMessage");
     }
@@ -34,14 +46,22 @@ const melee::v1::ServerMessage& Outbound::message() const {
 }
 
 const std::shared_ptr<const std::string>& Outbound::Frame(proto::FrameKind kind) const {
-  const auto encode = [this](proto::FrameKind k) {
-    return std::make_shared<const std::string>(proto::EncodeServerMessage(message(), k));
-  };
   if (kind == proto::FrameKind::kBinary) {
-    std::call_once(binary_once_, [&] { binary_ = encode(kind); });
+    // message() first: it takes the lock itself (a message has its tree or its bytes).
+    if (!has_binary_.load(std::memory_order_acquire)) {
+      const melee::v1::ServerMessage& tree = message();
+      Once(mutex_, has_binary_, [&] {
+        binary_ = std::make_shared<const std::string>(proto::EncodeServerMessage(tree, kind));
+      });
+    }
     return binary_;
   }
-  std::call_once(text_once_, [&] { text_ = encode(kind); });
+  if (!has_text_.load(std::memory_order_acquire)) {
+    const melee::v1::ServerMessage& tree = message();
+    Once(mutex_, has_text_, [&] {
+      text_ = std::make_shared<const std::string>(proto::EncodeServerMessage(tree, kind));
+    });
+  }
   return text_;
 }
 

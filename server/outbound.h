@@ -11,7 +11,11 @@
 // A session queues the frame, not the message: the message tree is freed as soon as every
 // session has its frame, while it is still warm in the cache (freeing trees after their writes
 // cost more than encoding them twice).
+//
+// Not std::call_once: glibc's pthread_once wakes waiters with a futex system call every time a
+// flag is first set, which made every message cost up to three system calls.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,10 +46,13 @@ class Outbound {
  private:
   Outbound() = default;
 
+  // Each part is written once, under mutex_, before its flag is set (release); a reader that
+  // sees the flag set (acquire) reads it without the lock.
+  mutable std::mutex mutex_;
+  mutable std::atomic<bool> has_tree_{false};
+  mutable std::atomic<bool> has_binary_{false};
+  mutable std::atomic<bool> has_text_{false};
   mutable melee::v1::ServerMessage message_;
-  mutable std::once_flag tree_once_;
-  mutable std::once_flag binary_once_;
-  mutable std::once_flag text_once_;
   mutable std::shared_ptr<const std::string> binary_;
   mutable std::shared_ptr<const std::string> text_;
 };
