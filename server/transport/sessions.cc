@@ -346,10 +346,14 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
 template <class Stream>
 void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
   if (messages.empty()) return;
+  // Writing starts in a handler of its own, queued behind what is already on its way to this
+  // session: a command's answer, delivered just after its events and view, then leaves with them
+  // in one write instead of a second one.
   asio::dispatch(ws_.get_executor(),
                  [self = this->shared_from_this(), messages = std::move(messages)] {
                    for (const MessagePtr& message : messages) self->Enqueue(message, false);
-                   self->StartWriting();
+                   if (self->writing_) return;
+                   asio::post(self->ws_.get_executor(), [self] { self->StartWriting(); });
                  });
 }
 
