@@ -160,10 +160,15 @@ def plot_open_loop(rows, out_dir, png_dir):
               ("round_sched_p99_ms", "round p99, from scheduled arrival", "tab:green", "--", "s"))
     for ax, n in zip(axes[0], ns):
         points = sorted(panels[n], key=lambda p: p[0])
-        loads = [p[0] for p in points]
+        loads = sorted({p[0] for p in points})
         for key, label, colour, style, marker in series:
-            ax.plot(loads, [float(p[1][key]) for p in points], style, color=colour,
-                    marker=marker, label=label)
+            # Several runs at one load: every run a faint point, the line through their median.
+            if len(loads) < len(points):
+                ax.scatter([p[0] for p in points], [float(p[1][key]) for p in points],
+                           color=colour, marker=marker, alpha=0.35, s=18)
+            medians = [statistics.median(float(p[1][key]) for p in points if p[0] == load)
+                       for load in loads]
+            ax.plot(loads, medians, style, color=colour, marker=marker, label=label)
         ax.axhline(TARGET_MS, color="tab:red", linewidth=1, alpha=0.7)
         ax.annotate("target: command→answer p99 ≤ 5 ms at 50 %", (1.0, TARGET_MS),
                     xycoords=("axes fraction", "data"), xytext=(-4, 3),
@@ -178,10 +183,11 @@ def plot_open_loop(rows, out_dir, png_dir):
                                            if maximum else ""), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=3 if len(ns) > 1 else 2, fontsize=9,
+               frameon=False)
     fig.suptitle("Melee, open loop: Poisson arrivals of rounds (durable store, 2 shared cores)",
                  fontsize=11)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.tight_layout(rect=(0, 0.1 if len(ns) > 1 else 0.16, 1, 1))
     save(fig, "benchmarks-open-loop", out_dir, png_dir)
 
 
