@@ -2209,8 +2209,8 @@ void Match::Export(Viewer viewer, std::function<void(Result<storage::MatchFile>)
         const MessagePtr full = all.At(i + 1, Viewer::kDirector);
         storage::StoredEvent stored;
         stored.ParseFromString((*logged)[i].payload);
-        visible[i] = SeatMayHave(stored, viewer, all.At(i + 1, viewer)->message().event(), full->message().event(),
-                                 revealed_later);
+        visible[i] = SeatMayHave(stored, viewer, all.At(i + 1, viewer)->message().event(),
+                                 full->message().event(), revealed_later);
         if (full->message().event().has_declarations_revealed()) revealed_later = true;
       }
     }

@@ -22,11 +22,9 @@ void RecentEvents::Push(uint64_t seq, const RenderedEvent& event) {
   for (size_t i = 0; i < event.size(); ++i) {
     const std::string& serialized = *event[i]->Frame(proto::FrameKind::kBinary);
     const std::string_view all(kept.bytes);
-    const auto same = std::find_if(
-        kept.span.begin(), kept.span.begin() + static_cast<long>(i), [&](const Span& s) {
-          const size_t j = static_cast<size_t>(&s - kept.span.data());
-          return event[j] == event[i] || all.substr(s.offset, s.size) == serialized;
-        });
+    const auto same =
+        std::find_if(kept.span.begin(), kept.span.begin() + static_cast<long>(i),
+                     [&](const Span& s) { return all.substr(s.offset, s.size) == serialized; });
     if (same != kept.span.begin() + static_cast<long>(i)) {
       kept.span[i] = *same;
       continue;

@@ -131,7 +131,8 @@ std::string LengthDelimited(int field_number, std::string_view bytes) {
   {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(WireFormatLite::MakeTag(field_number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    coded.WriteTag(
+        WireFormatLite::MakeTag(field_number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
     coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
     coded.WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
   }

@@ -55,7 +55,8 @@ TEST(OutboundTest, AMessageMadeFromBytesParsesItsTreeWhenAskedFor) {
 // Sessions on both I/O threads may ask for a frame at once: one encoding, seen by all.
 TEST(OutboundTest, SessionsAskingAtOnceShareOneEncoding) {
   for (int round = 0; round < 50; ++round) {
-    const MessagePtr sent = Outbound::FromBinary(Event(static_cast<uint64_t>(round)).SerializeAsString());
+    const MessagePtr sent =
+        Outbound::FromBinary(Event(static_cast<uint64_t>(round)).SerializeAsString());
     std::vector<const std::string*> seen(8);
     std::vector<std::thread> sessions;
     for (size_t i = 0; i < seen.size(); ++i) {

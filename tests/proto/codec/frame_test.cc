@@ -127,8 +127,9 @@ TEST(FrameTest, ConcatenatedViewPartsWrappedAsAFieldParseAsOneServerMessage) {
   kept.add_side_a_force()->set_id("A1");
   kept.add_side_a_force()->set_id("A2");
   kept.add_side_b_force()->set_id("B1");
-  const std::string bytes = LengthDelimited(v1::ServerMessage::kViewFieldNumber,
-                                            changing.SerializeAsString() + kept.SerializeAsString());
+  const std::string bytes =
+      LengthDelimited(v1::ServerMessage::kViewFieldNumber,
+                      changing.SerializeAsString() + kept.SerializeAsString());
   v1::ServerMessage whole;
   *whole.mutable_view() = changing;
   whole.mutable_view()->MergeFrom(kept);
