@@ -28,21 +28,33 @@ void BM_SeedChainBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_SeedChainBuild)->Unit(benchmark::kMicrosecond);
 
-// A step's seed, worst case: its 64-seed segment is not the cached one, so the segment is
-// walked down from the checkpoint above it (63 SHA-256). Steps 1 and 65 are in different
-// segments, so every lookup here misses the cache.
+// A step's seed, worst case: its 256-step block is not the cached one, so the block's every
+// 16th seed is walked down from the checkpoint above it (255 SHA-256) and then the step's run of
+// 16 (up to 15 more). Steps 1 and 257 are in different blocks: every lookup here misses.
 void BM_SeedOfAStepUncached(benchmark::State& state) {
   const SeedChain chain(Seed{9}, kDiceChainLength);
   uint64_t step = 1;
   for (auto _ : state) {
     benchmark::DoNotOptimize(chain.At(step));
-    step = step == 1 ? 65 : 1;
+    step = step == 1 ? 257 : 1;
   }
 }
 BENCHMARK(BM_SeedOfAStepUncached)->Unit(benchmark::kMicrosecond);
 
-// A step's seed when its segment is the cached one (the usual case: a match's steps follow each
-// other, so 63 lookups in 64 hit the cache): a lock and a copy, no hashing.
+// A match's steps one after the other through the whole chain: what a step costs on average
+// (a new block every 256 steps, a new run every 16).
+void BM_SeedOfAStepAscending(benchmark::State& state) {
+  const SeedChain chain(Seed{9}, kDiceChainLength);
+  uint64_t step = 1;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(chain.At(step));
+    step = step == kDiceChainLength ? 1 : step + 1;
+  }
+}
+BENCHMARK(BM_SeedOfAStepAscending);
+
+// A step's seed when its run is the cached one (15 lookups in 16 of a match's ascending
+// steps): a lock and a copy, no hashing.
 void BM_SeedOfAStepCached(benchmark::State& state) {
   const SeedChain chain(Seed{9}, kDiceChainLength);
   benchmark::DoNotOptimize(chain.At(1));

@@ -110,26 +110,47 @@ SeedChain::SeedChain(const Seed& top, uint64_t length) : length_(length) {
   checkpoints_.back() = top;
 }
 
+Seed SeedChain::Kept(uint64_t v) const {
+  if (v == length_) return checkpoints_.back();
+  if (v % kEvery == 0) return checkpoints_[v / kEvery];
+  return sub_[(v % kEvery) / kRun];  // v is in block_
+}
+
 Seed SeedChain::At(uint64_t step) const {
   if (step > length_) throw std::out_of_range("seed chain: step beyond its length");
   if (step == length_) return checkpoints_.back();
   if (step % kEvery == 0) return checkpoints_[step / kEvery];
-  const uint64_t segment = step / kEvery;
-  const std::lock_guard lock(segment_mutex_);
-  if (segment_seeds_.empty() || segment_ != segment) {
-    // Walk down from the checkpoint above (or s_N) to s_{64k + 1}, keeping every seed.
-    const uint64_t base = segment * kEvery;
-    uint64_t from = std::min(base + kEvery, length_);
-    Seed seed = from == length_ ? checkpoints_.back() : checkpoints_[from / kEvery];
-    segment_seeds_.assign(from - base, Seed{});
-    segment_seeds_[0] = checkpoints_[segment];
-    for (; from > base + 1; --from) {
+  const std::lock_guard lock(mutex_);
+  const uint64_t block = step / kEvery;
+  const uint64_t block_base = block * kEvery;
+  if (block_ != block) {
+    // Walk down from the checkpoint above (or s_N) to the block's base, keeping every 16th.
+    uint64_t v = std::min(block_base + kEvery, length_);
+    Seed seed = v == length_ ? checkpoints_.back() : checkpoints_[v / kEvery];
+    for (; v > block_base; --v) {
+      if ((v - block_base) % kRun == 0 && v < block_base + kEvery) {
+        sub_[(v - block_base) / kRun] = seed;
+      }
       seed = PreviousSeed(seed);
-      segment_seeds_[from - 1 - base] = seed;
     }
-    segment_ = segment;
+    sub_[0] = checkpoints_[block];
+    block_ = block;
+    run_ = kNone;
   }
-  return segment_seeds_[step - segment * kEvery];
+  const uint64_t run = step / kRun;
+  const uint64_t run_base = run * kRun;
+  if (run_ != run) {
+    // Walk down from the sub-checkpoint above (or checkpoint, or s_N) to the run's base.
+    uint64_t v = std::min(run_base + kRun, length_);
+    Seed seed = Kept(v);
+    run_seeds_[0] = Kept(run_base);
+    for (; v > run_base + 1; --v) {
+      seed = PreviousSeed(seed);
+      run_seeds_[v - 1 - run_base] = seed;
+    }
+    run_ = run;
+  }
+  return run_seeds_[step - run_base];
 }
 
 std::string DieMessage(std::string_view match_id, uint64_t step, uint64_t draw,

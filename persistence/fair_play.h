@@ -26,6 +26,7 @@
 //
 // Pure functions and small value types over OpenSSL; thread-safe.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -59,10 +60,12 @@ Hash SealCommitment(std::string_view nonce, std::string_view sealed);
 // Returns SHA-256(seed): the seed of the step before.
 Seed PreviousSeed(const Seed& seed);
 
-// The seed chain of one match, from its secret top seed s_N. Keeps every 64th seed (2 KiB for
-// a full chain) and the 64 seeds of the segment last asked for (2 KiB more), so a match, whose
-// steps ascend, pays 64 hashes once per 64 steps instead of up to 63 per step. Its seeds never
-// change once built; thread-safe.
+// The seed chain of one match, from its secret top seed s_N. Keeps a little of it, in three
+// levels, so that a match, whose steps ascend, pays about two hashes a step and 1.6 KiB:
+// - every 256th seed of the chain (s_0, s_256, ..., and s_N: 576 bytes for a full chain);
+// - every 16th seed of the 256-seed block last asked for (512 bytes: 255 hashes to enter it);
+// - the 16 seeds of the run last asked for in that block (512 bytes: at most 15 hashes).
+// Its seeds never change once built; thread-safe.
 class SeedChain {
  public:
   SeedChain(const Seed& top, uint64_t length);
@@ -73,13 +76,21 @@ class SeedChain {
   Seed At(uint64_t step) const;
 
  private:
-  static constexpr uint64_t kEvery = 64;
+  static constexpr uint64_t kEvery = 256;  // steps between checkpoints
+  static constexpr uint64_t kRun = 16;     // steps between a block's sub-checkpoints
+  // s_v for a v in `block` that is a checkpoint or sub-checkpoint (or the chain's end).
+  Seed Kept(uint64_t v) const;
+
   uint64_t length_;
-  std::vector<Seed> checkpoints_;  // s_0, s_64, s_128, ... and s_N last
-  // The segment cache: s_{64k} .. s_{64k + 63} for k = segment_ (none while empty).
-  mutable std::mutex segment_mutex_;
-  mutable uint64_t segment_ = 0;
-  mutable std::vector<Seed> segment_seeds_;
+  std::vector<Seed> checkpoints_;  // s_0, s_256, s_512, ... and s_N last
+  mutable std::mutex mutex_;       // guards the caches below
+  // The block cache: s_{256b + 16j} for j = 0..15, for b = block_ (none while block_ is kNone).
+  static constexpr uint64_t kNone = UINT64_MAX;
+  mutable uint64_t block_ = kNone;
+  mutable std::array<Seed, kEvery / kRun> sub_{};
+  // The run cache: s_{16r} .. s_{16r + 15} for r = run_ (none while run_ is kNone).
+  mutable uint64_t run_ = kNone;
+  mutable std::array<Seed, kRun> run_seeds_{};
 };
 
 // The message HMAC'd for draw `draw` of step `step` (see the top of this file).

@@ -125,9 +125,6 @@ MessagePtr RuleErrorMessage(const engine::RuleError& error, const std::string& c
                       error.rule_ref);
 }
 
-std::string AnswerKey(Viewer viewer, const std::string& command_id) {
-  return std::string(engine::Name(viewer)) + "/" + command_id;
-}
 
 // The match id and expected_seq a match command carries.
 std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message) {
@@ -364,11 +361,10 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
     return;
   }
   const std::string& command_id = message.command_id();
-  const std::string key = AnswerKey(viewer, command_id);
   if (!deadline_default) {
-    if (auto it = answers_.find(key); it != answers_.end()) {
+    if (const auto answer = answers_.Find(viewer, command_id)) {
       services_.metrics.commands_answered_again.Increment();
-      return reply({AckOf(command_id, it->second)});
+      return reply({AckOf(command_id, *answer)});
     }
     const bool may_act = viewer == Viewer::kSideA || viewer == Viewer::kSideB ||
                          (viewer == Viewer::kDirector && message.has_record_result());
@@ -496,16 +492,15 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
                                             : "send the command again"),
                                 command_id)});
           } else {
-            const std::string answer_key =
-                AnswerKey(shared_plan->Actor(), shared_plan->command_id);
+            const Viewer actor = shared_plan->Actor();
+            const std::string answered_id = shared_plan->command_id;
             const auto committed = self->Commit(std::move(*shared_plan), appended->first_seq,
                                                 recorded, appended->head);
             // Only now: a mail asks the match for the view and the file its notice tells of.
             if (notices) self->services_.notices->Committed();
             self->Broadcast(committed);
-            const auto it = self->answers_.find(answer_key);
-            if (it != self->answers_.end()) {
-              reply({self->AckOf(command_id, it->second)});
+            if (const auto answer = self->answers_.Find(actor, answered_id)) {
+              reply({self->AckOf(command_id, *answer)});
             } else {
               reply({});
             }
@@ -1608,11 +1603,11 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     order_->remaining.erase(order_->remaining.begin());
   }
   if (!plan.command_id.empty()) {
-    answers_[AnswerKey(plan.Actor(), plan.command_id)] =
-        Answer{.seq = seq_,
-               .receipt = plan.receipt,
-               .seal_nonce = plan.seal_nonce,
-               .sealed = plan.sealed};
+    answers_.Record(plan.Actor(), plan.command_id,
+                    AnswerBook::Answer{.seq = seq_,
+                                       .receipt = plan.receipt,
+                                       .seal_nonce = plan.seal_nonce,
+                                       .sealed = plan.sealed});
   }
   const bool on_vacation = std::any_of(clocks_.begin(), clocks_.end(), [](const SeatClock& c) {
     return c.vacation_until_unix_ms != 0;
@@ -1898,15 +1893,15 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kViewFieldNumber, bytes));
 }
 
-MessagePtr Match::AckOf(const std::string& command_id, const Answer& answer) const {
+MessagePtr Match::AckOf(const std::string& command_id, const AnswerBook::Answer& answer) const {
   v1::ServerMessage message;
   message.set_command_id(command_id);
   v1::CommandAck& ack = *message.mutable_ack();
   ack.set_command_id(command_id);
   ack.set_seq(answer.seq);
-  ack.set_receipt(answer.receipt);
-  ack.set_seal_nonce(answer.seal_nonce);
-  ack.set_sealed(answer.sealed);
+  ack.set_receipt(std::string(answer.receipt));
+  ack.set_seal_nonce(std::string(answer.seal_nonce));
+  ack.set_sealed(std::string(answer.sealed));
   return MakeMessage(std::move(message));
 }
 

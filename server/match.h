@@ -14,7 +14,6 @@
 
 #include <array>
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,8 +33,10 @@
 #include "melee/storage/v1/match_file.pb.h"
 #include "persistence/event_store.h"
 #include "persistence/fair_play.h"
+#include "server/answer_book.h"
 #include "server/clock.h"
 #include "server/executor.h"
+#include "server/fifo.h"
 #include "server/notices.h"
 #include "server/recent_events.h"
 #include "server/results.h"
@@ -229,12 +230,6 @@ class Match : public std::enable_shared_from_this<Match> {
     std::weak_ptr<Subscriber> subscriber;
     engine::Viewer viewer;
   };
-  struct Answer {
-    uint64_t seq = 0;
-    std::string receipt;  // a seal's commitment, its nonce and the sealed bytes
-    std::string seal_nonce;
-    std::string sealed;
-  };
   // A11.12: the ATTACKER's order of this CCPh's Locations.
   struct LocationOrder {
     engine::Seat attacker = engine::Seat::kSideA;
@@ -347,7 +342,7 @@ class Match : public std::enable_shared_from_this<Match> {
   bool ReadReminders();
   // A11.12: refuses a set-up part that does not fit the ATTACKER's order of Locations.
   engine::Result<void> CheckOrder(const SetupFacts& facts) const;
-  MessagePtr AckOf(const std::string& command_id, const Answer& answer) const;
+  MessagePtr AckOf(const std::string& command_id, const AnswerBook::Answer& answer) const;
   // Journals a session event (on the strand); returns its seq in the journal, 0 if the journal
   // cannot be read. Appends go one batch at a time, in order.
   uint64_t Journal(melee::storage::v1::SessionEvent event);
@@ -419,12 +414,12 @@ class Match : public std::enable_shared_from_this<Match> {
   RecentEvents recent_;
   // material_[seq - 1] bit s: event seq makes older commands of seat s stale.
   std::vector<uint8_t> material_;
-  std::unordered_map<std::string, Answer> answers_;  // key: viewer + '/' + command_id
+  AnswerBook answers_;  // every applied command's answer, for its retries
   std::vector<Subscription> subscribers_;
   std::string disowned_;  // why another node serves the match now (Disown); empty: served here
   bool appending_ = false;
   std::atomic<bool> owes_timer_{true};  // OwesTimer()
-  std::deque<std::function<void()>> queued_;
+  Fifo<std::function<void()>> queued_;
   // Correspondence clocks (docs/clocks.md): each seat's bank and vacation, the event that set
   // the current step's deadline, and the result when a seat lost on time.
   struct SeatClock {

@@ -12,9 +12,9 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/core/ruleset.h"
 #include "server/outbound.h"
@@ -41,22 +41,22 @@ class RecentEvents {
   MessagePtr At(uint64_t seq, engine::Viewer viewer) const;
 
   uint64_t last_seq() const { return last_seq_; }
-  size_t size() const { return kept_.size(); }
+  size_t size() const { return ring_.size(); }
 
   // Heap bytes held by the kept events (for tests and benchmarks).
   size_t bytes() const;
 
  private:
-  struct Span {
-    uint32_t offset = 0;
-    uint32_t size = 0;
-  };
   struct Kept {
-    std::string bytes;         // the distinct renderings, one after another
-    std::array<Span, 4> span;  // where each viewer's rendering is in `bytes`
+    std::unique_ptr<char[]> bytes;  // the distinct renderings, one after another
+    std::array<uint32_t, 4> end{};  // where distinct rendering i ends in `bytes`
+    std::array<uint8_t, 4> which{};  // the distinct rendering each viewer saw
   };
+  const Kept& KeptAt(uint64_t seq) const;
 
-  std::deque<Kept> kept_;
+  // A ring: once it holds `limit_` events, the next one takes the oldest one's place at first_.
+  std::vector<Kept> ring_;
+  size_t first_ = 0;
   uint64_t last_seq_ = 0;
   size_t limit_;
 };

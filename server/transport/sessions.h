@@ -6,11 +6,11 @@
 // own write queue.
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "server/fifo.h"
 #include "server/net.h"
 #include "server/transport/coalescing_stream.h"
 #include "server/transport/connections.h"
@@ -113,7 +113,7 @@ class WebSocketSession : public Closable,
     std::shared_ptr<const std::string> frame;
     bool text;
   };
-  std::deque<Queued> queue_;
+  Fifo<Queued> queue_;
   std::size_t queued_bytes_ = 0;
 };
 

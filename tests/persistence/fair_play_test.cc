@@ -265,9 +265,9 @@ TEST(SeedChainTest, AtIsTheTopHashedDownForAFullChain) {
   const std::vector<Seed> by_hand = ChainByHand(top, kDiceChainLength);
   EXPECT_EQ(kDiceChainLength, 4096u);
   EXPECT_EQ(chain.length(), 4096u);
-  // Both ends, and each side of the first and the last checkpoints (every 64th seed is kept).
-  constexpr std::array<uint64_t, 12> kSteps = {0,   1,    63,   64,   65,   127,
-                                               128, 4031, 4032, 4033, 4095, 4096};
+  // Both ends, and each side of checkpoints (every 256th seed) and of runs (every 16th).
+  constexpr std::array<uint64_t, 16> kSteps = {0,   1,   15,   16,   17,   255,  256,  257,
+                                               511, 512, 3839, 3840, 3841, 4095, 4081, 4096};
   for (const uint64_t step : kSteps) {
     EXPECT_EQ(ToHex(chain.At(step)), ToHex(by_hand[step])) << "step " << step;
   }
@@ -288,8 +288,8 @@ TEST(SeedChainTest, EveryStepOfAFullChainHashesToTheStepBefore) {
 }
 
 TEST(SeedChainTest, ShortChains) {
-  // Lengths below, at and around one checkpoint interval (64).
-  constexpr std::array<uint64_t, 6> kLengths = {1, 10, 63, 64, 65, 100};
+  // Lengths below, at and around a run (16) and a checkpoint interval (256).
+  constexpr std::array<uint64_t, 11> kLengths = {1, 10, 15, 16, 17, 63, 100, 255, 256, 257, 300};
   for (const uint64_t length : kLengths) {
     const Seed top = SomeTopSeed();
     const SeedChain chain(top, length);
@@ -324,14 +324,16 @@ TEST(SeedChainTest, ChainsOfDifferentTopsDiffer) {
   EXPECT_NE(SeedChain(SomeTopSeed(), 100).commitment(), SeedChain(other, 100).commitment());
 }
 
-TEST(SeedChainTest, SegmentCacheGivesTheSameSeedsInAnyOrder) {
-  // The chain caches the 64 seeds of the segment last asked for: jumping between segments,
-  // backwards, and onto checkpoints and the last, short segment must not change any seed.
+TEST(SeedChainTest, CachesGiveTheSameSeedsInAnyOrder) {
+  // The chain caches every 16th seed of the 256-seed block last asked for and the 16 seeds of
+  // the run last asked for: jumping between blocks and runs, backwards, onto checkpoints and
+  // into the last, short block and run must not change any seed.
   const Seed top = SomeTopSeed();
-  const SeedChain chain(top, 200);
-  const std::vector<Seed> by_hand = ChainByHand(top, 200);
-  constexpr std::array<uint64_t, 14> kSteps = {5,  130, 6, 199, 200, 128, 129,
-                                               63, 64,  0, 1,   192, 193, 70};
+  const SeedChain chain(top, 600);
+  const std::vector<Seed> by_hand = ChainByHand(top, 600);
+  constexpr std::array<uint64_t, 22> kSteps = {5,   130, 6,   599, 600, 128, 129, 63,
+                                               64,  0,   1,   592, 593, 70,  256, 255,
+                                               257, 511, 512, 513, 17,  16};
   for (const uint64_t step : kSteps) {
     EXPECT_EQ(ToHex(chain.At(step)), ToHex(by_hand[step])) << "step " << step;
   }
