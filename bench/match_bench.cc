@@ -48,6 +48,8 @@
 // when it was due (the round's scheduled arrival → resolved; a command that opens a round was due
 // at the arrival, any other when it was sent). --open-loop-load P runs at P % of the rounds/s
 // that a closed-loop run at the same N on the same server measured just before (reported too).
+// All runs share one server unless --fresh-server starts each on its own (a new data directory),
+// so that each meets exactly its N matches and none of the earlier runs' finished ones.
 // Between rounds a match's connections are quiet: that is not a stall.
 //
 // Reports, per run (one N, closed loop or open loop at one rate): rounds/s, commands/s and
@@ -1846,6 +1848,11 @@ int main(int argc, char** argv) {
                  "run at the same N on the same server measures first (25,50,75)")
       ->delimiter(',')
       ->check(CLI::Range(1.0, 1000.0));
+  bool fresh_server = false;
+  app.add_flag("--fresh-server", fresh_server,
+               "Start each run on a fresh server (a new data directory), so that it meets exactly "
+               "its N matches; by default the runs share one server, and a later run finds the "
+               "earlier runs' finished matches and log in it");
   app.add_option("--seed", seed, "Seed of the open loop's arrivals")->capture_default_str();
   app.add_option("--csv", csv_path,
                  "Also write the report to this CSV file (replaced): a header, a row per run and "
@@ -1957,7 +1964,7 @@ int main(int argc, char** argv) {
   std::printf(
       "match_bench: %s, the round once forces "
       "persist: asl 3-vs-3 Melee in B1 set up once, sealed declarations, units re-enter when a "
-      "side is gone, %s frames, %d rounds per match, %s, 1 client thread\n",
+      "side is gone, %s frames, %d rounds per match, %s, 1 client thread%s\n",
       where.c_str(), text ? "JSON text" : "binary protobuf", rounds,
       closed_loop && open_rates.empty() && open_loads.empty()
           ? "closed loop"
@@ -1965,13 +1972,30 @@ int main(int argc, char** argv) {
                  ? "closed loop, then open loop (Poisson arrivals of rounds, seed " +
                        std::to_string(seed) + ")"
                  : "open loop (Poisson arrivals of rounds, seed " + std::to_string(seed) + ")")
-                .c_str());
+                .c_str(),
+      fresh_server ? ", a fresh server for each run" : "");
   PrintHeader();
   bool failed = false;
   int run_number = 0;
   deployment->NewProblems();  // what the set-up logged is not the runs'
   // Runs one N at one offer, prints and records it; returns its rounds/s.
   const auto run_one = [&](int matches, const Offer& offer, std::optional<double> load) {
+    if (!deployment) return 0.0;  // a fresh server did not start (failed is set)
+    if (fresh_server && run_number > 0) {
+      for (auto* node : deployment->servers()) {
+        if (!StopServer(*node)) failed = true;
+      }
+      deployment = Deployment::Start(deployment_kind, server_binary,
+                                     dir.path() / ("run-" + std::to_string(run_number)),
+                                     server_threads, server_extra, lease_seconds);
+      if (!deployment) {
+        failed = true;
+        return 0.0;
+      }
+      settings.endpoint = deployment->endpoint();
+      server = deployment->servers().front();
+      deployment->NewProblems();
+    }
     RunResult result = RunMatches(settings, run_number++, matches, offer, deployment->pids());
 
     Row row = MakeRow(offer.open() ? "open" : "closed", matches, rounds, std::move(result));
@@ -2015,6 +2039,7 @@ int main(int argc, char** argv) {
     for (const double rate : open_rates) run_one(matches, Offer{rate, seed}, std::nullopt);
   }
 
+  if (!deployment) return 1;
   // Idle connections: first on the server the runs used (as the workload asks), then on a fresh
   // one, since the first reuses memory its closed connections freed and so understates the cost.
   if (idle_connections > 0 && deployment_kind != "sqlite") {

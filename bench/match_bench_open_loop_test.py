@@ -3,7 +3,7 @@
 (no seat sees the opponent's unrevealed declaration, both seats agree after every round, no
 command refused, nothing stalls: exit status 0) and write a CSV with its header and one row per
 run and per idle-connection measurement, with every column documented in docs/benchmarks.md.
-No timing is asserted.
+No timing is asserted. A second short run does the same with --fresh-server (a server per run).
 
 Usage: match_bench_open_loop_test.py MATCH_BENCH SOURCE_DIR
 """
@@ -82,6 +82,22 @@ def main():
         missing = [c for c in header if "`%s`" % c not in doc]
         if missing:
             fail("CSV columns not described in docs/benchmarks.md: %s" % missing)
+
+        # --fresh-server: each run on a server of its own, which starts with no match in it.
+        fresh_csv = os.path.join(scratch, "fresh.csv")
+        fresh = run([bench, "--matches", "2", "--rounds", "2", "--open-loop-load", "50",
+                     "--idle-connections", "0", "--fresh-server", "--csv", fresh_csv])
+        if fresh.returncode != 0:
+            fail("match_bench --fresh-server exited with %d" % fresh.returncode, fresh.stdout)
+        if "a fresh server for each run" not in fresh.stdout.splitlines()[0]:
+            fail("the report does not say each run had a fresh server", fresh.stdout)
+        with open(fresh_csv, newline="") as f:
+            fresh_rows = list(csv.DictReader(f))
+        if [(r["mode"], r["load_pct"]) for r in fresh_rows] != [("closed", ""), ("open", "50.0")]:
+            fail("--fresh-server rows: %s" % fresh_rows)
+        for r in fresh_rows:
+            if r["leaks"] != "0" or r["errors"] != "0" or int(r["rounds"]) != 4:
+                fail("--fresh-server run: %s" % r)
 
         # Bad options are refused with a message, before any server starts.
         for argv, what in (
