@@ -125,7 +125,6 @@ MessagePtr RuleErrorMessage(const engine::RuleError& error, const std::string& c
                       error.rule_ref);
 }
 
-
 // The match id and expected_seq a match command carries.
 std::pair<const std::string*, uint64_t> Target(const v1::ClientMessage& message) {
   switch (message.command_case()) {

@@ -470,6 +470,22 @@ TEST_F(MatchTest, ARetriedCommandIsAnsweredAgainAndNeverAppliedTwice) {
   v1::ClientMessage other = Seal({});
   other.set_command_id("b-seal-1");
   EXPECT_EQ(b_->Act(other).ack().seq(), first.ack().seq());
+  // The other seat's command with the same id is a command of its own, and never gets the first
+  // seat's answer: a seal's nonce and sealed bytes are that seat's until the reveal.
+  faces_.Push({3, 4, 4, 3});
+  v1::ClientMessage a_seal = Seal({{{"G1"}, {"R1"}}});
+  a_seal.set_command_id("b-seal-1");
+  const v1::ServerMessage a_answer = a_->Act(a_seal);
+  ASSERT_TRUE(a_answer.has_ack()) << a_answer.DebugString();
+  EXPECT_GT(a_answer.ack().seq(), first.ack().seq()) << "applied: A's own command";
+  EXPECT_NE(a_answer.ack().receipt(), first.ack().receipt());
+  EXPECT_NE(a_answer.ack().seal_nonce(), first.ack().seal_nonce());
+  EXPECT_NE(a_answer.ack().sealed(), first.ack().sealed());
+  // And B's retry still gets B's first answer.
+  const v1::ServerMessage b_again = b_->Act(seal);
+  EXPECT_EQ(b_again.ack().seq(), first.ack().seq());
+  EXPECT_EQ(b_again.ack().seal_nonce(), first.ack().seal_nonce());
+  EXPECT_EQ(b_again.ack().sealed(), first.ack().sealed());
 }
 
 // A client that reconnects sends its last seq and receives exactly what it missed.
