@@ -8,7 +8,8 @@ Copies the peer harness (../shared/peers/bgio beside the repository; never writt
 BUILD/peer-bgio, runs `npm ci` there (package-lock.json pins every version), then alternates,
 --repetitions times: boardgame.io's in-memory server at every N (its run.sh with
 MATRIX="memory:N:1 ...", which warms each server up first and ends with its dice probe), then
-match_bench (closed loop, durable store, --idle-connections 0) at the same N and R. Writes every
+match_bench (closed loop, durable store, --idle-connections 0, and like the peer a fresh server
+per N: --fresh-server) at the same N and R. Writes every
 run's figures to OUT/compare.csv (columns: docs/benchmarks.md), keeps each side's own output and
 results beside it, and prints a table with the ratios Melee / boardgame.io: rounds/s (higher is
 better for Melee), server CPU per round and per command (a boardgame.io move; lower is better).
@@ -138,7 +139,8 @@ def run_melee(bench, matches, rounds, out_dir, rep):
     started = datetime.datetime.now().isoformat(timespec="seconds")
     load = os.getloadavg()[0]
     status = run_logged([bench, "--matches", ",".join(map(str, matches)), "--rounds", str(rounds),
-                         "--idle-connections", "0", "--csv", table], REPO, text)
+                         "--idle-connections", "0", "--fresh-server", "--csv", table], REPO,
+                        text)
     if not os.path.isfile(table):
         log("   match_bench failed (exit %d), see %s" % (status, text))
         return [], False
