@@ -6,8 +6,9 @@
 // A match keeps one answer per command it ever applied, so the book is packed: each answer is
 // one record appended to a single byte string (the viewer, the command_id, the seq and, for a
 // seal, its receipt, nonce and sealed bytes), and a flat hash set holds the records' offsets.
-// An answer without a seal costs its command_id plus about 20 bytes, where a hash map of
-// strings took about 170 (docs/benchmarks.md, "Where an active match's memory goes").
+// An answer without a seal costs its command_id plus about 15 bytes (its record and its slot in
+// the set), where a hash map of strings took about 170 (docs/benchmarks.md, "Where an active
+// match's memory goes").
 
 #include <boost/unordered/unordered_flat_set.hpp>
 

@@ -40,11 +40,6 @@ class Fifo {
     }
   }
 
-  void clear() {
-    std::vector<T>().swap(items_);
-    head_ = 0;
-  }
-
  private:
   // What a drained queue keeps for the next burst.
   static constexpr size_t kKeptCapacity = 16;
