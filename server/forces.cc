@@ -298,9 +298,13 @@ Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, Seat seat,
   return forces;
 }
 
-void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended) {
+bool FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended) {
+  bool changed = false;
   for (size_t side = 0; side < forces.size(); ++side) {
-    if (outcome.force_morale[side]) forces[side].force_morale = outcome.force_morale[side];
+    if (outcome.force_morale[side] && forces[side].force_morale != outcome.force_morale[side]) {
+      forces[side].force_morale = outcome.force_morale[side];
+      changed = true;
+    }
   }
   const std::string in = outcome.location.empty() ? "" : " in " + outcome.location;
   for (const v1::ForceUnit& unit : outcome.units) {
@@ -310,6 +314,7 @@ void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
       v1::ForceUnit& added = force.units.emplace_back(unit);
       added.set_changed_seq(seq);
       added.set_last_change(ended ? "created in CC" + in : "entered" + in);
+      changed = true;
       continue;
     }
     if (!ended) continue;  // a carried unit enters the close combat as its force holds it
@@ -322,7 +327,9 @@ void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
     held->set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
                               ? "changed in CC" + in
                               : FateWords(unit.fate()) + " in CC" + in);
+    changed = true;
   }
+  return changed;
 }
 
 std::string DescribeUpdate(const v1::UnitUpdate& update) {

@@ -51,8 +51,9 @@ engine::Result<Forces> ApplyUpdates(const RulesetHost& host, Forces forces, engi
 
 // Folds what a close combat holds (at its start) or left (once ended) into the forces: new units
 // join, every unit takes its status and fate from the combat, each side its carried values (coc:
-// Force Morale); event `seq` changed them.
-void FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended);
+// Force Morale); event `seq` changed them. Returns whether any of it changed the forces (a Melee
+// that goes on with the same units, or a close combat that left every unit unharmed, does not).
+bool FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, bool ended);
 
 // `updates` (reported by `owner`) as `viewer` sees them: an update of a unit the viewer sees only
 // as "?" (before or after it) shows only that the "?" changed (and where it moved).

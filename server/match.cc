@@ -1562,19 +1562,22 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     combats_.push_back(std::move(location));
   }
   if (host_.CarriesForces() && (began || ends)) {
-    view_parts_ = {};
     const CombatOutcome outcome = host_.OutcomeOf(state_);
+    // The kept view parts (the forces as each viewer sees them) go only if the forces changed:
+    // a Melee that goes on with the same units keeps them.
+    bool changed = false;
     if (began) {
-      FoldOutcome(forces_, outcome, first_seq, false);
+      changed = FoldOutcome(forces_, outcome, first_seq, false);
       if (ccph_attacker_ && outcome.attacker && *outcome.attacker != *ccph_attacker_) ++ccph_;
       if (outcome.attacker) ccph_attacker_ = outcome.attacker;
     }
     if (ends) {
-      FoldOutcome(forces_, outcome, seq_, true);
+      changed = FoldOutcome(forces_, outcome, seq_, true) || changed;
       locations_[outcome.location] = LocationMemo{
           .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
           .ccph = ccph_};
     }
+    if (changed) view_parts_ = {};
   }
   // The deadline belongs to the step it was set for; another step without one has none.
   const Awaiting awaiting = started_ ? host_.AwaitingOf(state_) : Awaiting{};

@@ -377,7 +377,7 @@ class Match : public std::enable_shared_from_this<Match> {
     uint32_t ccph = 0;  // the CCPh of its last close combat
   };
   Forces forces_;
-  // ViewParts, per viewer; cleared whenever forces_ may change (Commit).
+  // ViewParts, per viewer; cleared whenever forces_ change (Commit).
   struct KeptViewParts {
     std::shared_ptr<const std::string> bytes;
     bool whole = false;  // no unit is hidden from the viewer: shared by every such viewer

@@ -1,0 +1,90 @@
+// FoldOutcome: what a close combat's start and end fold into the forces that persist
+// (docs/forces.md), and whether they changed. A match keeps each viewer's rendering of the forces
+// until they change, so "unchanged" must be exact: a Melee that goes on with the same units, or
+// a close combat that leaves every unit as it was, changes nothing; any new unit, harmed unit or
+// new Force Morale does.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "server/forces.h"
+#include "server/ruleset_host.h"
+
+namespace melee::server {
+namespace {
+
+namespace v1 = melee::v1;
+
+v1::ForceUnit Squad(const std::string& id, v1::Seat owner, v1::ForceFate fate) {
+  v1::ForceUnit unit;
+  unit.set_id(id);
+  unit.set_owner(owner);
+  unit.set_location("B1");
+  unit.set_fate(fate);
+  unit.mutable_asl()->set_id(id);
+  unit.mutable_asl()->set_firepower(4);
+  return unit;
+}
+
+// Both sides with one squad each in B1, as an earlier event (seq 3) left them.
+Forces Held() {
+  Forces forces;
+  for (auto [side, id] : {std::pair{v1::SEAT_SIDE_A, "A1"}, std::pair{v1::SEAT_SIDE_B, "B1"}}) {
+    v1::ForceUnit unit = Squad(id, side, v1::FORCE_FATE_PRESENT);
+    unit.set_changed_seq(3);
+    unit.set_last_change("entered B1");
+    forces[side == v1::SEAT_SIDE_A ? 0 : 1].units.push_back(unit);
+  }
+  return forces;
+}
+
+CombatOutcome Outcome(v1::ForceFate a1, v1::ForceFate b1) {
+  CombatOutcome outcome;
+  outcome.location = "B1";
+  outcome.units = {Squad("A1", v1::SEAT_SIDE_A, a1), Squad("B1", v1::SEAT_SIDE_B, b1)};
+  outcome.melee = true;
+  return outcome;
+}
+
+TEST(FoldOutcomeTest, AMeleeGoingOnWithTheSameUnitsChangesNothing) {
+  Forces forces = Held();
+  const Forces before = forces;
+  const CombatOutcome same = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
+  EXPECT_FALSE(FoldOutcome(forces, same, 10, /*ended=*/false));  // the next CCPh begins
+  EXPECT_FALSE(FoldOutcome(forces, same, 12, /*ended=*/true));   // it ends, nobody harmed
+  for (size_t side = 0; side < forces.size(); ++side) {
+    ASSERT_EQ(forces[side].units.size(), 1u);
+    EXPECT_EQ(forces[side].units[0].SerializeAsString(),
+              before[side].units[0].SerializeAsString());
+    EXPECT_EQ(forces[side].units[0].changed_seq(), 3u);  // still the event that entered it
+  }
+}
+
+TEST(FoldOutcomeTest, AnEliminatedUnitChangesTheForcesAndNamesTheEvent) {
+  Forces forces = Held();
+  EXPECT_TRUE(FoldOutcome(forces, Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_ELIMINATED), 12,
+                          /*ended=*/true));
+  EXPECT_EQ(forces[0].units[0].changed_seq(), 3u);  // A1 unharmed
+  EXPECT_EQ(forces[1].units[0].fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(forces[1].units[0].changed_seq(), 12u);
+  EXPECT_EQ(forces[1].units[0].last_change(), "eliminated in CC in B1");
+}
+
+TEST(FoldOutcomeTest, ANewUnitOrANewForceMoraleChangesTheForces) {
+  Forces forces = Held();
+  CombatOutcome created = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
+  created.units.push_back(Squad("A-leader", v1::SEAT_SIDE_A, v1::FORCE_FATE_PRESENT));
+  EXPECT_TRUE(FoldOutcome(forces, created, 12, /*ended=*/true));  // A11.15: a created leader
+  ASSERT_EQ(forces[0].units.size(), 2u);
+  EXPECT_EQ(forces[0].units[1].last_change(), "created in CC in B1");
+
+  CombatOutcome morale = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
+  morale.force_morale[1] = 8;
+  EXPECT_TRUE(FoldOutcome(forces, morale, 14, /*ended=*/false));
+  EXPECT_EQ(forces[1].force_morale, 8);
+  EXPECT_FALSE(FoldOutcome(forces, morale, 16, /*ended=*/true));  // the same Force Morale again
+}
+
+}  // namespace
+}  // namespace melee::server
