@@ -346,10 +346,11 @@ class AslHost final : public RulesetHost {
 
   void RenderEvent(const AnyState& before, const AnyState& after, const AnyEvent& event,
                    Viewer viewer, v1::MatchEvent& out) const override {
-    const asl::State& state_after = StateOf(after);
     const asl::Event& e = EventOf(event);
     aslpb::AslEvent shown = proto::EventToProto(StateOf(before), e);
-    const asl::View view = Rules().MakeView(state_after, viewer);
+    // What the viewer may see after the event; only the events SameForEveryViewer names ask.
+    asl::View view;
+    if (!SameForEveryViewer(event)) view = Rules().MakeView(StateOf(after), viewer);
     switch (e.kind) {
       case asl::EventKind::kSetUp:
         // Concealed units the viewer may not know are "?" (the engine's view decides).
