@@ -402,6 +402,20 @@ class AslHost final : public RulesetHost {
     *out.mutable_asl() = std::move(shown);
   }
 
+  // RenderEvent adds nothing to the logged event but for the kinds its switch names.
+  int LoggedEventField(const AnyEvent& event) const override {
+    switch (EventOf(event).kind) {
+      case asl::EventKind::kSetUp:
+      case asl::EventKind::kDeclarationSealed:
+      case asl::EventKind::kDeclarationsRevealed:
+      case asl::EventKind::kChoiceRequested:
+      case asl::EventKind::kPhaseEnded:
+        return 0;
+      default:
+        return v1::MatchEvent::kAslFieldNumber;
+    }
+  }
+
   // Only these events depend on the viewer's view (see RenderEvent): concealed units, a seal,
   // and what a reveal shows (the opened declarations).
   bool SameForEveryViewer(const AnyEvent& event) const override {

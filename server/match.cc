@@ -1488,7 +1488,9 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
       return message;
     };
     RenderedEvent& rendered = committed.emplace_back();
-    if (SameForEveryViewer(planned)) {
+    if (const int field = planned.event ? host_.LoggedEventField(*planned.event) : 0) {
+      rendered.fill(RenderLogged(planned, field, seq, recorded_unix_ms));
+    } else if (SameForEveryViewer(planned)) {
       rendered.fill(MakeMessage(stamped(RenderEvent(planned, Viewer::kDirector))));
     } else {
       std::array<v1::ServerMessage, 4> messages;
@@ -1763,6 +1765,25 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     }
   }
   return out;
+}
+
+MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
+                               int64_t recorded_unix_ms) const {
+  // The fields RenderEvent sets around a ruleset event, then the logged event itself: their
+  // numbers are below the rulesets' (32..63), so these bytes are the message's serialization.
+  const storage::RulesetEvent& logged = planned.stored.ruleset_event();
+  v1::MatchEvent event;
+  event.set_match_id(identity_.id);
+  event.set_seq(seq);
+  event.set_recorded_unix_ms(recorded_unix_ms);
+  if (logged.cause().deadline_default()) event.set_by_default(true);
+  if (logged.dice_step() != 0) {
+    event.set_dice_step(logged.dice_step());
+    event.set_revealed_seed(logged.revealed_seed());
+  }
+  std::string bytes = event.SerializeAsString();
+  bytes += proto::LengthDelimited(field, logged.event());
+  return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kEventFieldNumber, bytes));
 }
 
 bool Match::SameForEveryViewer(const Planned& planned) const {

@@ -181,6 +181,10 @@ class RulesetHost {
   // Whether RenderEvent shows `event` alike to every viewer (nothing in it is hidden from
   // anyone), so that it is rendered once for all. False, the safe answer, renders it for each.
   virtual bool SameForEveryViewer(const engine::AnyEvent&) const { return false; }
+  // The MatchEvent field under which RenderEvent shows `event` to every viewer as exactly the
+  // bytes LogEvent logs, with no field of the generic kinds: the match then sends those bytes
+  // without building the event again. 0, the safe answer: RenderEvent builds it.
+  virtual int LoggedEventField(const engine::AnyEvent&) const { return 0; }
   // Fills the ruleset part of `out` with what `viewer` sees of `state`.
   virtual void RenderView(const engine::AnyState& state, engine::Viewer viewer,
                           melee::v1::MatchView& out) const = 0;

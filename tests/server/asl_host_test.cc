@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <utility>
+
 #include "engine/asl/protocol.h"
 #include "engine/asl/rules.h"
+#include "engine/core/dice.h"
+#include "proto/codec/frame.h"
 #include "server/ruleset_host.h"
 
 namespace melee::server {
@@ -198,6 +203,80 @@ TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
   ASSERT_EQ(units.size(), 3);
   EXPECT_EQ(units[1].stacked_on(), "");
   EXPECT_EQ(units[2].stacked_on(), "G2");
+}
+
+// The match sends an event LoggedEventField names as its logged bytes, without rendering it
+// (Match::RenderLogged). For every such event of a few whole close combats, that must be
+// byte for byte what RenderEvent gives every viewer.
+TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
+  namespace asl = engine::asl;
+  auto unit = [](std::string id, Seat owner, asl::UnitKind kind, int firepower,
+                 std::string stacked_on) {
+    asl::Unit u;
+    u.id = std::move(id);
+    u.owner = owner;
+    u.kind = kind;
+    u.firepower = firepower;
+    u.morale = kind == asl::UnitKind::kLeader ? 8 : 7;
+    u.leadership = kind == asl::UnitKind::kLeader ? -1 : 0;
+    u.stacked_on = std::move(stacked_on);
+    return u;
+  };
+  auto order = [](std::vector<std::string> attackers, std::vector<std::string> targets) {
+    asl::AttackOrder o;
+    o.attackers = std::move(attackers);
+    o.targets = std::move(targets);
+    return o;
+  };
+  asl::Situation situation;
+  situation.units = {
+      unit("G1", Seat::kSideA, asl::UnitKind::kSquad, 4, ""),
+      unit("G2", Seat::kSideA, asl::UnitKind::kSquad, 6, ""),
+      unit("GL", Seat::kSideA, asl::UnitKind::kLeader, 0, "G1"),
+      unit("R1", Seat::kSideB, asl::UnitKind::kSquad, 4, ""),
+      unit("R2", Seat::kSideB, asl::UnitKind::kSquad, 5, ""),
+  };
+  asl::Seal attacker;
+  attacker.attacks = {order({"G1", "GL"}, {"R1"}), order({"G2"}, {"R2"})};
+  asl::Seal defender;
+  defender.attacks = {order({"R1", "R2"}, {"G1", "GL"})};
+  std::map<std::string, int> shown_as_logged;  // by the rendered event's text, for the record
+  int rendered_apart = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    engine::AnyState state = *host_->ruleset().NewState({});
+    engine::SplitMix64 bits(seed);
+    engine::SourceDice dice(bits);
+    for (const auto& [seat, command] : std::vector<std::pair<Seat, asl::Command>>{
+             {Seat::kSideA, asl::SetUp{situation}},
+             {Seat::kSideA, asl::Announce{}},
+             {Seat::kSideB, asl::Announce{}},
+             {Seat::kSideA, attacker},
+             {Seat::kSideB, defender}}) {
+      auto events = host_->ruleset().Decide(state, seat, engine::AnyCommand(command), dice);
+      ASSERT_TRUE(events.has_value()) << events.error().message;
+      for (const engine::AnyEvent& event : *events) {
+        const engine::AnyState before = state;
+        host_->ruleset().Apply(state, event);
+        const int field = host_->LoggedEventField(event);
+        if (field == 0) {
+          ++rendered_apart;
+          continue;
+        }
+        EXPECT_TRUE(host_->SameForEveryViewer(event));
+        const std::string logged =
+            proto::LengthDelimited(field, host_->LogEvent(before, event));
+        for (Viewer viewer : {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
+                              Viewer::kSpectator}) {
+          v1::MatchEvent rendered;
+          host_->RenderEvent(before, state, event, viewer, rendered);
+          EXPECT_EQ(rendered.SerializeAsString(), logged) << rendered.DebugString();
+          ++shown_as_logged[rendered.asl().text().substr(0, 12)];
+        }
+      }
+    }
+  }
+  EXPECT_GT(rendered_apart, 0);  // the set-up, the seals, the reveal, the phase's end
+  EXPECT_GE(shown_as_logged.size(), 2u);  // announcements, attacks
 }
 
 }  // namespace
