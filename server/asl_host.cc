@@ -347,13 +347,26 @@ class AslHost final : public RulesetHost {
   void RenderEvent(const AnyState& before, const AnyState& after, const AnyEvent& event,
                    Viewer viewer, v1::MatchEvent& out) const override {
     const asl::Event& e = EventOf(event);
-    aslpb::AslEvent shown = proto::EventToProto(StateOf(before), e);
-    // What the viewer may see after the event; only the events SameForEveryViewer names ask.
-    asl::View view;
-    if (!SameForEveryViewer(event)) view = Rules().MakeView(StateOf(after), viewer);
+    Show(e, proto::EventToProto(StateOf(before), e), StateOf(after), viewer, out);
+  }
+
+  // The event is converted once, then masked for each viewer.
+  void RenderEventForEach(const AnyState& before, const AnyState& after, const AnyEvent& event,
+                          const std::array<v1::MatchEvent*, 4>& out) const override {
+    const asl::Event& e = EventOf(event);
+    const aslpb::AslEvent logged = proto::EventToProto(StateOf(before), e);
+    for (size_t i = 0; i < out.size(); ++i) {
+      Show(e, logged, StateOf(after), static_cast<Viewer>(i), *out[i]);
+    }
+  }
+
+  // `e` as `viewer` may see it: `shown` is the event as logged, `after` the state it leaves.
+  void Show(const asl::Event& e, aslpb::AslEvent shown, const asl::State& after, Viewer viewer,
+            v1::MatchEvent& out) const {
     switch (e.kind) {
-      case asl::EventKind::kSetUp:
+      case asl::EventKind::kSetUp: {
         // Concealed units the viewer may not know are "?" (the engine's view decides).
+        const asl::View view = Rules().MakeView(after, viewer);
         for (int i = 0; i < shown.situation().units_size() &&
                         static_cast<size_t>(i) < view.units.size();
              ++i) {
@@ -362,20 +375,22 @@ class AslHost final : public RulesetHost {
           }
         }
         break;
+      }
       case asl::EventKind::kDeclarationSealed:
         out.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
-        if (!view.declarations[SeatIndex(e.seat)]) {
+        if (!asl::DeclarationsShown(after, viewer)[SeatIndex(e.seat)]) {
           shown.clear_seal();
           shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
         }
         break;
       case asl::EventKind::kDeclarationsRevealed: {
         v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
-        if (view.declarations[0]) {
-          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*view.declarations[0]);
+        const auto declarations = asl::DeclarationsShown(after, viewer);
+        if (declarations[0]) {
+          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*declarations[0]);
         }
-        if (view.declarations[1]) {
-          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*view.declarations[1]);
+        if (declarations[1]) {
+          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*declarations[1]);
         }
         break;
       }

@@ -1495,9 +1495,10 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     } else {
       std::array<v1::ServerMessage, 4> messages;
       std::array<v1::MatchEvent*, 4> events{};
+      std::array<v1::MatchEvent, 4> rendered_for = RenderEventForEach(planned);
       for (Viewer viewer : kViewers) {
         v1::ServerMessage& message = messages[ViewerIndex(viewer)];
-        message = stamped(RenderEvent(planned, viewer));
+        message = stamped(std::move(rendered_for[ViewerIndex(viewer)]));
         events[ViewerIndex(viewer)] = message.mutable_event();
       }
       OpenSeals(planned, seq, events);
@@ -1751,20 +1752,35 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     clock.set_vacation_days_left(logged.vacation_days_left());
   } else if (planned.event) {
     host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
-    const storage::RulesetEvent& ruleset_event = stored.ruleset_event();
-    if (ruleset_event.cause().deadline_default()) out.set_by_default(true);
-    if (ruleset_event.dice_step() != 0) {
-      out.set_dice_step(ruleset_event.dice_step());
-      out.set_revealed_seed(ruleset_event.revealed_seed());
-    }
-    if (out.has_declaration_sealed()) {
-      out.mutable_declaration_sealed()->set_receipt(ruleset_event.cause().receipt());
-    }
-    if (out.has_choice_requested()) {
-      out.mutable_choice_requested()->set_deadline_unix_ms(ruleset_event.deadline_unix_ms());
-    }
+    AddLoggedFields(stored.ruleset_event(), out);
   }
   return out;
+}
+
+std::array<v1::MatchEvent, 4> Match::RenderEventForEach(const Planned& planned) const {
+  std::array<v1::MatchEvent, 4> out;
+  if (!planned.event) {
+    for (Viewer viewer : kViewers) out[ViewerIndex(viewer)] = RenderEvent(planned, viewer);
+    return out;
+  }
+  host_.RenderEventForEach(*planned.before, *planned.after, *planned.event,
+                           {&out[0], &out[1], &out[2], &out[3]});
+  for (v1::MatchEvent& event : out) AddLoggedFields(planned.stored.ruleset_event(), event);
+  return out;
+}
+
+void Match::AddLoggedFields(const storage::RulesetEvent& logged, v1::MatchEvent& out) {
+  if (logged.cause().deadline_default()) out.set_by_default(true);
+  if (logged.dice_step() != 0) {
+    out.set_dice_step(logged.dice_step());
+    out.set_revealed_seed(logged.revealed_seed());
+  }
+  if (out.has_declaration_sealed()) {
+    out.mutable_declaration_sealed()->set_receipt(logged.cause().receipt());
+  }
+  if (out.has_choice_requested()) {
+    out.mutable_choice_requested()->set_deadline_unix_ms(logged.deadline_unix_ms());
+  }
 }
 
 MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
@@ -1776,11 +1792,7 @@ MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
   event.set_match_id(identity_.id);
   event.set_seq(seq);
   event.set_recorded_unix_ms(recorded_unix_ms);
-  if (logged.cause().deadline_default()) event.set_by_default(true);
-  if (logged.dice_step() != 0) {
-    event.set_dice_step(logged.dice_step());
-    event.set_revealed_seed(logged.revealed_seed());
-  }
+  AddLoggedFields(logged, event);
   std::string bytes = event.SerializeAsString();
   bytes += proto::LengthDelimited(field, logged.event());
   return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kEventFieldNumber, bytes));

@@ -298,6 +298,12 @@ class Match : public std::enable_shared_from_this<Match> {
                           int64_t recorded_unix_ms) const;
   const std::string& ViewParts(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
+  // RenderEvent for the four viewers (indexed by engine::Viewer); a ruleset event is converted
+  // once (RulesetHost::RenderEventForEach).
+  std::array<melee::v1::MatchEvent, 4> RenderEventForEach(const Planned& planned) const;
+  // The fields of a ruleset event's message that come from its log entry, not from the ruleset.
+  static void AddLoggedFields(const melee::storage::v1::RulesetEvent& logged,
+                              melee::v1::MatchEvent& out);
   // Whether every viewer sees `planned` alike: the rules hide nothing in it, so it is rendered
   // (and serialized, and sent) once for all four.
   bool SameForEveryViewer(const Planned& planned) const;

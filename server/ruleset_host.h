@@ -178,6 +178,15 @@ class RulesetHost {
   virtual void RenderEvent(const engine::AnyState& before, const engine::AnyState& after,
                            const engine::AnyEvent& event, engine::Viewer viewer,
                            melee::v1::MatchEvent& out) const = 0;
+  // RenderEvent for each of the four viewers, `out` indexed by engine::Viewer (side A, side B,
+  // director, spectator). A host may convert the event once for all four.
+  virtual void RenderEventForEach(const engine::AnyState& before, const engine::AnyState& after,
+                                  const engine::AnyEvent& event,
+                                  const std::array<melee::v1::MatchEvent*, 4>& out) const {
+    for (size_t i = 0; i < out.size(); ++i) {
+      RenderEvent(before, after, event, static_cast<engine::Viewer>(i), *out[i]);
+    }
+  }
   // Whether RenderEvent shows `event` alike to every viewer (nothing in it is hidden from
   // anyone), so that it is rendered once for all. False, the safe answer, renders it for each.
   virtual bool SameForEveryViewer(const engine::AnyEvent&) const { return false; }

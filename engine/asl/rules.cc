@@ -370,23 +370,30 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   view.alternating = state.alternating;
   view.hth = state.hth;
   view.melee = state.melee;
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    view.has_sealed[SeatIndex(seat)] = state.sealed[SeatIndex(seat)].has_value();
+  }
+  view.declarations = DeclarationsShown(state, viewer);
+  if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {
+    view.pending = state.pending;
+  }
+  return view;
+}
+
+std::array<std::optional<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer) {
   // Declarations are public once revealed: at once in sequential CC and for the ATTACKER's in
   // attacker_first order, for both when the queue is built in sealed order.
   const bool revealed = !state.queue.empty() || state.phase == Phase::kEnded;
+  std::array<std::optional<Seal>, 2> shown;
   for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
-    const size_t i = SeatIndex(seat);
-    view.has_sealed[i] = state.sealed[i].has_value();
     const bool public_now = revealed || state.sequential ||
                             (state.options.declaration_order == DeclarationOrder::kAttackerFirst &&
                              seat == state.attacker);
     // The director sees everything else, but a sealed declaration only once it is revealed.
     const bool entitled = viewer == ViewerOf(seat) || public_now;
-    if (entitled) view.declarations[i] = state.sealed[i].ToOptional();
+    if (entitled) shown[SeatIndex(seat)] = state.sealed[SeatIndex(seat)].ToOptional();
   }
-  if (state.pending && (viewer == Viewer::kDirector || viewer == ViewerOf(state.pending->seat))) {
-    view.pending = state.pending;
-  }
-  return view;
+  return shown;
 }
 
 bool CanAnnounce(const State& state, Seat seat) {

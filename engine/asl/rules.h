@@ -3,7 +3,9 @@
 // The asl ruleset: ASL chapter A11 Close Combat between Infantry (part 1), event-sourced.
 // Adapted to the engine's Ruleset by TypedRuleset<AslRules>; see protocol.h for the flow.
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +35,11 @@ struct AslRules {
   void Apply(State& state, const Event& event) const;
   View MakeView(const State& state, Viewer viewer) const;
 };
+
+// The sealed declarations `viewer` may see in `state` (View::declarations): its own side's, and
+// each one once it is public (revealed, or never secret: sequential CC, the ATTACKER's in
+// attacker-first order). The director sees a sealed declaration only once it is revealed.
+std::array<std::optional<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer);
 
 // Returns the RuleError `seal` from `seat` would meet in `state` (A11.12, A11.14, A11.16, A11.2,
 // A20.2, A11.41), or nothing when it is legal there. Rolls no dice.

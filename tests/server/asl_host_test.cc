@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <utility>
 
@@ -206,8 +207,9 @@ TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
 }
 
 // The match sends an event LoggedEventField names as its logged bytes, without rendering it
-// (Match::RenderLogged). For every such event of a few whole close combats, that must be
-// byte for byte what RenderEvent gives every viewer.
+// (Match::RenderLogged), and renders any other for the four viewers at once
+// (RenderEventForEach). For every event of 20 whole close combats, each must be byte for byte
+// what RenderEvent gives each viewer alone.
 TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
   namespace asl = engine::asl;
   auto unit = [](std::string id, Seat owner, asl::UnitKind kind, int firepower,
@@ -257,6 +259,14 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
       for (const engine::AnyEvent& event : *events) {
         const engine::AnyState before = state;
         host_->ruleset().Apply(state, event);
+        // Rendered for the four viewers at once: as rendered for each alone.
+        std::array<v1::MatchEvent, 4> each;
+        host_->RenderEventForEach(before, state, event, {&each[0], &each[1], &each[2], &each[3]});
+        for (size_t i = 0; i < each.size(); ++i) {
+          v1::MatchEvent alone;
+          host_->RenderEvent(before, state, event, static_cast<Viewer>(i), alone);
+          EXPECT_EQ(each[i].SerializeAsString(), alone.SerializeAsString()) << alone.DebugString();
+        }
         const int field = host_->LoggedEventField(event);
         if (field == 0) {
           ++rendered_apart;
