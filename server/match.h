@@ -292,11 +292,11 @@ class Match : public std::enable_shared_from_this<Match> {
   MessagePtr RenderView(engine::Viewer viewer) const;
   // The settings and the forces as `viewer` sees them, serialized as fields of a MatchView: kept
   // (view_parts_) until the forces change, as they change at most a few times a close combat.
+  const std::string& ViewParts(engine::Viewer viewer) const;
   // A ruleset event the host shows to every viewer as it is logged (LoggedEventField `field`),
   // as the bytes of its message: what RenderEvent would build, without building it.
   MessagePtr RenderLogged(const Planned& planned, int field, uint64_t seq,
                           int64_t recorded_unix_ms) const;
-  const std::string& ViewParts(engine::Viewer viewer) const;
   melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
   // RenderEvent for the four viewers (indexed by engine::Viewer); a ruleset event is converted
   // once (RulesetHost::RenderEventForEach).
