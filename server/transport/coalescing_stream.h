@@ -143,9 +143,9 @@ class CoalescingStream {
             if (ec && !impl->error) impl->error = ec;
             if (impl->error) impl->pending.clear();
             // Writers past the high-water mark go on once their bytes are on their way.
-            auto waiting = std::move(impl->waiting);
+            auto woken = std::move(impl->waiting);
             impl->waiting.clear();
-            for (Waiting& w : waiting) {
+            for (Waiting& w : woken) {
               std::move(w.handler)(impl->error, impl->error ? std::size_t{0} : w.size);
             }
             if (impl->writing) return;  // a writer woken above started the next write
@@ -158,9 +158,9 @@ class CoalescingStream {
             // kept, cost some 27 KiB per connection at 1000 matches).
             impl->pending.shrink_to_fit();
             impl->in_flight.shrink_to_fit();
-            auto flushed = std::move(impl->flushed);
+            auto done = std::move(impl->flushed);
             impl->flushed.clear();
-            for (auto& handler : flushed) std::move(handler)(impl->error);
+            for (auto& handler : done) std::move(handler)(impl->error);
           });
     }
 
