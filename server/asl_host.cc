@@ -360,63 +360,6 @@ class AslHost final : public RulesetHost {
     }
   }
 
-  // `e` as `viewer` may see it: `shown` is the event as logged, `after` the state it leaves.
-  void Show(const asl::Event& e, aslpb::AslEvent shown, const asl::State& after, Viewer viewer,
-            v1::MatchEvent& out) const {
-    switch (e.kind) {
-      case asl::EventKind::kSetUp: {
-        // Concealed units the viewer may not know are "?" (the engine's view decides).
-        const asl::View view = Rules().MakeView(after, viewer);
-        for (int i = 0; i < shown.situation().units_size() &&
-                        static_cast<size_t>(i) < view.units.size();
-             ++i) {
-          if (view.units[i].hidden) {
-            *shown.mutable_situation()->mutable_units(i) = Hidden(shown.situation().units(i));
-          }
-        }
-        break;
-      }
-      case asl::EventKind::kDeclarationSealed:
-        out.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
-        if (!asl::DeclarationsShown(after, viewer)[SeatIndex(e.seat)]) {
-          shown.clear_seal();
-          shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
-        }
-        break;
-      case asl::EventKind::kDeclarationsRevealed: {
-        v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
-        const auto declarations = asl::DeclarationsShown(after, viewer);
-        if (declarations[0]) {
-          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*declarations[0]);
-        }
-        if (declarations[1]) {
-          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*declarations[1]);
-        }
-        break;
-      }
-      case asl::EventKind::kChoiceRequested: {
-        v1::ChoiceRequested* choice = out.mutable_choice_requested();
-        choice->set_choice_id(std::to_string(e.choice->id));
-        choice->set_seat(proto::SideToProto(e.choice->seat));
-        choice->set_rule_ref(std::string(ChoiceRule(e.choice->kind)));
-        choice->set_prompt(std::string(ChoicePrompt(e.choice->kind)));
-        *choice->mutable_options() = shown.choice().options();
-        choice->set_min_selected(static_cast<uint32_t>(e.choice->min_selected));
-        choice->set_max_selected(static_cast<uint32_t>(e.choice->max_selected));
-        choice->set_default_if_timeout(e.choice->kind == asl::ChoiceKind::kCaptureSelection
-                                           ? "the first unit of the set"
-                                           : "nobody withdraws");
-        break;
-      }
-      case asl::EventKind::kPhaseEnded:
-        out.mutable_match_ended()->set_summary(shown.text());
-        break;
-      default:
-        break;
-    }
-    *out.mutable_asl() = std::move(shown);
-  }
-
   // RenderEvent adds nothing to the logged event but for the kinds its switch names.
   int LoggedEventField(const AnyEvent& event) const override {
     switch (EventOf(event).kind) {
@@ -714,6 +657,63 @@ class AslHost final : public RulesetHost {
   }
 
  private:
+  // `e` as `viewer` may see it: `shown` is the event as logged, `after` the state it leaves.
+  void Show(const asl::Event& e, aslpb::AslEvent shown, const asl::State& after, Viewer viewer,
+            v1::MatchEvent& out) const {
+    switch (e.kind) {
+      case asl::EventKind::kSetUp: {
+        // Concealed units the viewer may not know are "?" (the engine's view decides).
+        const asl::View view = Rules().MakeView(after, viewer);
+        for (int i = 0; i < shown.situation().units_size() &&
+                        static_cast<size_t>(i) < view.units.size();
+             ++i) {
+          if (view.units[i].hidden) {
+            *shown.mutable_situation()->mutable_units(i) = Hidden(shown.situation().units(i));
+          }
+        }
+        break;
+      }
+      case asl::EventKind::kDeclarationSealed:
+        out.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
+        if (!asl::DeclarationsShown(after, viewer)[SeatIndex(e.seat)]) {
+          shown.clear_seal();
+          shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
+        }
+        break;
+      case asl::EventKind::kDeclarationsRevealed: {
+        v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
+        const auto declarations = asl::DeclarationsShown(after, viewer);
+        if (declarations[0]) {
+          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*declarations[0]);
+        }
+        if (declarations[1]) {
+          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*declarations[1]);
+        }
+        break;
+      }
+      case asl::EventKind::kChoiceRequested: {
+        v1::ChoiceRequested* choice = out.mutable_choice_requested();
+        choice->set_choice_id(std::to_string(e.choice->id));
+        choice->set_seat(proto::SideToProto(e.choice->seat));
+        choice->set_rule_ref(std::string(ChoiceRule(e.choice->kind)));
+        choice->set_prompt(std::string(ChoicePrompt(e.choice->kind)));
+        *choice->mutable_options() = shown.choice().options();
+        choice->set_min_selected(static_cast<uint32_t>(e.choice->min_selected));
+        choice->set_max_selected(static_cast<uint32_t>(e.choice->max_selected));
+        choice->set_default_if_timeout(e.choice->kind == asl::ChoiceKind::kCaptureSelection
+                                           ? "the first unit of the set"
+                                           : "nobody withdraws");
+        break;
+      }
+      case asl::EventKind::kPhaseEnded:
+        out.mutable_match_ended()->set_summary(shown.text());
+        break;
+      default:
+        break;
+    }
+    *out.mutable_asl() = std::move(shown);
+  }
+
   std::unique_ptr<const engine::Ruleset> ruleset_;
 };
 
