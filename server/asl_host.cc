@@ -344,19 +344,18 @@ class AslHost final : public RulesetHost {
     return !(e.kind == asl::EventKind::kDeclarationSealed && e.seat != seat);
   }
 
-  void RenderEvent(const AnyState& before, const AnyState& after, const AnyEvent& event,
+  void RenderEvent(std::string_view logged, const AnyState& after, const AnyEvent& event,
                    Viewer viewer, v1::MatchEvent& out) const override {
-    const asl::Event& e = EventOf(event);
-    Show(e, proto::EventToProto(StateOf(before), e), StateOf(after), viewer, out);
+    Show(EventOf(event), LoggedForm<aslpb::AslEvent>(logged), StateOf(after), viewer, out);
   }
 
-  // The event is converted once, then masked for each viewer.
-  void RenderEventForEach(const AnyState& before, const AnyState& after, const AnyEvent& event,
+  // The logged event is read once, then masked for each viewer.
+  void RenderEventForEach(std::string_view logged, const AnyState& after, const AnyEvent& event,
                           const std::array<v1::MatchEvent*, 4>& out) const override {
     const asl::Event& e = EventOf(event);
-    const aslpb::AslEvent logged = proto::EventToProto(StateOf(before), e);
+    const aslpb::AslEvent shown = LoggedForm<aslpb::AslEvent>(logged);
     for (size_t i = 0; i < out.size(); ++i) {
-      Show(e, logged, StateOf(after), static_cast<Viewer>(i), *out[i]);
+      Show(e, shown, StateOf(after), static_cast<Viewer>(i), *out[i]);
     }
   }
 

@@ -193,14 +193,22 @@ std::string MemoFacts(const Memos& memos, std::string_view location) {
 // One stored event a command produces, with what rendering it needs.
 struct Match::Planned {
   storage::StoredEvent stored;
-  // Ruleset events: the event and the states around it.
+  // Ruleset events: the event, and what the viewers are shown of it (RulesetHost::RenderEvent),
+  // rendered as it was applied (ApplyAndShow): empty when it is shown as logged
+  // (LoggedEventField), one message when it is shown alike to every viewer, else four (indexed
+  // by engine::Viewer). So a plan keeps no copy of the states around its events.
   std::optional<AnyEvent> event;
-  // Consecutive events share the state between them (one copy per event, not two).
-  std::shared_ptr<const AnyState> before;
-  std::shared_ptr<const AnyState> after;
+  std::vector<v1::MatchEvent> shown;
   // Unit updates: the forces before and after them (what each viewer may see of the update).
   std::shared_ptr<const Forces> forces_before;
   std::shared_ptr<const Forces> forces_after;
+
+  // An event that needs nothing but its stored form to be rendered.
+  static Planned Of(storage::StoredEvent stored) {
+    Planned planned;
+    planned.stored = std::move(stored);
+    return planned;
+  }
 };
 
 // Everything a command changes, decided before the append and applied after it.
@@ -244,8 +252,7 @@ Match::Match(asio::any_io_executor executor, MatchServices services, const Rules
   Plan opened;
   opened.setup = setup_;
   opened.state = state_;
-  opened.entries.push_back(Planned{.stored = OpenedEvent(identity_), .event = {}, .before = {},
-                                   .after = {}, .forces_before = {}, .forces_after = {}});
+  opened.entries.push_back(Planned::Of(OpenedEvent(identity_)));
   Commit(std::move(opened), 1, recorded_unix_ms, head);
 }
 
@@ -728,9 +735,7 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       auto planned = PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
       // The overrun is taken from the bank before the answer, in the same append.
       if (planned && drawn) {
-        planned->entries.insert(planned->entries.begin(),
-                                Planned{.stored = std::move(*drawn), .event = {}, .before = {},
-                                        .after = {}, .forces_before = {}, .forces_after = {}});
+        planned->entries.insert(planned->entries.begin(), Planned::Of(std::move(*drawn)));
       }
       return planned;
     }
@@ -821,7 +826,6 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   }
   const std::string step_before = host_.AwaitingOf(plan.state).step;
   bool first = true;
-  auto current = std::make_shared<const AnyState>(plan.state);
   for (AnyEvent& event : *events) {
     Planned planned;
     storage::RulesetEvent& stored = *planned.stored.mutable_ruleset_event();
@@ -840,11 +844,7 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
       first = false;
     }
     stored.set_event(host_.LogEvent(plan.state, event));
-    planned.before = current;
-    host_.ruleset().Apply(plan.state, event);
-    current = std::make_shared<const AnyState>(plan.state);
-    planned.after = current;
-    planned.event = std::move(event);
+    ApplyAndShow(host_, plan.state, std::move(event), planned);
     plan.entries.push_back(std::move(planned));
   }
   // The event that closes the step reveals its seed.
@@ -1178,8 +1178,7 @@ Result<Match::Plan> Match::PlanVacation(Seat seat, const v1::TakeVacation& vacat
   plan.started = started_;
   plan.seat = seat;
   plan.command_id = command_id;
-  plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                 .after = {}, .forces_before = {}, .forces_after = {}});
+  plan.entries.push_back(Planned::Of(std::move(stored)));
   return plan;
 }
 
@@ -1197,8 +1196,7 @@ void Match::SweepClocks() {
     plan.state = state_;
     plan.started = started_;
     plan.seat = seat;
-    plan.entries.push_back(Planned{.stored = std::move(ended), .event = {}, .before = {},
-                                   .after = {}, .forces_before = {}, .forces_after = {}});
+    plan.entries.push_back(Planned::Of(std::move(ended)));
     return Append(std::move(plan), [](std::vector<MessagePtr>) {}, "");
   }
   if (!started_ || deadline_unix_ms_ == 0 || host_.Ended(state_)) return;
@@ -1226,8 +1224,7 @@ void Match::Expire(Seat seat, const Awaiting& awaiting, int64_t now) {
   expired.set_bank_left_ms(0);
   expired.set_step(AwaitedWord(awaiting.kind));
   expired.set_action(std::string(action));
-  Planned clock{.stored = std::move(stored), .event = {}, .before = {}, .after = {},
-                .forces_before = {}, .forces_after = {}};
+  Planned clock = Planned::Of(std::move(stored));
   if (action == "match_lost") {
     clock.stored.mutable_clock()->set_loser(StoredSeat(seat));
     clock.stored.mutable_clock()->set_winner(StoredSeat(engine::Opponent(seat)));
@@ -1478,7 +1475,7 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
   bool deadline_set = false;
   std::vector<RenderedEvent> committed;
   committed.reserve(plan.entries.size());
-  for (const Planned& planned : plan.entries) {
+  for (Planned& planned : plan.entries) {
     const auto stamped = [&](v1::MatchEvent event) {
       v1::ServerMessage message;
       event.set_match_id(identity_.id);
@@ -1674,7 +1671,7 @@ void Match::OpenSeals(const Planned& planned, uint64_t seq,
   }
 }
 
-v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
+v1::MatchEvent Match::RenderEvent(Planned& planned, Viewer viewer) const {
   v1::MatchEvent out;
   const storage::StoredEvent& stored = planned.stored;
   if (stored.has_match_created()) {
@@ -1750,23 +1747,33 @@ v1::MatchEvent Match::RenderEvent(const Planned& planned, Viewer viewer) const {
     clock.set_vacation_days(logged.vacation_days());
     clock.set_vacation_until_unix_ms(logged.vacation_until_unix_ms());
     clock.set_vacation_days_left(logged.vacation_days_left());
-  } else if (planned.event) {
-    host_.RenderEvent(*planned.before, *planned.after, *planned.event, viewer, out);
+  } else if (planned.event && !planned.shown.empty()) {
+    out = std::move(planned.shown[planned.shown.size() == 1 ? 0 : ViewerIndex(viewer)]);
     AddLoggedFields(stored.ruleset_event(), out);
   }
   return out;
 }
 
-std::array<v1::MatchEvent, 4> Match::RenderEventForEach(const Planned& planned) const {
+std::array<v1::MatchEvent, 4> Match::RenderEventForEach(Planned& planned) const {
   std::array<v1::MatchEvent, 4> out;
-  if (!planned.event) {
-    for (Viewer viewer : kViewers) out[ViewerIndex(viewer)] = RenderEvent(planned, viewer);
-    return out;
-  }
-  host_.RenderEventForEach(*planned.before, *planned.after, *planned.event,
-                           {&out[0], &out[1], &out[2], &out[3]});
-  for (v1::MatchEvent& event : out) AddLoggedFields(planned.stored.ruleset_event(), event);
+  for (Viewer viewer : kViewers) out[ViewerIndex(viewer)] = RenderEvent(planned, viewer);
   return out;
+}
+
+void Match::ApplyAndShow(const RulesetHost& host, AnyState& state, AnyEvent event,
+                         Planned& planned) {
+  host.ruleset().Apply(state, event);
+  const std::string& logged = planned.stored.ruleset_event().event();
+  if (host.LoggedEventField(event) == 0) {
+    if (host.SameForEveryViewer(event)) {
+      host.RenderEvent(logged, state, event, Viewer::kDirector, planned.shown.emplace_back());
+    } else {
+      planned.shown.resize(kViewers.size());
+      std::vector<v1::MatchEvent>& shown = planned.shown;
+      host.RenderEventForEach(logged, state, event, {&shown[0], &shown[1], &shown[2], &shown[3]});
+    }
+  }
+  planned.event = std::move(event);
 }
 
 void Match::AddLoggedFields(const storage::RulesetEvent& logged, v1::MatchEvent& out) {
@@ -2363,6 +2370,9 @@ Result<std::shared_ptr<Match>> Match::Recover(
     plan.state = match->state_;
     plan.started = match->started_;
     const size_t batch_start = i;
+    // Replayed as of an event inside this batch's ruleset events: the state right after the last
+    // of them up to it (a plan keeps no copy of the states between its events).
+    std::optional<AnyState> cut;
     std::optional<Seat> seat;
     if (match->decided_ && !stored.has_head_signed() && !stored.has_director_flag()) {
       return Reject("", at(i) + "an event after the match was decided on time");
@@ -2375,8 +2385,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
       plan.seat = SeatOfStored(stored.clock().seat()).value_or(Seat::kSideA);
       plan.command_id = stored.clock().command_id();
       plan.decides = stored.clock().action() == "match_lost";
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       match->Commit(std::move(plan), events[i].seq, events[i].recorded_unix_ms, events[i].hash);
       ++i;
       continue;
@@ -2390,16 +2399,14 @@ Result<std::shared_ptr<Match>> Match::Recover(
       }
       EnterSetup(plan, *seat, std::move(part), plan.started && host->Ended(plan.state));
       plan.command_id = stored.setup_submitted().command_id();
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
     } else if (stored.has_setup_confirmed()) {
       seat = SeatOfStored(stored.setup_confirmed().seat());
       if (!seat) return Reject("", at(i) + "malformed confirmation");
       plan.setup.confirmed[SeatIndex(*seat)] = true;
       plan.command_id = stored.setup_confirmed().command_id();
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
       if (plan.setup.confirmed[0] && plan.setup.confirmed[1]) {
         plan.started = true;
@@ -2445,20 +2452,17 @@ Result<std::shared_ptr<Match>> Match::Recover(
           return Reject("", at(i) + "replaying the logged command with the logged dice does not "
                                     "give the logged events");
         }
-        auto current = std::make_shared<const AnyState>(plan.state);
+        const bool cut_inside = up_to_seq < events[i + decided->size() - 1].seq;
         for (size_t k = 0; k < decided->size(); ++k) {
           AnyEvent& event = (*decided)[k];
           if (host->LogEvent(plan.state, event) != logged[k].ruleset_event().event()) {
             return Reject("", at(i + k) + "differs from what its command decides on replay");
           }
           Planned planned;
-          planned.before = current;
-          host->ruleset().Apply(plan.state, event);
-          current = std::make_shared<const AnyState>(plan.state);
-          planned.after = current;
-          planned.event = std::move(event);
           planned.stored = std::move(logged[k]);
+          ApplyAndShow(*host, plan.state, std::move(event), planned);
           plan.entries.push_back(std::move(planned));
+          if (cut_inside && events[i + k].seq <= up_to_seq) cut = plan.state;
         }
         if (plan.command_id.empty() || plan.entries.size() == decided->size()) {
           plan.command_id = cause.command_id();
@@ -2473,8 +2477,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
         if (i < events.size()) {
           storage::StoredEvent signature;
           if (signature.ParseFromString(events[i].payload) && signature.has_head_signed()) {
-            plan.entries.push_back(Planned{.stored = std::move(signature), .event = {},
-                                           .before = {}, .after = {}, .forces_before = {}, .forces_after = {}});
+            plan.entries.push_back(Planned::Of(std::move(signature)));
             ++i;
           }
         }
@@ -2484,8 +2487,7 @@ Result<std::shared_ptr<Match>> Match::Recover(
       seat = SeatOfStored(stored.director_flag().seat());
       if (!seat) return Reject("", at(i) + "malformed flag");
       plan.command_id = stored.director_flag().command_id();
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_units_updated()) {
       seat = SeatOfStored(stored.units_updated().seat());
@@ -2502,9 +2504,9 @@ Result<std::shared_ptr<Match>> Match::Recover(
       }
       plan.forces = std::make_shared<const Forces>(std::move(*forces));
       plan.command_id = stored.units_updated().command_id();
-      Planned planned{.stored = std::move(stored), .event = {}, .before = {}, .after = {},
-                      .forces_before = std::make_shared<const Forces>(match->forces_),
-                      .forces_after = plan.forces};
+      Planned planned = Planned::Of(std::move(stored));
+      planned.forces_before = std::make_shared<const Forces>(match->forces_);
+      planned.forces_after = plan.forces;
       plan.entries.push_back(std::move(planned));
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_result_recorded()) {
@@ -2516,19 +2518,16 @@ Result<std::shared_ptr<Match>> Match::Recover(
         if (!seat) return Reject("", at(i) + "a result recorded by no seat");
       }
       plan.command_id = stored.result_recorded().command_id();
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_head_signed()) {
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
     } else if (!setup_event && plan.entries.empty() && stored.has_locations_ordered()) {
       seat = SeatOfStored(stored.locations_ordered().seat());
       if (!seat) return Reject("", at(i) + "malformed order of Locations");
       plan.command_id = stored.locations_ordered().command_id();
-      plan.entries.push_back(Planned{.stored = std::move(stored), .event = {}, .before = {},
-                                     .after = {}, .forces_before = {}, .forces_after = {}});
+      plan.entries.push_back(Planned::Of(std::move(stored)));
       ++i;
     }
     if (plan.entries.empty()) return Reject("", at(i) + "an event no command explains");
@@ -2541,7 +2540,8 @@ Result<std::shared_ptr<Match>> Match::Recover(
       const auto last = std::find_if(plan.entries.rbegin(), plan.entries.rend(),
                                      [](const Planned& p) { return p.event.has_value(); });
       if (last != plan.entries.rend()) {
-        plan.state = *last->after;
+        // (Without a cut, every ruleset event of the batch is kept: plan.state is after them.)
+        if (cut) plan.state = std::move(*cut);
       } else {
         plan.state = match->state_;
         plan.started = match->started_;

@@ -297,10 +297,16 @@ class Match : public std::enable_shared_from_this<Match> {
   // as the bytes of its message: what RenderEvent would build, without building it.
   MessagePtr RenderLogged(const Planned& planned, int field, uint64_t seq,
                           int64_t recorded_unix_ms) const;
-  melee::v1::MatchEvent RenderEvent(const Planned& planned, engine::Viewer viewer) const;
-  // RenderEvent for the four viewers (indexed by engine::Viewer); a ruleset event is converted
-  // once (RulesetHost::RenderEventForEach).
-  std::array<melee::v1::MatchEvent, 4> RenderEventForEach(const Planned& planned) const;
+  // `planned` as `viewer` sees it. A ruleset event was rendered when it was planned
+  // (ApplyAndShow): its rendering is moved out of `planned`, so each viewer's is taken once.
+  melee::v1::MatchEvent RenderEvent(Planned& planned, engine::Viewer viewer) const;
+  // RenderEvent for the four viewers (indexed by engine::Viewer).
+  std::array<melee::v1::MatchEvent, 4> RenderEventForEach(Planned& planned) const;
+  // Applies the ruleset event `event` (logged in `planned.stored` already) to `state`, and
+  // renders it into `planned.shown` while the state after it is at hand (RulesetHost::
+  // RenderEvent), unless the host shows it as logged: a plan keeps no copy of the states.
+  static void ApplyAndShow(const RulesetHost& host, engine::AnyState& state, engine::AnyEvent event,
+                           Planned& planned);
   // The fields of a ruleset event's message that come from its log entry, not from the ruleset.
   static void AddLoggedFields(const melee::storage::v1::RulesetEvent& logged,
                               melee::v1::MatchEvent& out);

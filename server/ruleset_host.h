@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,18 @@ inline LoggedDie LoggedDieOf(const melee::v1::DieRoll& die, std::optional<engine
   logged.roll.value = static_cast<int>(die.value());
   logged.seat = seat;
   return logged;
+}
+
+// Returns the logged event `Message` that a host's own LogEvent wrote as `logged`, for
+// RenderEvent. The match hands back only bytes LogEvent wrote (or that a replay checked equal to
+// them), so bytes that do not parse are a defect of the server: it throws std::logic_error.
+template <class Message>
+Message LoggedForm(std::string_view logged) {
+  Message event;
+  if (!event.ParseFromArray(logged.data(), static_cast<int>(logged.size()))) {
+    throw std::logic_error("RenderEvent: the logged event is not a " + event.GetTypeName());
+  }
+  return event;
 }
 
 // Returns the dice a ruleset's logged event `Message` rolled (a message with `seat` and `dice`,
@@ -174,17 +187,19 @@ class RulesetHost {
   virtual bool Material(const engine::AnyEvent& event, engine::Seat seat) const = 0;
 
   // Fills `out` with `event` as `viewer` may see it: the ruleset's own message and, where one
-  // exists, the generic kind. `before` and `after` are the states around it.
-  virtual void RenderEvent(const engine::AnyState& before, const engine::AnyState& after,
+  // exists, the generic kind. `logged` is the event's log form (LogEvent's bytes, which hold what
+  // the state before it adds), `after` the state after it. (So a match renders an event as it
+  // applies it, and keeps no copy of the states around it.)
+  virtual void RenderEvent(std::string_view logged, const engine::AnyState& after,
                            const engine::AnyEvent& event, engine::Viewer viewer,
                            melee::v1::MatchEvent& out) const = 0;
   // RenderEvent for each of the four viewers, `out` indexed by engine::Viewer (side A, side B,
-  // director, spectator). A host may convert the event once for all four.
-  virtual void RenderEventForEach(const engine::AnyState& before, const engine::AnyState& after,
+  // director, spectator). A host may read the logged event once for all four.
+  virtual void RenderEventForEach(std::string_view logged, const engine::AnyState& after,
                                   const engine::AnyEvent& event,
                                   const std::array<melee::v1::MatchEvent*, 4>& out) const {
     for (size_t i = 0; i < out.size(); ++i) {
-      RenderEvent(before, after, event, static_cast<engine::Viewer>(i), *out[i]);
+      RenderEvent(logged, after, event, static_cast<engine::Viewer>(i), *out[i]);
     }
   }
   // Whether RenderEvent shows `event` alike to every viewer (nothing in it is hidden from

@@ -276,11 +276,11 @@ class SealedHost final : public RulesetHost {
     return true;
   }
 
-  void RenderEvent(const engine::AnyState& before, const engine::AnyState& after,
+  void RenderEvent(std::string_view logged, const engine::AnyState& after,
                    const engine::AnyEvent& event, engine::Viewer viewer,
                    melee::v1::MatchEvent& out) const override {
     const Event& e = EventOf(event);
-    LoggedEvent shown = table_.event_to_proto(StateOf(before), e);
+    LoggedEvent shown = LoggedForm<LoggedEvent>(logged);
     Redact(e, engine_rules_.MakeView(StateOf(after), viewer), shown, out);
     if (e.kind == table_.ended) out.mutable_match_ended()->set_summary(shown.text());
     table_.set_event(out, std::move(shown));

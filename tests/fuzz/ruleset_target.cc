@@ -146,11 +146,10 @@ void ApplyAndRender(const server::RulesetHost& host, const Decided& decided, Any
   for (size_t i = 0; i < decided.events.size(); ++i) {
     MELEE_CHECK_MSG(host.DiceOfLogged(decided.logged[i]).has_value(),
                     "the dice of a logged event read back");
-    const AnyState before = state;
     host.ruleset().Apply(state, decided.events[i]);
     for (engine::Viewer viewer : kViewers) {
       melee::v1::MatchEvent rendered;
-      host.RenderEvent(before, state, decided.events[i], viewer, rendered);
+      host.RenderEvent(decided.logged[i], state, decided.events[i], viewer, rendered);
     }
   }
   for (engine::Viewer viewer : kViewers) {

@@ -257,14 +257,15 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
       auto events = host_->ruleset().Decide(state, seat, engine::AnyCommand(command), dice);
       ASSERT_TRUE(events.has_value()) << events.error().message;
       for (const engine::AnyEvent& event : *events) {
-        const engine::AnyState before = state;
+        const std::string logged_form = host_->LogEvent(state, event);
         host_->ruleset().Apply(state, event);
         // Rendered for the four viewers at once: as rendered for each alone.
         std::array<v1::MatchEvent, 4> each;
-        host_->RenderEventForEach(before, state, event, {&each[0], &each[1], &each[2], &each[3]});
+        host_->RenderEventForEach(logged_form, state, event,
+                                  {&each[0], &each[1], &each[2], &each[3]});
         for (size_t i = 0; i < each.size(); ++i) {
           v1::MatchEvent alone;
-          host_->RenderEvent(before, state, event, static_cast<Viewer>(i), alone);
+          host_->RenderEvent(logged_form, state, event, static_cast<Viewer>(i), alone);
           EXPECT_EQ(each[i].SerializeAsString(), alone.SerializeAsString()) << alone.DebugString();
         }
         const int field = host_->LoggedEventField(event);
@@ -273,12 +274,11 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
           continue;
         }
         EXPECT_TRUE(host_->SameForEveryViewer(event));
-        const std::string logged =
-            proto::LengthDelimited(field, host_->LogEvent(before, event));
+        const std::string logged = proto::LengthDelimited(field, logged_form);
         for (Viewer viewer : {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
                               Viewer::kSpectator}) {
           v1::MatchEvent rendered;
-          host_->RenderEvent(before, state, event, viewer, rendered);
+          host_->RenderEvent(logged_form, state, event, viewer, rendered);
           EXPECT_EQ(rendered.SerializeAsString(), logged) << rendered.DebugString();
           ++shown_as_logged[rendered.asl().text().substr(0, 12)];
         }
