@@ -1860,18 +1860,19 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     }
     status.set_connections(connections);
     if (setup_.parts[i]) {
-      const v1::SubmitSetup shown = host_.MaskSetup(*setup_.parts[i], seat, viewer);
+      // (Moved, not copied, into the view: a part holds every unit of its side.)
+      v1::SubmitSetup shown = host_.MaskSetup(*setup_.parts[i], seat, viewer);
       if (shown.has_asl()) {
         *(seat == Seat::kSideA ? view.mutable_side_a_setup() : view.mutable_side_b_setup()) =
-            shown.asl();
+            std::move(*shown.mutable_asl());
       }
       if (shown.has_vv()) {
         *(seat == Seat::kSideA ? view.mutable_side_a_vv_setup()
-                               : view.mutable_side_b_vv_setup()) = shown.vv();
+                               : view.mutable_side_b_vv_setup()) = std::move(*shown.mutable_vv());
       }
       if (shown.has_coc()) {
         *(seat == Seat::kSideA ? view.mutable_side_a_coc_setup()
-                               : view.mutable_side_b_coc_setup()) = shown.coc();
+                               : view.mutable_side_b_coc_setup()) = std::move(*shown.mutable_coc());
       }
     }
   }
@@ -1941,9 +1942,10 @@ MessagePtr Match::AckOf(const std::string& command_id, const AnswerBook::Answer&
   v1::CommandAck& ack = *message.mutable_ack();
   ack.set_command_id(command_id);
   ack.set_seq(answer.seq);
-  ack.set_receipt(std::string(answer.receipt));
-  ack.set_seal_nonce(std::string(answer.seal_nonce));
-  ack.set_sealed(std::string(answer.sealed));
+  // Only a seal's answer has these (an empty string is no field; setting one allocates).
+  if (!answer.receipt.empty()) ack.set_receipt(std::string(answer.receipt));
+  if (!answer.seal_nonce.empty()) ack.set_seal_nonce(std::string(answer.seal_nonce));
+  if (!answer.sealed.empty()) ack.set_sealed(std::string(answer.sealed));
   return MakeMessage(std::move(message));
 }
 

@@ -898,6 +898,9 @@ Result<asl::Script> ScriptFromJson(std::string_view json) {
 
 // ---- public: writing ------------------------------------------------------------------------
 
+// (Strings that are usually empty are set only when they are not: proto3 sends an empty string
+// as no field at all, and protobuf allocates a string for every field set. A unit is written for
+// each viewer's view after every command.)
 v1::Unit UnitToProto(const asl::Unit& unit) {
   v1::Unit out;
   out.set_id(unit.id);
@@ -910,7 +913,7 @@ v1::Unit UnitToProto(const asl::Unit& unit) {
   out.set_morale(unit.morale);
   out.set_leadership(unit.leadership);
   out.set_bpv(unit.bpv);
-  out.set_stacked_on(unit.stacked_on);
+  if (!unit.stacked_on.empty()) out.set_stacked_on(unit.stacked_on);
   AddStrings(unit.support_weapons, out.mutable_support_weapons());
   out.set_inexperienced(unit.inexperienced);
   out.set_assault_engineer(unit.assault_engineer);
@@ -939,8 +942,8 @@ v1::Unit UnitToProto(const asl::Unit& unit) {
       unit.street_fighting == asl::StreetFighting::kFromBuilding ? v1::STREET_FIGHTING_FROM_BUILDING
       : unit.street_fighting == asl::StreetFighting::kInObstacle ? v1::STREET_FIGHTING_IN_OBSTACLE
                                                                  : v1::STREET_FIGHTING_NONE);
-  out.set_rider_of(unit.rider_of);
-  out.set_passenger_of(unit.passenger_of);
+  if (!unit.rider_of.empty()) out.set_rider_of(unit.rider_of);
+  if (!unit.passenger_of.empty()) out.set_passenger_of(unit.passenger_of);
   if (unit.kind == asl::UnitKind::kVehicle) *out.mutable_vehicle() = VehicleToProto(unit.vehicle);
   return out;
 }
@@ -980,7 +983,7 @@ v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
   AddStrings(order.attackers, out.mutable_attackers());
   AddStrings(order.targets, out.mutable_targets());
   out.set_capture(order.capture);
-  out.set_director(order.director);
+  if (!order.director.empty()) out.set_director(order.director);  // (as in UnitToProto)
   out.set_decline_leadership(order.decline_leadership);
   out.set_atmm(order.atmm);
   AddStrings(order.weapons, out.mutable_weapons());
