@@ -50,8 +50,9 @@ inline constexpr uint64_t kDiceChainLength = 4096;
 inline constexpr size_t kSealNonceBytes = 32;
 inline constexpr size_t kEventSaltBytes = 32;
 
-// Returns `count` bytes from OpenSSL's CSPRNG (RAND_bytes). Throws std::runtime_error if it has
-// none, which only a broken system does.
+// Returns `count` bytes from OpenSSL's CSPRNG (RAND_bytes). Small draws (a salt, a nonce) come
+// from a per-thread pool that RAND_bytes refills 4 KiB at a time; no byte is handed out twice.
+// Throws std::runtime_error if the CSPRNG has none, which only a broken system does.
 std::string RandomBytes(size_t count);
 
 // The commitment of seal scheme 2: SHA-256("melee/v2/seal|" || nonce || sealed).

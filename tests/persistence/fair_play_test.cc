@@ -14,9 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -426,6 +428,67 @@ TEST(CommittedDiceTest, AMillionDiceAreUniformAndConsecutiveDiceIndependent) {
   // hmac module: these counts (chi-square 3.044936) and no rejected draw.
   EXPECT_EQ(faces, (std::array<int64_t, 6>{166942, 166715, 166754, 166131, 166477, 166981}));
   EXPECT_EQ(draws, 1000000u);
+}
+
+// ---- the CSPRNG's draws (salts, nonces) --------------------------------------------------------
+
+// Small draws come from a per-thread pool of 4 KiB that RAND_bytes refills. A pool handing out a
+// byte twice, or a wiped byte, would repeat a seal's nonce or an event's salt: a seal whose
+// receipt could be guessed. Sizes that do not divide 4096 make draws straddle every refill.
+TEST(RandomBytesTest, DrawsNeverRepeatAndStraddleRefillsWithoutZeros) {
+  std::set<std::string> seen;
+  std::array<int64_t, 256> counts{};
+  int64_t total = 0;
+  size_t worst_zeros = 0;
+  for (const size_t size : {size_t{32}, size_t{24}, size_t{48}, size_t{7}, size_t{512}}) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string bytes = RandomBytes(size);
+      ASSERT_EQ(bytes.size(), size);
+      if (size >= 24) {
+        EXPECT_TRUE(seen.insert(bytes).second) << "a draw of " << size << " bytes repeated";
+      }
+      for (const char c : bytes) ++counts[static_cast<unsigned char>(c)];
+      total += static_cast<int64_t>(size);
+      if (size == 32) {
+        worst_zeros = std::max<size_t>(worst_zeros, std::count(bytes.begin(), bytes.end(), '\0'));
+      }
+    }
+  }
+  // 32 random bytes hold 8 or more zero bytes with probability ~1e-11.
+  EXPECT_LT(worst_zeros, 8u);
+  const double expected = static_cast<double>(total) / 256;
+  double chi_square = 0;
+  for (const int64_t count : counts) {
+    chi_square += (static_cast<double>(count) - expected) * (static_cast<double>(count) - expected) /
+                  expected;
+  }
+  EXPECT_GT(UpperTail(chi_square, 255), 0.0001) << "chi-square " << chi_square;
+}
+
+TEST(RandomBytesTest, LargeDrawsAndZeroAreServed) {
+  EXPECT_EQ(RandomBytes(0), "");
+  const std::string big = RandomBytes(10000);
+  ASSERT_EQ(big.size(), 10000u);
+  EXPECT_LT(std::count(big.begin(), big.end(), '\0'), 100);  // ~39 expected
+  EXPECT_NE(RandomBytes(4096), RandomBytes(4096));
+}
+
+TEST(RandomBytesTest, ThreadsDrawFromTheirOwnPoolsAndNeverTheSameBytes) {
+  constexpr int kThreads = 4;
+  constexpr int kDraws = 2000;
+  std::vector<std::vector<std::string>> drawn(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&drawn, t] {
+      for (int i = 0; i < kDraws; ++i) drawn[static_cast<size_t>(t)].push_back(RandomBytes(32));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::set<std::string> seen;
+  for (const auto& draws : drawn) {
+    for (const std::string& bytes : draws) EXPECT_TRUE(seen.insert(bytes).second);
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kDraws));
 }
 
 // ---- the server's secrets ---------------------------------------------------------------------
