@@ -463,7 +463,10 @@ TEST(RandomBytesTest, DrawsNeverRepeatAndStraddleRefillsWithoutZeros) {
     chi_square += (static_cast<double>(count) - expected) * (static_cast<double>(count) - expected) /
                   expected;
   }
-  EXPECT_GT(UpperTail(chi_square, 255), 0.0001) << "chi-square " << chi_square;
+  // The bytes are truly random, so any bound fails now and then: this one once in 10^9 runs
+  // (chi-square > ~415 with 255 degrees of freedom). A pool that handed out wiped bytes would
+  // push the zero byte's count, and the chi-square, far beyond it.
+  EXPECT_GT(UpperTail(chi_square, 255), 1e-9) << "chi-square " << chi_square;
 }
 
 TEST(RandomBytesTest, LargeDrawsAndZeroAreServed) {
