@@ -274,7 +274,9 @@ StoreResult<void> PrepareSchema(sqlite3* db, const std::string& path) {
 // The writer's prepared statements, reused for every transaction.
 struct SqliteEventStore::WriterStatements {
   explicit WriterStatements(sqlite3* db)
-      : savepoint(db, "SAVEPOINT batch"),
+      : begin(db, "BEGIN IMMEDIATE"),
+        commit(db, "COMMIT"),
+        savepoint(db, "SAVEPOINT batch"),
         release(db, "RELEASE batch"),
         rollback_to(db, "ROLLBACK TO batch"),
         insert_match(db,
@@ -298,11 +300,14 @@ struct SqliteEventStore::WriterStatements {
                      "WHERE match_id = ?1 AND last_seq = ?2") {}
 
   bool ok() const {
-    return savepoint.ok() && release.ok() && rollback_to.ok() && insert_match.ok() &&
-           insert_event.ok() && update_head.ok() && select_head.ok() && insert_notice.ok() &&
-           mark_dormant.ok();
+    return begin.ok() && commit.ok() && savepoint.ok() && release.ok() && rollback_to.ok() &&
+           insert_match.ok() && insert_event.ok() && update_head.ok() && select_head.ok() &&
+           insert_notice.ok() && mark_dormant.ok();
   }
 
+  // A transaction's own statements too: sqlite3_exec would parse them for every transaction.
+  Statement begin;
+  Statement commit;
   Statement savepoint;
   Statement release;
   Statement rollback_to;
@@ -553,7 +558,7 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
 
   std::size_t events = 0;
   WriterStatements& sql = *statements_;
-  if (const int begin = Exec(writer_, "BEGIN IMMEDIATE"); begin != SQLITE_OK) {
+  if (const int begin = Run(sql.begin); begin != SQLITE_DONE) {
     fail_all(SqliteError(writer_, begin, "cannot start a transaction on " + path_));
   } else {
     std::map<std::string, Head, std::less<>> tentative;  // heads written by this transaction
@@ -689,7 +694,7 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
       results[i] = Appended{first_seq, head.seq, head.hash};
     }
     if (!aborted) {
-      if (const int commit = Exec(writer_, "COMMIT"); commit != SQLITE_OK) {
+      if (const int commit = Run(sql.commit); commit != SQLITE_DONE) {
         // Not committed, so not acknowledged. (After a failed fsync the frames may still be found
         // on restart; the callers then see them as a conflict and re-read, never as a loss.)
         StoreError error = SqliteError(writer_, commit, "cannot commit to " + path_);
