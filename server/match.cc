@@ -229,7 +229,31 @@ struct Match::Plan {
   // Whose command it was, for its answer.
   Viewer Actor() const { return actor.value_or(engine::ViewerOf(seat)); }
   bool decides = false;  // a seat loses the match on time: the match is over
+  // The dice steps and client entropy the plan's dice start from, when not the committed
+  // match's: a Melee going on planned in the append of the command that ended the close combat.
+  std::optional<uint64_t> dice_steps_before;
+  std::optional<std::array<std::string, 2>> entropy_before;
 };
+
+struct Match::Carried {
+  bool started = false;
+  const AnyState* state = nullptr;
+  const Forces* forces = nullptr;
+  const std::map<std::string, LocationMemo, std::less<>>* locations = nullptr;
+  const std::optional<LocationOrder>* order = nullptr;
+  uint64_t dice_steps = 0;
+  const std::array<std::string, 2>* entropy = nullptr;
+};
+
+Match::Carried Match::Committed() const {
+  return Carried{.started = started_,
+                 .state = &state_,
+                 .forces = &forces_,
+                 .locations = &locations_,
+                 .order = &order_,
+                 .dice_steps = dice_steps_,
+                 .entropy = &entropy_};
+}
 
 Match::Match(asio::any_io_executor executor, MatchServices services, const RulesetHost& host,
              MatchIdentity identity, AnyState initial, int64_t recorded_unix_ms,
@@ -447,35 +471,51 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   batch.expected_seq = seq_;
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
   // A salt makes an event's hash hide its content from a viewer it is redacted for. One draw
-  // from the CSPRNG serves the whole batch, each event taking its own slice.
-  const std::string salts =
-      persistence::RandomBytes(persistence::kEventSaltBytes * plan->entries.size());
-  for (size_t i = 0; i < plan->entries.size(); ++i) {
-    Planned& planned = plan->entries[i];
-    planned.stored.set_salt(salts.substr(i * persistence::kEventSaltBytes,
-                                         persistence::kEventSaltBytes));
-    batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
-  }
+  // from the CSPRNG serves a plan's events, each event taking its own slice.
+  const auto add_payloads = [&batch](Plan& salted) {
+    const std::string salts =
+        persistence::RandomBytes(persistence::kEventSaltBytes * salted.entries.size());
+    for (size_t i = 0; i < salted.entries.size(); ++i) {
+      Planned& planned = salted.entries[i];
+      planned.stored.set_salt(salts.substr(i * persistence::kEventSaltBytes,
+                                           persistence::kEventSaltBytes));
+      batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
+    }
+  };
+  add_payloads(*plan);
   // A close combat ends: the server signs the head of the log (a turn boundary).
   if ((plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) ||
       plan->decides) {
     SignHead(*plan, batch.payloads);
   }
+  const size_t planned_events = batch.payloads.size();
+  // A11.15: the next close combat of a Melee that goes on starts in the same append, so the
+  // round costs one transaction and one write to each session, not two.
+  std::optional<Plan> next_combat = PlanMeleeAfter(*plan, planned_events);
+  if (next_combat) add_payloads(*next_combat);
   if (services_.notices) {
-    batch.notices = NoticesOf(*plan, seq_ + batch.payloads.size(), batch.recorded_unix_ms);
+    batch.notices = NoticesOf(*plan, seq_ + planned_events, batch.recorded_unix_ms);
+    if (next_combat) {
+      for (persistence::OutboxNotice& notice : NoticesOf(
+               *next_combat, seq_ + batch.payloads.size(), batch.recorded_unix_ms, &*plan)) {
+        batch.notices.push_back(std::move(notice));
+      }
+    }
   }
   const bool notices = !batch.notices.empty();
   appending_ = true;
   const int64_t recorded = batch.recorded_unix_ms;
   auto shared_plan = std::make_shared<Plan>(std::move(*plan));
+  auto next_plan = next_combat ? std::make_shared<Plan>(std::move(*next_combat)) : nullptr;
   const auto append_started = std::chrono::steady_clock::now();
   // A weak reference, checked under the Lifeline (as the journal's): a batch the store still
   // holds when the server is gone touches neither its metrics nor the match's strand. (Matches
   // holds every match while the server runs, so the reference holds then.)
   services_.store.Append(
-      std::move(batch), [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan,
-                         recorded, reply = std::move(reply), command_id, append_started, notices](
-                            persistence::StoreResult<persistence::Appended> appended) {
+      std::move(batch),
+      [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan, next_plan,
+       planned_events, recorded, reply = std::move(reply), command_id, append_started,
+       notices](persistence::StoreResult<persistence::Appended> appended) {
         std::lock_guard alive(lifeline->mutex);
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
@@ -483,7 +523,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
-        asio::post(self->strand_, [self, shared_plan, recorded, reply, command_id, notices,
+        asio::post(self->strand_, [self, shared_plan, next_plan, planned_events, recorded, reply,
+                                   command_id, notices,
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {
@@ -502,14 +543,21 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
             const std::string answered_id = shared_plan->command_id;
             const auto committed = self->Commit(std::move(*shared_plan), appended->first_seq,
                                                 recorded, appended->head);
-            // Only now: a mail asks the match for the view and the file its notice tells of.
-            if (notices) self->services_.notices->Committed();
             self->Broadcast(committed);
             if (const auto answer = self->answers_.Find(actor, answered_id)) {
               reply({self->AckOf(command_id, *answer)});
             } else {
               reply({});
             }
+            // The next close combat of a Melee that goes on, appended with it: its events and
+            // views follow in the same write.
+            if (next_plan) {
+              self->Broadcast(self->Commit(std::move(*next_plan),
+                                           appended->first_seq + planned_events, recorded,
+                                           appended->head));
+            }
+            // Only now: a mail asks the match for the view and the file its notice tells of.
+            if (notices) self->services_.notices->Committed();
             if (self->CanRoll() && self->MeleeGoesOn()) {
               auto going_on = self->PlanMeleeGoingOn();
               if (going_on) {
@@ -795,13 +843,13 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   // entropy (this seal's for this seat); a test hook may script them instead.
   // (A plan of several commands — a Melee going on with the announcements it takes — may have
   // closed a step already.)
-  uint64_t step = dice_steps_ + 1;
+  uint64_t step = plan.dice_steps_before.value_or(dice_steps_) + 1;
   for (const Planned& planned : plan.entries) {
     if (planned.stored.has_ruleset_event() && planned.stored.ruleset_event().dice_step() != 0) {
       step = planned.stored.ruleset_event().dice_step() + 1;
     }
   }
-  std::array<std::string, 2> entropy = entropy_;
+  std::array<std::string, 2> entropy = plan.entropy_before.value_or(entropy_);
   if (!plan.client_entropy.empty()) entropy[SeatIndex(seat)] = plan.client_entropy;
   std::unique_ptr<engine::BitSource> bits;
   std::unique_ptr<engine::Dice> dice;
@@ -867,13 +915,17 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
   return plan;
 }
 
-std::string Match::MeleeGoingOn() const {
-  if (!host_.CarriesForces() || !started_ || !host_.Ended(state_)) return "";
-  if (order_ && !order_->remaining.empty()) return "";  // A11.12: the CCPh is not over
+std::string Match::MeleeGoingOn() const { return MeleeGoingOn(Committed()); }
+
+std::string Match::MeleeGoingOn(const Carried& carried) const {
+  if (!host_.CarriesForces() || !carried.started || !host_.Ended(*carried.state)) return "";
+  const std::optional<LocationOrder>& order = *carried.order;
+  if (order && !order->remaining.empty()) return "";  // A11.12: the CCPh is not over
+  const Forces& forces = *carried.forces;
   std::string next_ccph;
-  for (const auto& [location, memo] : locations_) {
-    if (!memo.melee || !memo.attacker || !HasUnitsAt(forces_, Seat::kSideA, location) ||
-        !HasUnitsAt(forces_, Seat::kSideB, location)) {
+  for (const auto& [location, memo] : *carried.locations) {
+    if (!memo.melee || !memo.attacker || !HasUnitsAt(forces, Seat::kSideA, location) ||
+        !HasUnitsAt(forces, Seat::kSideB, location)) {
       continue;
     }
     if (memo.ccph < ccph_) return location;  // goes on in this CCPh
@@ -882,9 +934,11 @@ std::string Match::MeleeGoingOn() const {
   return next_ccph;
 }
 
-Result<Match::Plan> Match::PlanMeleeGoingOn() const {
-  const std::string location = MeleeGoingOn();
-  const LocationMemo& memo = locations_.find(location)->second;
+Result<Match::Plan> Match::PlanMeleeGoingOn() const { return PlanMeleeGoingOn(Committed()); }
+
+Result<Match::Plan> Match::PlanMeleeGoingOn(const Carried& carried) const {
+  const std::string location = MeleeGoingOn(carried);
+  const LocationMemo& memo = carried.locations->find(location)->second;
   // In this CCPh its ATTACKER attacks; a new CCPh is the next Player Turn's: the other side's.
   const Seat attacker = memo.ccph < ccph_ && ccph_attacker_ ? *ccph_attacker_
                                                             : engine::Opponent(*memo.attacker);
@@ -892,7 +946,9 @@ Result<Match::Plan> Match::PlanMeleeGoingOn() const {
   plan.state = initial_state_;
   plan.started = true;
   plan.seat = attacker;
-  auto parts = host_.WithCarried(SetupParts{}, forces_, location, memo.facts, attacker);
+  plan.dice_steps_before = carried.dice_steps;
+  plan.entropy_before = *carried.entropy;
+  auto parts = host_.WithCarried(SetupParts{}, *carried.forces, location, memo.facts, attacker);
   if (!parts) return tl::unexpected(parts.error());
   auto start = host_.StartCommand(*parts);
   if (!start) return tl::unexpected(start.error());
@@ -910,6 +966,57 @@ Result<Match::Plan> Match::PlanMeleeGoingOn() const {
     const DecodedCommand nothing = host_.DefaultAction(planned->state, seat);
     planned = PlanRuleset(seat, nothing, "", std::move(*planned), false);
   }
+}
+
+std::optional<Match::Plan> Match::PlanMeleeAfter(const Plan& ending, size_t appended) {
+  // Only the plain case: a close combat begun by an earlier commit ends with `ending`, a plan of
+  // ruleset events (and the head's signature), so that Commit will only fold its outcome.
+  if (!host_.CarriesForces() || ending.decides || !started_ || host_.Ended(state_) ||
+      !ending.started || !host_.Ended(ending.state) || !CanRoll()) {
+    return std::nullopt;
+  }
+  uint64_t dice_steps = dice_steps_;
+  std::array<std::string, 2> entropy = entropy_;
+  for (const Planned& planned : ending.entries) {
+    if (!planned.stored.has_ruleset_event()) {
+      if (planned.stored.has_head_signed()) continue;
+      return std::nullopt;
+    }
+    const storage::RulesetEvent& logged = planned.stored.ruleset_event();
+    if (logged.dice_step() != 0) dice_steps = logged.dice_step();
+    if (logged.has_cause() && !logged.cause().client_entropy().empty()) {
+      if (const auto by = SeatOfStored(logged.cause().seat())) {
+        entropy[SeatIndex(*by)] = logged.cause().client_entropy();
+      }
+    }
+  }
+  // The forces, the Locations' memos and the ATTACKER's order as Commit will leave them: the
+  // outcome folded in at the plan's last event.
+  Forces forces = ending.forces ? *ending.forces : forces_;
+  const CombatOutcome outcome = host_.OutcomeOf(ending.state);
+  FoldOutcome(forces, outcome, seq_ + appended, true);
+  std::map<std::string, LocationMemo, std::less<>> locations = locations_;
+  locations[outcome.location] = LocationMemo{
+      .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
+      .ccph = ccph_};
+  std::optional<LocationOrder> order = order_;
+  if (order && !order->remaining.empty() &&
+      host_.FactsOf(ending.setup.parts).location == order->remaining.front()) {
+    order->resolved.push_back(std::move(order->remaining.front()));
+    order->remaining.erase(order->remaining.begin());
+  }
+  const Carried carried{.started = ending.started,
+                        .state = &ending.state,
+                        .forces = &forces,
+                        .locations = &locations,
+                        .order = &order,
+                        .dice_steps = dice_steps,
+                        .entropy = &entropy};
+  if (MeleeGoingOn(carried).empty()) return std::nullopt;
+  // When it cannot be planned now, it is planned after the commit, which reports why.
+  auto going_on = PlanMeleeGoingOn(carried);
+  if (!going_on) return std::nullopt;
+  return std::move(*going_on);
 }
 
 void Match::ResumeOwedWork() {
@@ -1420,7 +1527,8 @@ Situation Match::SituationOf(bool started, const AnyState& state, const SetupSta
 }
 
 std::vector<persistence::OutboxNotice> Match::NoticesOf(const Plan& plan, uint64_t last_seq,
-                                                        int64_t recorded_unix_ms) const {
+                                                        int64_t recorded_unix_ms,
+                                                        const Plan* before) const {
   NoticeSink& sink = *services_.notices;
   if (!sink.Wants(identity_.id, Seat::kSideA) && !sink.Wants(identity_.id, Seat::kSideB)) {
     return {};
@@ -1451,7 +1559,9 @@ std::vector<persistence::OutboxNotice> Match::NoticesOf(const Plan& plan, uint64
                        .last_seq = last_seq,
                        .recorded_unix_ms = recorded_unix_ms,
                        .notices = NoticesBetween(
-                           SituationOf(started_, state_, setup_, nullptr),
+                           before ? SituationOf(before->started, before->state, before->setup,
+                                                before)
+                                  : SituationOf(started_, state_, setup_, nullptr),
                            SituationOf(plan.started, plan.state, plan.setup, &plan),
                            plan.command_id.empty() ? std::nullopt : std::optional(plan.seat),
                            defaulted)};

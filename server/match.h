@@ -238,13 +238,20 @@ class Match : public std::enable_shared_from_this<Match> {
   };
 
   // Appends a planned command's events; once durable, commits them, answers with `reply` and
-  // does what the match owes next (a Melee going on).
+  // does what the match owes next. A command that ends a close combat whose Melee goes on
+  // (A11.15) is appended with the start of the next one (PlanMeleeAfter): one transaction, one
+  // write to each session.
   void Append(Plan plan, Reply reply, std::string command_id);
+  // What the next close combat is planned from (MeleeGoingOn, PlanMeleeGoingOn): the committed
+  // match, or the match as a plan not yet committed would leave it (PlanMeleeAfter).
+  struct Carried;
+  Carried Committed() const;
   // A11.15: the Location whose Melee goes on now, with the same units, once the CCPh's close
   // combats are over (none left in the ATTACKER's order): first each Melee of the last CCPh not
   // yet fought in this one, then (a new CCPh, the other side attacking) those of this CCPh; by
   // name. "" when none.
   std::string MeleeGoingOn() const;
+  std::string MeleeGoingOn(const Carried& carried) const;
   bool MeleeGoesOn() const { return !MeleeGoingOn().empty(); }
   // Whether the match owes nothing on a timer: no close combat is being resolved (a set-up under
   // way has no clock), no Melee is to go on, nothing is being appended. On the strand.
@@ -253,6 +260,13 @@ class Match : public std::enable_shared_from_this<Match> {
   // tournament's listing loads its dormant matches). On the strand.
   void NoteIfDormant();
   engine::Result<Plan> PlanMeleeGoingOn() const;
+  engine::Result<Plan> PlanMeleeGoingOn(const Carried& carried) const;
+  // The next close combat of a Melee that goes on once `ending` (appended after `appended`
+  // events, its head's signature included) is committed, planned now so that both go in one
+  // append; nothing when `ending` does not end a close combat under way, when no Melee goes on,
+  // or when the next one cannot be planned yet (it is then planned after the commit, as
+  // before).
+  std::optional<Plan> PlanMeleeAfter(const Plan& ending, size_t appended);
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.
   static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
@@ -273,9 +287,11 @@ class Match : public std::enable_shared_from_this<Match> {
   // under way), with the deadline of its step as `plan` would leave it.
   Situation SituationOf(bool started, const engine::AnyState& state, const SetupState& setup,
                         const Plan* plan) const;
-  // The outbox rows of the notices `plan` causes (its last event is `last_seq`).
+  // The outbox rows of the notices `plan` causes (its last event is `last_seq`), from where the
+  // match stands (or where `before`, appended with it, leaves it).
   std::vector<persistence::OutboxNotice> NoticesOf(const Plan& plan, uint64_t last_seq,
-                                                   int64_t recorded_unix_ms) const;
+                                                   int64_t recorded_unix_ms,
+                                                   const Plan* before = nullptr) const;
   // Applies a durable plan (its last event hashed `head`): state, history, answers. Returns its
   // events as each viewer sees them (kept in recent_ too, serialized).
   std::vector<RenderedEvent> Commit(Plan plan, uint64_t first_seq, int64_t recorded_unix_ms,

@@ -304,6 +304,44 @@ TEST_F(MatchTest, AttackerFirstOrderShowsTheAttackersDeclarationToTheDefender) {
   EXPECT_EQ(a_->view().stage(), v1::STAGE_PLAYING);
 }
 
+// A11.15: the seal that ends a close combat whose Melee goes on is written in one append with
+// the start of the next close combat, and both reach the seats together: a round costs one
+// transaction, not two.
+TEST_F(MatchTest, AMeleeThatGoesOnIsAppendedWithTheSealThatEndedTheCloseCombat) {
+  Seat();
+  SetUpAndAnnounce();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  const uint64_t sealed_at = a_->last_seq();
+  ASSERT_TRUE(b_->WaitForSeq(sealed_at));
+  const auto appends = [this] {
+    return server_.server().metrics().store_append_seconds.Collect().histogram.sample_count;
+  };
+  const uint64_t before = appends();
+  faces_.Push({3, 4, 4, 3});  // DR 7 both ways: both survive, the Melee goes on
+  const v1::ServerMessage ended = b_->Act(Seal({{{"R1"}, {"G1"}}}));
+  ASSERT_TRUE(ended.has_ack());
+  for (MatchClient* seat : {a_.get(), b_.get()}) {
+    ASSERT_TRUE(seat->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+    EXPECT_EQ(seat->view().stage(), v1::STAGE_PLAYING);
+  }
+  EXPECT_EQ(appends() - before, 1u);
+  // The log is as it was: the close combat's events and the head's signature, then the next
+  // close combat's, in order.
+  std::vector<uint64_t> seqs;
+  bool signed_head = false;
+  for (const v1::ServerMessage& message : a_->received()) {
+    if (!message.has_event() || message.event().seq() <= sealed_at) continue;
+    seqs.push_back(message.event().seq());
+    signed_head = signed_head || message.event().has_head_signed();
+  }
+  ASSERT_FALSE(seqs.empty());
+  for (size_t i = 1; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], seqs[i - 1] + 1);
+  EXPECT_TRUE(signed_head);
+  // The seal's answer names its own last event; the next close combat's come after it.
+  EXPECT_GT(seqs.back(), ended.ack().seq());
+  EXPECT_EQ(a_->last_seq(), seqs.back());
+}
+
 // The leak test: while one side has sealed, nothing of its declaration reaches the other side,
 // a spectator or the director; a concealed unit's identity never reaches the other side or a
 // spectator (the director sees it).
