@@ -968,6 +968,22 @@ Result<Match::Plan> Match::PlanMeleeGoingOn(const Carried& carried) const {
   }
 }
 
+bool Match::FoldEnded(const CombatOutcome& outcome, uint64_t seq, Forces& forces,
+                      std::map<std::string, LocationMemo, std::less<>>& locations) const {
+  const bool changed = FoldOutcome(forces, outcome, seq, true);
+  locations[outcome.location] = LocationMemo{
+      .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
+      .ccph = ccph_};
+  return changed;
+}
+
+void Match::PassOrdered(const std::string& location, std::optional<LocationOrder>& order) {
+  if (order && !order->remaining.empty() && location == order->remaining.front()) {
+    order->resolved.push_back(std::move(order->remaining.front()));
+    order->remaining.erase(order->remaining.begin());
+  }
+}
+
 std::optional<Match::Plan> Match::PlanMeleeAfter(const Plan& ending, size_t appended) {
   // Only the plain case: a close combat begun by an earlier commit ends with `ending`, a plan of
   // ruleset events (and the head's signature), so that Commit will only fold its outcome.
@@ -993,18 +1009,10 @@ std::optional<Match::Plan> Match::PlanMeleeAfter(const Plan& ending, size_t appe
   // The forces, the Locations' memos and the ATTACKER's order as Commit will leave them: the
   // outcome folded in at the plan's last event.
   Forces forces = ending.forces ? *ending.forces : forces_;
-  const CombatOutcome outcome = host_.OutcomeOf(ending.state);
-  FoldOutcome(forces, outcome, seq_ + appended, true);
   std::map<std::string, LocationMemo, std::less<>> locations = locations_;
-  locations[outcome.location] = LocationMemo{
-      .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
-      .ccph = ccph_};
+  FoldEnded(host_.OutcomeOf(ending.state), seq_ + appended, forces, locations);
   std::optional<LocationOrder> order = order_;
-  if (order && !order->remaining.empty() &&
-      host_.FactsOf(ending.setup.parts).location == order->remaining.front()) {
-    order->resolved.push_back(std::move(order->remaining.front()));
-    order->remaining.erase(order->remaining.begin());
-  }
+  PassOrdered(host_.FactsOf(ending.setup.parts).location, order);
   const Carried carried{.started = ending.started,
                         .state = &ending.state,
                         .forces = &forces,
@@ -1681,12 +1689,7 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
       if (ccph_attacker_ && outcome.attacker && *outcome.attacker != *ccph_attacker_) ++ccph_;
       if (outcome.attacker) ccph_attacker_ = outcome.attacker;
     }
-    if (ends) {
-      changed = FoldOutcome(forces_, outcome, seq_, true) || changed;
-      locations_[outcome.location] = LocationMemo{
-          .facts = outcome.facts, .melee = outcome.melee, .attacker = outcome.attacker,
-          .ccph = ccph_};
-    }
+    if (ends) changed = FoldEnded(outcome, seq_, forces_, locations_) || changed;
     if (changed) view_parts_ = {};
   }
   // The deadline belongs to the step it was set for; another step without one has none.
@@ -1709,10 +1712,8 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     deadline_step_.clear();
   }
   // A11.12: the close combat in the next ordered Location is over.
-  if (started_ && host_.Ended(state_) && !was_ended && order_ && !order_->remaining.empty() &&
-      host_.FactsOf(setup_.parts).location == order_->remaining.front()) {
-    order_->resolved.push_back(std::move(order_->remaining.front()));
-    order_->remaining.erase(order_->remaining.begin());
+  if (started_ && host_.Ended(state_) && !was_ended) {
+    PassOrdered(host_.FactsOf(setup_.parts).location, order_);
   }
   if (!plan.command_id.empty()) {
     answers_.Record(plan.Actor(), plan.command_id,

@@ -230,6 +230,13 @@ class Match : public std::enable_shared_from_this<Match> {
     std::weak_ptr<Subscriber> subscriber;
     engine::Viewer viewer;
   };
+  // What a Location carries to its next close combat (forces that persist).
+  struct LocationMemo {
+    std::string facts;
+    bool melee = false;
+    std::optional<engine::Seat> attacker;
+    uint32_t ccph = 0;  // the CCPh of its last close combat
+  };
   // A11.12: the ATTACKER's order of this CCPh's Locations.
   struct LocationOrder {
     engine::Seat attacker = engine::Seat::kSideA;
@@ -267,6 +274,14 @@ class Match : public std::enable_shared_from_this<Match> {
   // or when the next one cannot be planned yet (it is then planned after the commit, as
   // before).
   std::optional<Plan> PlanMeleeAfter(const Plan& ending, size_t appended);
+  // What the end of a close combat leaves (Commit, and PlanMeleeAfter ahead of it): its outcome
+  // folded into `forces` at event `seq` and the Location's memo. Returns whether the forces
+  // changed.
+  bool FoldEnded(const CombatOutcome& outcome, uint64_t seq, Forces& forces,
+                 std::map<std::string, LocationMemo, std::less<>>& locations) const;
+  // A11.12: the close combat in `location` is over; when it was the next in the ATTACKER's
+  // order, the order goes on to the one after it.
+  static void PassOrdered(const std::string& location, std::optional<LocationOrder>& order);
   // Records `seat`'s set-up part in `plan`; `next_combat` when the last close combat is over and
   // this part opens the next one.
   static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
@@ -402,12 +417,6 @@ class Match : public std::enable_shared_from_this<Match> {
   std::optional<LocationOrder> order_;
   // Forces that persist (docs/forces.md): both sides' units, what each Location carries to its
   // next close combat (a Melee), the CCPh and its ATTACKER.
-  struct LocationMemo {
-    std::string facts;
-    bool melee = false;
-    std::optional<engine::Seat> attacker;
-    uint32_t ccph = 0;  // the CCPh of its last close combat
-  };
   Forces forces_;
   // ViewParts, per viewer; cleared whenever forces_ change (Commit).
   struct KeptViewParts {
