@@ -268,11 +268,11 @@ class Match : public std::enable_shared_from_this<Match> {
   void NoteIfDormant();
   engine::Result<Plan> PlanMeleeGoingOn() const;
   engine::Result<Plan> PlanMeleeGoingOn(const Carried& carried) const;
-  // The next close combat of a Melee that goes on once `ending` (appended after `appended`
-  // events, its head's signature included) is committed, planned now so that both go in one
-  // append; nothing when `ending` does not end a close combat under way, when no Melee goes on,
-  // or when the next one cannot be planned yet (it is then planned after the commit, as
-  // before).
+  // The next close combat of a Melee that goes on once `ending` is committed (its `appended`
+  // events, the head's signature included, come first in the append), planned now so that both
+  // go in one append; nothing when `ending` does not end a close combat under way, when no
+  // Melee goes on, or when the next one cannot be planned yet (it is then planned after the
+  // commit, as before).
   std::optional<Plan> PlanMeleeAfter(const Plan& ending, size_t appended);
   // What the end of a close combat leaves (Commit, and PlanMeleeAfter ahead of it): its outcome
   // folded into `forces` at event `seq` and the Location's memo. Returns whether the forces
