@@ -388,7 +388,7 @@ class AslHost final : public RulesetHost {
 
   void RenderView(const AnyState& state, Viewer viewer, v1::MatchView& out) const override {
     const asl::State& s = StateOf(state);
-    *out.mutable_asl() = proto::ViewToProto(Rules().MakeView(s, viewer), s);
+    proto::ViewToProto(Rules().MakeView(s, viewer), s, *out.mutable_asl());
   }
 
   // ---- forces that persist ----

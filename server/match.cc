@@ -1916,6 +1916,32 @@ MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
   return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kEventFieldNumber, bytes));
 }
 
+const std::string& Match::SetupView(Viewer viewer) const {
+  std::optional<KeptSetupView>& kept = setup_views_[ViewerIndex(viewer)];
+  if (kept && kept->parts == setup_.parts) return kept->bytes;
+  v1::MatchView parts;
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    const std::shared_ptr<const v1::SubmitSetup>& part = setup_.parts[SeatIndex(seat)];
+    if (!part) continue;
+    // (Moved, not copied, into the view: a part holds every unit of its side.)
+    v1::SubmitSetup shown = host_.MaskSetup(*part, seat, viewer);
+    if (shown.has_asl()) {
+      *(seat == Seat::kSideA ? parts.mutable_side_a_setup() : parts.mutable_side_b_setup()) =
+          std::move(*shown.mutable_asl());
+    }
+    if (shown.has_vv()) {
+      *(seat == Seat::kSideA ? parts.mutable_side_a_vv_setup()
+                             : parts.mutable_side_b_vv_setup()) = std::move(*shown.mutable_vv());
+    }
+    if (shown.has_coc()) {
+      *(seat == Seat::kSideA ? parts.mutable_side_a_coc_setup()
+                             : parts.mutable_side_b_coc_setup()) = std::move(*shown.mutable_coc());
+    }
+  }
+  kept = KeptSetupView{.parts = setup_.parts, .bytes = parts.SerializeAsString()};
+  return kept->bytes;
+}
+
 bool Match::SameForEveryViewer(const Planned& planned) const {
   const storage::StoredEvent& stored = planned.stored;
   if (planned.event) return host_.SameForEveryViewer(*planned.event);
@@ -1954,7 +1980,14 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   // The view is sent as bytes: what changes with every event is serialized here, and the
   // settings and the forces (ViewParts) are appended as they were serialized last. Protobuf
   // merges the fields of concatenated bytes, so a client parses one MatchView.
-  v1::MatchView view;
+  // The message itself is kept from one view to the next on each thread: cleared, it keeps its
+  // parts and their strings, so that a view is built without allocating them again. (The asl
+  // view, a oneof case, is taken out before the clear, which would delete it, and put back
+  // cleared; its host fills it in place. The other rulesets' are built anew.)
+  thread_local v1::MatchView view;
+  thread_local std::unique_ptr<melee::asl::v1::AslView> asl_part;
+  if (view.has_asl()) asl_part.reset(view.release_asl());
+  view.Clear();
   view.set_match_id(identity_.id);
   view.set_seq(seq_);
   view.set_seat(WireSeat(viewer));
@@ -1970,22 +2003,6 @@ MessagePtr Match::RenderView(Viewer viewer) const {
       if (s.viewer == engine::ViewerOf(seat) && !s.subscriber.expired()) ++connections;
     }
     status.set_connections(connections);
-    if (setup_.parts[i]) {
-      // (Moved, not copied, into the view: a part holds every unit of its side.)
-      v1::SubmitSetup shown = host_.MaskSetup(*setup_.parts[i], seat, viewer);
-      if (shown.has_asl()) {
-        *(seat == Seat::kSideA ? view.mutable_side_a_setup() : view.mutable_side_b_setup()) =
-            std::move(*shown.mutable_asl());
-      }
-      if (shown.has_vv()) {
-        *(seat == Seat::kSideA ? view.mutable_side_a_vv_setup()
-                               : view.mutable_side_b_vv_setup()) = std::move(*shown.mutable_vv());
-      }
-      if (shown.has_coc()) {
-        *(seat == Seat::kSideA ? view.mutable_side_a_coc_setup()
-                               : view.mutable_side_b_coc_setup()) = std::move(*shown.mutable_coc());
-      }
-    }
   }
   const std::string ordered_next =
       order_ && !order_->remaining.empty()
@@ -2004,6 +2021,10 @@ MessagePtr Match::RenderView(Viewer viewer) const {
     for (std::string& waiting : host_.WaitingFor(state_)) view.add_waiting_for(std::move(waiting));
     if (host_.Ended(state_) && !ordered_next.empty()) {
       view.add_waiting_for("both sides: enter units" + ordered_next);
+    }
+    if (asl_part) {
+      asl_part->Clear();
+      view.set_allocated_asl(asl_part.release());
     }
     host_.RenderView(state_, viewer, view);
   }
@@ -2044,6 +2065,7 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   }
   std::string bytes = view.SerializeAsString();
   bytes += ViewParts(viewer);
+  bytes += SetupView(viewer);
   return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kViewFieldNumber, bytes));
 }
 

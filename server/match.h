@@ -324,6 +324,10 @@ class Match : public std::enable_shared_from_this<Match> {
   // The settings and the forces as `viewer` sees them, serialized as fields of a MatchView: kept
   // (view_parts_) until the forces change, as they change at most a few times a close combat.
   const std::string& ViewParts(engine::Viewer viewer) const;
+  // Both sides' set-up parts as `viewer` sees them (MaskSetup), serialized as fields of a
+  // MatchView: kept (setup_views_) while the parts are the same, as a part changes at most once
+  // a close combat and every view shows both.
+  const std::string& SetupView(engine::Viewer viewer) const;
   // A ruleset event the host shows to every viewer as it is logged (LoggedEventField `field`),
   // as the bytes of its message: what RenderEvent would build, without building it.
   MessagePtr RenderLogged(const Planned& planned, int field, uint64_t seq,
@@ -424,6 +428,13 @@ class Match : public std::enable_shared_from_this<Match> {
     bool whole = false;  // no unit is hidden from the viewer: shared by every such viewer
   };
   mutable std::array<KeptViewParts, 4> view_parts_;
+  // SetupView, per viewer, with the parts it was rendered from (a part is immutable and shared,
+  // and held here, so the same pointer is the same part).
+  struct KeptSetupView {
+    SetupParts parts;
+    std::string bytes;
+  };
+  mutable std::array<std::optional<KeptSetupView>, 4> setup_views_;
   // The close combats begun so far, by their Location ("" when the set-up named none), and the
   // results recorded for them and for the match.
   std::vector<std::string> combats_;

@@ -903,6 +903,11 @@ Result<asl::Script> ScriptFromJson(std::string_view json) {
 // each viewer's view after every command.)
 v1::Unit UnitToProto(const asl::Unit& unit) {
   v1::Unit out;
+  UnitToProto(unit, out);
+  return out;
+}
+
+void UnitToProto(const asl::Unit& unit, v1::Unit& out) {
   out.set_id(unit.id);
   out.set_owner(SideToProto(unit.owner));
   out.set_kind(KindToProto(unit.kind));
@@ -945,7 +950,6 @@ v1::Unit UnitToProto(const asl::Unit& unit) {
   if (!unit.rider_of.empty()) out.set_rider_of(unit.rider_of);
   if (!unit.passenger_of.empty()) out.set_passenger_of(unit.passenger_of);
   if (unit.kind == asl::UnitKind::kVehicle) *out.mutable_vehicle() = VehicleToProto(unit.vehicle);
-  return out;
 }
 
 v1::Location LocationToProto(const asl::Location& location) {
@@ -1200,20 +1204,25 @@ v1::Phase PhaseToProto(asl::Phase phase) {
 
 v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
   v1::AslView out;
+  ViewToProto(view, state, out);
+  return out;
+}
+
+void ViewToProto(const asl::View& view, const asl::State& state, v1::AslView& out) {
   out.set_phase(PhaseToProto(view.phase));
   *out.mutable_location() = LocationToProto(view.location);
   out.set_attacker(SideToProto(view.attacker));
   for (const asl::ViewedUnit& seen : view.units) {
     v1::ViewedUnit* unit = out.add_units();
-    *unit->mutable_unit() = UnitToProto(seen.unit);
+    v1::Unit& shown = *unit->mutable_unit();
     if (seen.hidden) {
       // Only what A11.19 lets the other side know; the engine defaults are not shown.
-      v1::Unit hidden;
-      hidden.set_id(seen.unit.id);
-      hidden.set_owner(SideToProto(seen.unit.owner));
-      hidden.set_concealed(true);
-      hidden.set_firepower(seen.unit.firepower);
-      *unit->mutable_unit() = std::move(hidden);
+      shown.set_id(seen.unit.id);
+      shown.set_owner(SideToProto(seen.unit.owner));
+      shown.set_concealed(true);
+      shown.set_firepower(seen.unit.firepower);
+    } else {
+      UnitToProto(seen.unit, shown);
     }
     unit->set_presence(PresenceToProto(seen.unit.presence));
     unit->set_hidden(seen.hidden);
@@ -1242,7 +1251,6 @@ v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
   out.set_alternating(view.alternating);
   out.set_hth(view.hth);
   out.set_melee(view.melee);
-  return out;
 }
 
 }  // namespace melee::proto

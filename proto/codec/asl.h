@@ -74,10 +74,15 @@ engine::Result<engine::asl::Command> CommandFromProto(const melee::asl::v1::Comm
 
 // Returns what `view` shows, units by id.
 melee::asl::v1::AslView ViewToProto(const engine::asl::View& view, const engine::asl::State& state);
+// The same into `out`, which must be clear: a cleared message that is filled again reuses the
+// units and strings it held (the server renders its views so).
+void ViewToProto(const engine::asl::View& view, const engine::asl::State& state,
+                 melee::asl::v1::AslView& out);
 
 // Returns the message form of engine values (the inverse of the readers above, for reports and
 // round trips). Units keep everything but their presence.
 melee::asl::v1::Unit UnitToProto(const engine::asl::Unit& unit);
+void UnitToProto(const engine::asl::Unit& unit, melee::asl::v1::Unit& out);  // `out` clear
 melee::asl::v1::Location LocationToProto(const engine::asl::Location& location);
 melee::asl::v1::Situation SituationToProto(const engine::asl::Situation& situation);
 melee::asl::v1::Announce AnnounceToProto(const engine::asl::Announce& announce);

@@ -408,6 +408,41 @@ TEST(AslCodec, ProbabilitiesAreExactFractionsAndRoundedPercentages) {
   EXPECT_DOUBLE_EQ(ProbabilityToProto(engine::Rational(1, 6)).percent(), 16.67);
 }
 
+// The server renders each view into a message cleared and filled again (Match::RenderView): what
+// it gets must be byte for byte what a fresh message gets, whatever the message held before: more
+// units or fewer, a unit hidden (A11.19) that is shown now, a vehicle's fields, a rider.
+TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
+  const asl::AslRules rules;
+  std::vector<asl::State> states;
+  for (const char* example : {"vehicle-11-622.json", "concealed-11-4.json"}) {
+    const asl::Script script = MustRead(ReadExample(example));
+    auto state = rules.NewState(script.options);
+    ASSERT_TRUE(state);
+    engine::ScriptedDice dice({3, 4, 3, 4, 3, 4, 3, 4});  // any Ambush dr (A11.4)
+    auto events = rules.Decide(*state, Seat::kSideA, asl::SetUp{script.situation}, dice);
+    ASSERT_TRUE(events) << engine::Describe(events.error());
+    for (const asl::Event& event : *events) rules.Apply(*state, event);
+    states.push_back(*state);
+  }
+  v1::AslView reused;
+  int hidden = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const asl::State& state : states) {
+      for (engine::Viewer viewer : {engine::Viewer::kSideA, engine::Viewer::kSideB,
+                                    engine::Viewer::kSpectator, engine::Viewer::kDirector}) {
+        const asl::View view = rules.MakeView(state, viewer);
+        reused.Clear();
+        ViewToProto(view, state, reused);
+        const v1::AslView fresh = ViewToProto(view, state);
+        EXPECT_EQ(reused.SerializeAsString(), fresh.SerializeAsString());
+        EXPECT_EQ(reused.units_size(), static_cast<int>(state.units.size()));
+        for (const v1::ViewedUnit& unit : reused.units()) hidden += unit.hidden() ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(hidden, 0);  // the concealed example hides a unit from some viewer
+}
+
 TEST(AslCodec, OutcomeTableToProtoKeepsExactOdds) {
   const asl::Script script = MustRead(ReadExample("leader-directs-11-141.json"));
   const asl::AslRules rules;
