@@ -373,11 +373,17 @@ class AslHost final : public RulesetHost {
     }
   }
 
-  // Only these events depend on the viewer's view (see RenderEvent): concealed units, a seal,
-  // and what a reveal shows (the opened declarations).
+  // Only these events depend on the viewer's view (see RenderEvent): a set-up's concealed units,
+  // a seal, and what a reveal shows (the opened declarations). A set-up without a concealed unit
+  // hides nothing (a Dummy is always concealed: ValidateSituation), so everyone sees it alike:
+  // a Melee that goes on sets up every round, and is then rendered once, not four times.
   bool SameForEveryViewer(const AnyEvent& event) const override {
-    switch (EventOf(event).kind) {
+    const asl::Event& e = EventOf(event);
+    switch (e.kind) {
       case asl::EventKind::kSetUp:
+        return e.situation &&
+               std::none_of(e.situation->units.begin(), e.situation->units.end(),
+                            [](const asl::Unit& unit) { return unit.concealed; });
       case asl::EventKind::kDeclarationSealed:
       case asl::EventKind::kDeclarationsRevealed:
         return false;

@@ -87,6 +87,55 @@ TEST_F(AslHostTest, ConcealedUnitsOfASetUpAreHiddenFromTheOtherSide) {
   }
 }
 
+// A set-up is rendered once for every viewer only when nothing in it is hidden: without a
+// concealed unit, the four renderings are the same bytes; with one (A12), the other side and the
+// spectator get a "?" without its name, so the set-up is rendered for each.
+TEST_F(AslHostTest, ASetUpIsShownAlikeToEveryViewerOnlyWithoutAConcealedUnit) {
+  namespace asl = engine::asl;
+  for (const bool concealed : {false, true}) {
+    asl::Situation situation;
+    for (const auto& [id, owner] : std::vector<std::pair<std::string, Seat>>{
+             {"G1", Seat::kSideA}, {"R1", Seat::kSideB}, {"R2", Seat::kSideB}}) {
+      asl::Unit& unit = situation.units.emplace_back();
+      unit.id = id;
+      unit.name = id == "R2" ? "SECRET-R2" : "4-4-7";
+      unit.owner = owner;
+      unit.kind = asl::UnitKind::kSquad;
+      unit.firepower = 4;
+      unit.morale = 7;
+      unit.concealed = concealed && id == "R2";
+    }
+    engine::AnyState state = *host_->ruleset().NewState({});
+    engine::ScriptedDice dice({3, 4, 3, 4});  // any Ambush dr (A11.4)
+    auto events = host_->ruleset().Decide(state, Seat::kSideA,
+                                          engine::AnyCommand(asl::Command(asl::SetUp{situation})),
+                                          dice);
+    ASSERT_TRUE(events.has_value()) << events.error().message;
+    const engine::AnyEvent& set_up = events->front();
+    const std::string logged = host_->LogEvent(state, set_up);
+    host_->ruleset().Apply(state, set_up);
+    EXPECT_EQ(host_->SameForEveryViewer(set_up), !concealed);
+    std::array<std::string, 4> bytes;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      v1::MatchEvent rendered;
+      host_->RenderEvent(logged, state, set_up, static_cast<Viewer>(i), rendered);
+      bytes[i] = rendered.SerializeAsString();
+    }
+    const auto index = [](Viewer viewer) { return static_cast<size_t>(viewer); };
+    if (!concealed) {
+      for (const std::string& each : bytes) EXPECT_EQ(each, bytes[0]);
+    } else {
+      EXPECT_NE(bytes[index(Viewer::kSideA)], bytes[index(Viewer::kSideB)]);
+      for (Viewer viewer : {Viewer::kSideA, Viewer::kSpectator}) {
+        EXPECT_EQ(bytes[index(viewer)].find("SECRET-R2"), std::string::npos);
+      }
+      for (Viewer viewer : {Viewer::kSideB, Viewer::kDirector}) {
+        EXPECT_NE(bytes[index(viewer)].find("SECRET-R2"), std::string::npos);
+      }
+    }
+  }
+}
+
 TEST_F(AslHostTest, StartCommandMergesBothPartsAndNeedsAnAttacker) {
   SetupParts parts;
   parts[0] = std::make_shared<const v1::SubmitSetup>(Part({Unit("G1", v1::SEAT_SIDE_A)}, "G3"));
