@@ -318,10 +318,18 @@ bool FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
       continue;
     }
     if (!ended) continue;  // a carried unit enters the close combat as its force holds it
-    v1::ForceUnit was = *held;
-    was.clear_changed_seq();
-    was.clear_last_change();
-    if (was.SerializeAsString() == unit.SerializeAsString()) continue;  // unharmed
+    // Unharmed: the unit is as its force holds it, but for when and how it last changed. (Those
+    // two are set aside to compare, not copied with the whole unit: this runs for every unit of
+    // every close combat that ends.)
+    const uint64_t changed_seq = held->changed_seq();
+    std::string last_change = std::move(*held->mutable_last_change());
+    held->clear_changed_seq();
+    held->clear_last_change();
+    if (held->SerializeAsString() == unit.SerializeAsString()) {
+      held->set_changed_seq(changed_seq);
+      held->set_last_change(std::move(last_change));
+      continue;
+    }
     *held = unit;
     held->set_changed_seq(seq);
     held->set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
