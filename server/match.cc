@@ -233,6 +233,16 @@ struct Match::Plan {
   // match's: a Melee going on planned in the append of the command that ended the close combat.
   std::optional<uint64_t> dice_steps_before;
   std::optional<std::array<std::string, 2>> entropy_before;
+  // The close combat this plan ends, folded (FoldEnded) into the forces and the Locations' memos
+  // at event `seq` by PlanMeleeAfter, which plans the next one from them: Commit takes them
+  // instead of folding the same outcome again.
+  struct Folded {
+    uint64_t seq = 0;
+    Forces forces;
+    std::map<std::string, LocationMemo, std::less<>> locations;
+    bool changed = false;
+  };
+  std::optional<Folded> folded;
 };
 
 struct Match::Carried {
@@ -984,7 +994,7 @@ void Match::PassOrdered(const std::string& location, std::optional<LocationOrder
   }
 }
 
-std::optional<Match::Plan> Match::PlanMeleeAfter(const Plan& ending, size_t appended) {
+std::optional<Match::Plan> Match::PlanMeleeAfter(Plan& ending, size_t appended) {
   // Only the plain case: a close combat begun by an earlier commit ends with `ending`, a plan of
   // ruleset events (and the head's signature), so that Commit will only fold its outcome.
   if (!host_.CarriesForces() || ending.decides || !started_ || host_.Ended(state_) ||
@@ -1008,15 +1018,18 @@ std::optional<Match::Plan> Match::PlanMeleeAfter(const Plan& ending, size_t appe
   }
   // The forces, the Locations' memos and the ATTACKER's order as Commit will leave them: the
   // outcome folded in at the plan's last event.
-  Forces forces = ending.forces ? *ending.forces : forces_;
-  std::map<std::string, LocationMemo, std::less<>> locations = locations_;
-  FoldEnded(host_.OutcomeOf(ending.state), seq_ + appended, forces, locations);
+  // Kept in `ending` for Commit, whether or not a Melee goes on.
+  Plan::Folded& folded = ending.folded.emplace(Plan::Folded{
+      .seq = seq_ + appended, .forces = ending.forces ? *ending.forces : forces_,
+      .locations = locations_});
+  folded.changed =
+      FoldEnded(host_.OutcomeOf(ending.state), folded.seq, folded.forces, folded.locations);
   std::optional<LocationOrder> order = order_;
   PassOrdered(host_.FactsOf(ending.setup.parts).location, order);
   const Carried carried{.started = ending.started,
                         .state = &ending.state,
-                        .forces = &forces,
-                        .locations = &locations,
+                        .forces = &folded.forces,
+                        .locations = &folded.locations,
                         .order = &order,
                         .dice_steps = dice_steps,
                         .entropy = &entropy};
@@ -1674,22 +1687,33 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
                                           [](const Planned& p) { return p.event.has_value(); });
   const bool began = started_ && (!was_started || was_ended) && ruleset_events;
   const bool ends = started_ && host_.Ended(state_) && (!was_ended || began);
+  // What the close combat leaves, for forces that persist: worked out once, when needed.
+  std::optional<CombatOutcome> outcome;
+  const auto outcome_of = [&]() -> const CombatOutcome& {
+    if (!outcome) outcome = host_.OutcomeOf(state_);
+    return *outcome;
+  };
   if (began) {
     std::string location = host_.FactsOf(setup_.parts).location;
-    if (location.empty() && host_.CarriesForces()) location = host_.OutcomeOf(state_).location;
+    if (location.empty() && host_.CarriesForces()) location = outcome_of().location;
     combats_.push_back(std::move(location));
   }
-  if (host_.CarriesForces() && (began || ends)) {
-    const CombatOutcome outcome = host_.OutcomeOf(state_);
+  if (host_.CarriesForces() && ends && !began && plan.folded && plan.folded->seq == seq_) {
+    // PlanMeleeAfter folded this very outcome at this very event to plan the next close combat.
+    forces_ = std::move(plan.folded->forces);
+    locations_ = std::move(plan.folded->locations);
+    if (plan.folded->changed) view_parts_ = {};
+  } else if (host_.CarriesForces() && (began || ends)) {
     // The kept view parts (the forces as each viewer sees them) go only if the forces changed:
     // a Melee that goes on with the same units keeps them.
     bool changed = false;
     if (began) {
-      changed = FoldOutcome(forces_, outcome, first_seq, false);
-      if (ccph_attacker_ && outcome.attacker && *outcome.attacker != *ccph_attacker_) ++ccph_;
-      if (outcome.attacker) ccph_attacker_ = outcome.attacker;
+      const CombatOutcome& begun = outcome_of();
+      changed = FoldOutcome(forces_, begun, first_seq, false);
+      if (ccph_attacker_ && begun.attacker && *begun.attacker != *ccph_attacker_) ++ccph_;
+      if (begun.attacker) ccph_attacker_ = begun.attacker;
     }
-    if (ends) changed = FoldEnded(outcome, seq_, forces_, locations_) || changed;
+    if (ends) changed = FoldEnded(outcome_of(), seq_, forces_, locations_) || changed;
     if (changed) view_parts_ = {};
   }
   // The deadline belongs to the step it was set for; another step without one has none.

@@ -272,8 +272,9 @@ class Match : public std::enable_shared_from_this<Match> {
   // events, the head's signature included, come first in the append), planned now so that both
   // go in one append; nothing when `ending` does not end a close combat under way, when no
   // Melee goes on, or when the next one cannot be planned yet (it is then planned after the
-  // commit, as before).
-  std::optional<Plan> PlanMeleeAfter(const Plan& ending, size_t appended);
+  // commit, as before). The outcome it folds to plan from is kept in `ending` (Plan::folded), so
+  // that Commit takes it instead of folding it again.
+  std::optional<Plan> PlanMeleeAfter(Plan& ending, size_t appended);
   // What the end of a close combat leaves (Commit, and PlanMeleeAfter ahead of it): its outcome
   // folded into `forces` at event `seq` and the Location's memo. Returns whether the forces
   // changed.
