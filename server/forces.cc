@@ -325,7 +325,12 @@ bool FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
     std::string last_change = std::move(*held->mutable_last_change());
     held->clear_changed_seq();
     held->clear_last_change();
-    if (held->SerializeAsString() == unit.SerializeAsString()) {
+    // Compared as bytes, in buffers kept on the thread (no string allocated for each unit).
+    thread_local std::string held_bytes;
+    thread_local std::string unit_bytes;
+    held->SerializeToString(&held_bytes);
+    unit.SerializeToString(&unit_bytes);
+    if (held_bytes == unit_bytes) {
       held->set_changed_seq(changed_seq);
       held->set_last_change(std::move(last_change));
       continue;
