@@ -10,6 +10,7 @@
 #include "engine/asl/rules.h"
 #include "proto/codec/asl.h"
 #include "proto/codec/frame.h"
+#include "proto/codec/scratch_arena.h"
 #include "server/forces.h"
 #include "server/ruleset_host.h"
 
@@ -332,7 +333,12 @@ class AslHost final : public RulesetHost {
   }
 
   std::string LogEvent(const AnyState& before, const AnyEvent& event) const override {
-    return Serialize(proto::EventToProto(StateOf(before), EventOf(event)));
+    // Built on the thread's scratch arena: a round logs about a dozen events, and each would
+    // otherwise allocate its every part.
+    proto::ScratchArena scratch;
+    auto& logged = scratch.Create<aslpb::AslEvent>();
+    proto::EventToProto(StateOf(before), EventOf(event), logged);
+    return Serialize(logged);
   }
 
   Result<std::vector<LoggedDie>> DiceOfLogged(std::string_view logged) const override {

@@ -55,7 +55,8 @@ std::vector<std::string> Strings(const pb::RepeatedPtrField<std::string>& values
 }
 
 void AddStrings(const std::vector<std::string>& values, pb::RepeatedPtrField<std::string>* out) {
-  for (const std::string& value : values) out->Add(std::string(value));
+  // Assigned into the field's next element: one a cleared message kept keeps its capacity.
+  for (const std::string& value : values) *out->Add() = value;
 }
 
 // ---- enums --------------------------------------------------------------------------------
@@ -952,8 +953,12 @@ void UnitToProto(const asl::Unit& unit, v1::Unit& out) {
   if (unit.kind == asl::UnitKind::kVehicle) *out.mutable_vehicle() = VehicleToProto(unit.vehicle);
 }
 
-v1::Location LocationToProto(const asl::Location& location) {
-  v1::Location out;
+namespace {
+
+// The parts of a set-up and of the commands, each filled into an empty `out` (a fresh message or
+// one of a kept message, cleared: see EventToProto) by the Fill functions, which the ToProto
+// functions call with a fresh one.
+void FillLocation(const asl::Location& location, v1::Location& out) {
   out.set_name(location.name);
   out.set_woods_or_building(location.woods_or_building);
   out.set_melee(location.melee);
@@ -962,28 +967,22 @@ v1::Location LocationToProto(const asl::Location& location) {
   out.set_excess_squads_side_a(location.excess_squads[0]);
   out.set_excess_squads_side_b(location.excess_squads[1]);
   out.set_reaction_fire(location.reaction_fire);
-  return out;
 }
 
-v1::Situation SituationToProto(const asl::Situation& situation) {
-  v1::Situation out;
-  *out.mutable_location() = LocationToProto(situation.location);
+void FillSituation(const asl::Situation& situation, v1::Situation& out) {
+  FillLocation(situation.location, *out.mutable_location());
   out.set_attacker(SideToProto(situation.attacker));
-  for (const asl::Unit& unit : situation.units) *out.add_units() = UnitToProto(unit);
-  return out;
+  for (const asl::Unit& unit : situation.units) UnitToProto(unit, *out.add_units());
 }
 
-v1::Announce AnnounceToProto(const asl::Announce& announce) {
-  v1::Announce out;
+void FillAnnounce(const asl::Announce& announce, v1::Announce& out) {
   AddStrings(announce.withdraw, out.mutable_withdraw());
   AddStrings(announce.cannot_withdraw, out.mutable_cannot_withdraw());
   AddStrings(announce.solo, out.mutable_solo());
   out.set_declare_hth(announce.declare_hth);
-  return out;
 }
 
-v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
-  v1::AttackOrder out;
+void FillAttackOrder(const asl::AttackOrder& order, v1::AttackOrder& out) {
   AddStrings(order.attackers, out.mutable_attackers());
   AddStrings(order.targets, out.mutable_targets());
   out.set_capture(order.capture);
@@ -991,13 +990,42 @@ v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
   out.set_decline_leadership(order.decline_leadership);
   out.set_atmm(order.atmm);
   AddStrings(order.weapons, out.mutable_weapons());
+}
+
+void FillSeal(const asl::Seal& seal, v1::Seal& out) {
+  for (const asl::AttackOrder& order : seal.attacks) FillAttackOrder(order, *out.add_attacks());
+  AddStrings(seal.ambush_withdraw, out.mutable_ambush_withdraw());
+}
+
+}  // namespace
+
+v1::Location LocationToProto(const asl::Location& location) {
+  v1::Location out;
+  FillLocation(location, out);
+  return out;
+}
+
+v1::Situation SituationToProto(const asl::Situation& situation) {
+  v1::Situation out;
+  FillSituation(situation, out);
+  return out;
+}
+
+v1::Announce AnnounceToProto(const asl::Announce& announce) {
+  v1::Announce out;
+  FillAnnounce(announce, out);
+  return out;
+}
+
+v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
+  v1::AttackOrder out;
+  FillAttackOrder(order, out);
   return out;
 }
 
 v1::Seal SealToProto(const asl::Seal& seal) {
   v1::Seal out;
-  for (const asl::AttackOrder& order : seal.attacks) *out.add_attacks() = AttackOrderToProto(order);
-  AddStrings(seal.ambush_withdraw, out.mutable_ambush_withdraw());
+  FillSeal(seal, out);
   return out;
 }
 
@@ -1036,14 +1064,19 @@ v1::Presence PresenceToProto(asl::Presence presence) {
 }
 
 v1::AslEvent EventToProto(const asl::State& before, const asl::Event& event) {
-  const UnitNames names(before, event);
   v1::AslEvent out;
+  EventToProto(before, event, out);
+  return out;
+}
+
+void EventToProto(const asl::State& before, const asl::Event& event, v1::AslEvent& out) {
+  const UnitNames names(before, event);
   const auto [kind, has_seat] = EventKindToProto(event.kind);
   out.set_kind(kind);
   if (has_seat) out.set_seat(SideToProto(event.seat));
-  if (event.situation) *out.mutable_situation() = SituationToProto(*event.situation);
-  if (event.announce) *out.mutable_announce() = AnnounceToProto(*event.announce);
-  if (event.seal) *out.mutable_seal() = SealToProto(*event.seal);
+  if (event.situation) FillSituation(*event.situation, *out.mutable_situation());
+  if (event.announce) FillAnnounce(*event.announce, *out.mutable_announce());
+  if (event.seal) FillSeal(*event.seal, *out.mutable_seal());
   if (event.attack) AttackReportToProto(*event.attack, names, out.mutable_attack());
   if (event.ambush) {
     v1::AmbushReport* ambush = out.mutable_ambush();
@@ -1084,7 +1117,6 @@ v1::AslEvent EventToProto(const asl::State& before, const asl::Event& event) {
   AddStrings(event.notes, out.mutable_notes());
   out.set_melee(event.melee);
   out.set_text(asl::DescribeEvent(before, event));
-  return out;
 }
 
 v1::Probability ProbabilityToProto(const engine::Rational& value) {
@@ -1210,7 +1242,7 @@ v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
 
 void ViewToProto(const asl::View& view, const asl::State& state, v1::AslView& out) {
   out.set_phase(PhaseToProto(view.phase));
-  *out.mutable_location() = LocationToProto(view.location);
+  FillLocation(view.location, *out.mutable_location());
   out.set_attacker(SideToProto(view.attacker));
   for (const asl::ViewedUnit& seen : view.units) {
     v1::ViewedUnit* unit = out.add_units();
@@ -1230,8 +1262,8 @@ void ViewToProto(const asl::View& view, const asl::State& state, v1::AslView& ou
   out.set_to_act(SideToProto(view.to_act));
   out.set_side_a_sealed(view.has_sealed[0]);
   out.set_side_b_sealed(view.has_sealed[1]);
-  if (view.declarations[0]) *out.mutable_side_a_declaration() = SealToProto(*view.declarations[0]);
-  if (view.declarations[1]) *out.mutable_side_b_declaration() = SealToProto(*view.declarations[1]);
+  if (view.declarations[0]) FillSeal(*view.declarations[0], *out.mutable_side_a_declaration());
+  if (view.declarations[1]) FillSeal(*view.declarations[1], *out.mutable_side_b_declaration());
   if (view.pending) {
     v1::ChoiceRequest* choice = out.mutable_pending();
     choice->set_id(view.pending->id);

@@ -96,6 +96,10 @@ melee::asl::v1::Presence PresenceToProto(engine::asl::Presence presence);
 // the event itself. `text` is DescribeEvent(before, event).
 melee::asl::v1::AslEvent EventToProto(const engine::asl::State& before,
                                       const engine::asl::Event& event);
+// The same, filled into `out`, which must be empty: a message kept and cleared between events
+// keeps its parts and their strings, so that an event is converted without allocating them again.
+void EventToProto(const engine::asl::State& before, const engine::asl::Event& event,
+                  melee::asl::v1::AslEvent& out);
 
 // Returns `table` with exact fractions and rounded percentages.
 melee::asl::v1::OutcomeTable OutcomeTableToProto(const engine::asl::OutcomeTable& table);
