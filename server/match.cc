@@ -2,9 +2,14 @@
 
 #include <boost/asio/post.hpp>
 #include <openssl/crypto.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <string_view>
 #include <utility>
 
 #include "engine/core/dice.h"
@@ -38,6 +43,41 @@ constexpr size_t kMaxResultNoteBytes = 200;
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 size_t ViewerIndex(Viewer viewer) { return static_cast<size_t>(viewer); }
+
+// The tag and length that open a length-delimited field `field` of `size` bytes (at most 15
+// bytes: a std::string holds them without allocating).
+std::string FieldHeader(int field, size_t size) {
+  using google::protobuf::internal::WireFormatLite;
+  using google::protobuf::io::CodedOutputStream;
+  const uint32_t tag = WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  std::string out(CodedOutputStream::VarintSize32(tag) +
+                      CodedOutputStream::VarintSize32(static_cast<uint32_t>(size)),
+                  '\0');
+  auto* at = reinterpret_cast<uint8_t*>(out.data());
+  at = CodedOutputStream::WriteVarint32ToArray(tag, at);
+  CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), at);
+  return out;
+}
+
+// Field `field` of a ServerMessage whose bytes are `head` serialized, then `tails` (parts of the
+// same message serialized apart, which protobuf merges), built in one string of the size it
+// ends at: the same bytes as serializing `head`, appending the tails and framing the whole.
+std::string FramedField(int field, const google::protobuf::MessageLite& head,
+                        std::initializer_list<std::string_view> tails) {
+  const size_t head_size = head.ByteSizeLong();
+  size_t size = head_size;
+  for (std::string_view tail : tails) size += tail.size();
+  std::string out = FieldHeader(field, size);
+  const size_t header = out.size();
+  out.resize(header + size);
+  auto* at = reinterpret_cast<uint8_t*>(out.data() + header);
+  at = head.SerializeWithCachedSizesToArray(at);
+  for (std::string_view tail : tails) {
+    std::memcpy(at, tail.data(), tail.size());
+    at += tail.size();
+  }
+  return out;
+}
 constexpr std::array<Viewer, 4> kViewers = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
                                             Viewer::kSpectator};
 
@@ -1935,9 +1975,9 @@ MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
   event.set_seq(seq);
   event.set_recorded_unix_ms(recorded_unix_ms);
   AddLoggedFields(logged, event);
-  std::string bytes = event.SerializeAsString();
-  bytes += proto::LengthDelimited(field, logged.event());
-  return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kEventFieldNumber, bytes));
+  return Outbound::FromBinary(
+      FramedField(v1::ServerMessage::kEventFieldNumber, event,
+                  {FieldHeader(field, logged.event().size()), logged.event()}));
 }
 
 const std::string& Match::SetupView(Viewer viewer) const {
@@ -2087,10 +2127,8 @@ MessagePtr Match::RenderView(Viewer viewer) const {
        results_.Summaries([this](uint32_t combat) { return CombatLocation(combat); })) {
     *view.add_results() = std::move(result);
   }
-  std::string bytes = view.SerializeAsString();
-  bytes += ViewParts(viewer);
-  bytes += SetupView(viewer);
-  return Outbound::FromBinary(proto::LengthDelimited(v1::ServerMessage::kViewFieldNumber, bytes));
+  return Outbound::FromBinary(FramedField(v1::ServerMessage::kViewFieldNumber, view,
+                                          {ViewParts(viewer), SetupView(viewer)}));
 }
 
 MessagePtr Match::AckOf(const std::string& command_id, const AnswerBook::Answer& answer) const {
