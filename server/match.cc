@@ -64,8 +64,7 @@ std::string FieldHeader(int field, size_t size) {
 // ends at: the same bytes as serializing `head`, appending the tails and framing the whole.
 std::string FramedField(int field, const google::protobuf::MessageLite& head,
                         std::initializer_list<std::string_view> tails) {
-  const size_t head_size = head.ByteSizeLong();
-  size_t size = head_size;
+  size_t size = head.ByteSizeLong();
   for (std::string_view tail : tails) size += tail.size();
   std::string out = FieldHeader(field, size);
   const size_t header = out.size();
@@ -78,6 +77,7 @@ std::string FramedField(int field, const google::protobuf::MessageLite& head,
   }
   return out;
 }
+
 constexpr std::array<Viewer, 4> kViewers = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
                                             Viewer::kSpectator};
 

@@ -997,37 +997,33 @@ void FillSeal(const asl::Seal& seal, v1::Seal& out) {
   AddStrings(seal.ambush_withdraw, out.mutable_ambush_withdraw());
 }
 
+// A fresh `Message` filled from `part` by `fill`.
+template <class Message, class Part>
+Message Filled(const Part& part, void (*fill)(const Part&, Message&)) {
+  Message out;
+  fill(part, out);
+  return out;
+}
+
 }  // namespace
 
 v1::Location LocationToProto(const asl::Location& location) {
-  v1::Location out;
-  FillLocation(location, out);
-  return out;
+  return Filled(location, &FillLocation);
 }
 
 v1::Situation SituationToProto(const asl::Situation& situation) {
-  v1::Situation out;
-  FillSituation(situation, out);
-  return out;
+  return Filled(situation, &FillSituation);
 }
 
 v1::Announce AnnounceToProto(const asl::Announce& announce) {
-  v1::Announce out;
-  FillAnnounce(announce, out);
-  return out;
+  return Filled(announce, &FillAnnounce);
 }
 
 v1::AttackOrder AttackOrderToProto(const asl::AttackOrder& order) {
-  v1::AttackOrder out;
-  FillAttackOrder(order, out);
-  return out;
+  return Filled(order, &FillAttackOrder);
 }
 
-v1::Seal SealToProto(const asl::Seal& seal) {
-  v1::Seal out;
-  FillSeal(seal, out);
-  return out;
-}
+v1::Seal SealToProto(const asl::Seal& seal) { return Filled(seal, &FillSeal); }
 
 v1::CloseCombat ScriptToProto(const asl::Script& script) {
   v1::CloseCombat out;
