@@ -55,7 +55,7 @@ std::vector<std::string> Strings(const pb::RepeatedPtrField<std::string>& values
 }
 
 void AddStrings(const std::vector<std::string>& values, pb::RepeatedPtrField<std::string>* out) {
-  // Assigned into the field's next element: one a cleared message kept keeps its capacity.
+  // Assigned into the field's next element, which a kept, cleared message reuses.
   for (const std::string& value : values) *out->Add() = value;
 }
 

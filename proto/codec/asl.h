@@ -96,8 +96,9 @@ melee::asl::v1::Presence PresenceToProto(engine::asl::Presence presence);
 // the event itself. `text` is DescribeEvent(before, event).
 melee::asl::v1::AslEvent EventToProto(const engine::asl::State& before,
                                       const engine::asl::Event& event);
-// The same, filled into `out`, which must be empty: a message kept and cleared between events
-// keeps its parts and their strings, so that an event is converted without allocating them again.
+// The same, filled into `out`, which must be empty: a message on an arena (the asl host logs
+// through a proto::ScratchArena) or one kept and cleared between events, so that converting an
+// event does not allocate its every part.
 void EventToProto(const engine::asl::State& before, const engine::asl::Event& event,
                   melee::asl::v1::AslEvent& out);
 
