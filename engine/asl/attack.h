@@ -187,6 +187,10 @@ struct AttackPlan {
   std::vector<Drm> ccv_modifiers;
 };
 
+// One flag a unit, by unit index (1: set). Bytes rather than std::vector<bool>, whose copy goes
+// bit by bit: the state holding these is copied for every command a match decides.
+using UnitFlags = std::vector<uint8_t>;
+
 // The facts about the Location an attack plan reads beyond the units themselves.
 struct AttackContext {
   bool hth = false;
@@ -194,7 +198,7 @@ struct AttackContext {
   std::array<int, 2> excess_squads = {0, 0};
   const Options* options = nullptr;  // Required.
   // A11.2: withdrawal announced, by unit index (null or shorter: not withdrawing).
-  const std::vector<bool>* withdrawing = nullptr;
+  const UnitFlags* withdrawing = nullptr;
   // Strength override by unit index (simultaneous CC attacks with declared strength); empty:
   // use CcStrength.
   std::span<const int> strength;

@@ -264,17 +264,17 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
     return tl::unexpected(r.error());
   }
   if (auto it = values.find("sn_ift"); it != values.end()) {
-    std::array<std::string, 11> column;
+    std::array<IftResult, 11> column;
     size_t count = 0;
     std::string_view rest = it->second;
     while (!rest.empty() || count == 0) {
       const size_t comma = rest.find(',');
-      std::string_view item = rest.substr(0, comma);
-      if (count >= column.size() || !ParseIftResult(item)) {
+      const std::optional<IftResult> item = ParseIftResult(rest.substr(0, comma));
+      if (count >= column.size() || !item) {
         return Reject("", "option sn_ift: give 11 IFT results for DR 2..12, each Nkia, k/N, Nmc, "
                           "nmc, ptc or ne");
       }
-      column[count++] = std::string(item);
+      column[count++] = *item;
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }

@@ -202,6 +202,26 @@ inline bool SameId(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Returns `id`'s length and first seven characters packed into one number. Ids with different
+// keys differ; ids of up to seven characters (a Location's "G1", "8-1", "G1-hs") with the same
+// key are the same, and longer ones are the same when SameId says so too. A lookup compares
+// numbers kept in an array instead of strings spread over the units.
+inline uint64_t IdKey(std::string_view id) {
+  uint64_t key = id.size() & 0xff;
+  const size_t packed = id.size() < 7 ? id.size() : 7;
+  for (size_t i = 0; i < packed; ++i) {
+    key |= uint64_t{static_cast<unsigned char>(id[i])} << (8 * (i + 1));
+  }
+  return key;
+}
+
+// Returns true when the unit whose id is `unit_id` (with key `unit_key`) is named `id` (key
+// `key`).
+inline bool IsNamed(uint64_t unit_key, std::string_view unit_id, uint64_t key,
+                    std::string_view id) {
+  return unit_key == key && (id.size() <= 7 || SameId(unit_id, id));
+}
+
 // Returns true for a vehicle counter.
 inline bool IsVehicle(const Unit& unit) { return unit.kind == UnitKind::kVehicle; }
 // Returns true for a Rider or Passenger (A11.611).
@@ -283,8 +303,18 @@ struct Options {
   // The A11.622 sN attack reads the 16-FP column of the IFT for Original DR 2..12. The column
   // is not in the shared sources: this is a placeholder [DEFAULT - NOT FROM RULES] except DR 7
   // = 2MC, which A11.622 EX and the comprehensive example give. Option sn_ift replaces it.
-  std::array<std::string, 11> sn_ift = {"2kia", "1kia", "k/4", "4mc", "3mc", "2mc",
-                                        "1mc",  "nmc",  "ptc", "ne",  "ne"};
+  // Parsed once, when the options are (the state holding them is copied for every command).
+  std::array<IftResult, 11> sn_ift = {{{IftResult::Kind::kKia, 2},
+                                       {IftResult::Kind::kKia, 1},
+                                       {IftResult::Kind::kCasualty, 4},
+                                       {IftResult::Kind::kMc, 4},
+                                       {IftResult::Kind::kMc, 3},
+                                       {IftResult::Kind::kMc, 2},
+                                       {IftResult::Kind::kMc, 1},
+                                       {IftResult::Kind::kMc, 0},
+                                       {IftResult::Kind::kPtc, 0},
+                                       {IftResult::Kind::kNoEffect, 0},
+                                       {IftResult::Kind::kNoEffect, 0}}};
   bool sn_ift_from_option = false;
   friend bool operator==(const Options&, const Options&) = default;
 };

@@ -290,11 +290,11 @@ struct State {
   bool sequential = false;
   bool hth = false;
   std::optional<Seat> ambusher;
-  std::vector<bool> withdrawing;  // A11.2 announced, by unit index.
-  std::vector<bool> cannot_withdraw;
-  std::vector<bool> solo;
-  std::vector<bool> has_attacked;
-  std::vector<bool> is_attacked;
+  UnitFlags withdrawing;  // A11.2 announced, by unit index.
+  UnitFlags cannot_withdraw;
+  UnitFlags solo;
+  UnitFlags has_attacked;
+  UnitFlags is_attacked;
   std::vector<std::vector<uint16_t>> captors;  // A20.22: who captured each unit (provisional).
   std::vector<QueuedAttack> queue;             // Simultaneous: ATTACKER's first, then DEFENDER's.
   size_t next_attack = 0;

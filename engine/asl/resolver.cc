@@ -53,12 +53,47 @@ bool Contains(const std::vector<uint16_t>& list, uint16_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// The state one Decide call folds its events into: a copy of the state it was given. The copy
+// is assigned into a State kept on the thread, so it reuses the units, strings and per-unit
+// vectors of the previous call's copy instead of allocating its own (the engine stays pure: what
+// is kept is overwritten before it is read). A Decide called while another runs on the same
+// thread (none is today) copies into a State of its own.
+class WorkingState {
+ public:
+  explicit WorkingState(const State& state) {
+    if (kept_in_use_) {
+      own_.emplace(state);
+      return;
+    }
+    kept_in_use_ = true;
+    uses_kept_ = true;
+    kept_ = state;
+  }
+  ~WorkingState() {
+    if (uses_kept_) kept_in_use_ = false;
+  }
+  WorkingState(const WorkingState&) = delete;
+  WorkingState& operator=(const WorkingState&) = delete;
+
+  State& state() { return uses_kept_ ? kept_ : *own_; }
+
+ private:
+  static thread_local State kept_;
+  static thread_local bool kept_in_use_;
+  bool uses_kept_ = false;
+  std::optional<State> own_;
+};
+
+thread_local State WorkingState::kept_;
+thread_local bool WorkingState::kept_in_use_ = false;
+
 // Carries the working state and the events made so far through one Decide call.
 class Play {
  public:
   Play(const AslRules& rules, const State& state, Dice& dice)
-      : rules_(rules), work_(state), dice_(dice) {
+      : rules_(rules), working_(state), work_(working_.state()), dice_(dice) {
     events_.reserve(16);
+    id_keys_.reserve(work_.units.size() + 4);
   }
 
   std::vector<Event> TakeEvents() { return std::move(events_); }
@@ -76,7 +111,7 @@ class Play {
                                        const std::vector<uint16_t>& targets) const;
   Result<void> ValidateVehicleFire(Seat seat, const AttackOrder& order, const std::string& which,
                                    const std::vector<uint16_t>& attackers,
-                                   std::vector<bool>& attacked,
+                                   UnitFlags& attacked,
                                    std::vector<uint8_t>& seal_weapons) const;
 
  private:
@@ -137,14 +172,23 @@ class Play {
   void EndPhase();
 
   const AslRules& rules_;
-  State work_;
+  WorkingState working_;
+  State& work_;
   Dice& dice_;
   std::vector<Event> events_;
+  mutable std::vector<uint64_t> id_keys_;  // IdKey of work_.units, by index (Find).
 };
 
 Result<uint16_t> Play::Find(std::string_view id) const {
-  for (size_t i = 0; i < work_.units.size(); ++i) {
-    if (SameId(work_.units[i].id, id) && work_.units[i].kind != UnitKind::kDummy) {
+  // Units are only appended and never renamed: the keys of those added since the last lookup
+  // are worked out now.
+  for (size_t i = id_keys_.size(); i < work_.units.size(); ++i) {
+    id_keys_.push_back(IdKey(work_.units[i].id));
+  }
+  const uint64_t key = IdKey(id);
+  for (size_t i = 0; i < id_keys_.size(); ++i) {
+    if (id_keys_[i] == key && IsNamed(id_keys_[i], work_.units[i].id, key, id) &&
+        work_.units[i].kind != UnitKind::kDummy) {
       return static_cast<uint16_t>(i);
     }
   }
@@ -522,8 +566,8 @@ std::vector<Effect> Play::LoseConcealment(Seat seat,
 // A11.12 / A11.14 / A11.16 / A11.2 / A20.22: the legality of a side's attacks.
 Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
   if (seal.attacks.size() > kMaxAttacksPerSeal) return Reject("", "too many attacks");
-  std::vector<bool> attacks(work_.units.size(), false);
-  std::vector<bool> attacked(work_.units.size(), false);
+  UnitFlags attacks(work_.units.size(), 0);
+  UnitFlags attacked(work_.units.size(), 0);
   std::vector<uint8_t> seal_weapons(work_.units.size(), 0);
   const Seat enemy = Opponent(seat);
   bool enemy_mmc = false;
@@ -730,7 +774,7 @@ Result<void> Play::ValidateAttackOnVehicle(const AttackOrder& order, const std::
 Result<void> Play::ValidateVehicleFire(Seat seat, const AttackOrder& order,
                                        const std::string& which,
                                        const std::vector<uint16_t>& attackers,
-                                       std::vector<bool>& attacked,
+                                       UnitFlags& attacked,
                                        std::vector<uint8_t>& seal_weapons) const {
   if (attackers.size() != 1) {
     return Reject("A11.62", which + ": a vehicle attacks with its own weapons only, alone");
@@ -1146,7 +1190,9 @@ void Play::ResolveNext() {
     ResolveAttackOnVehicle(queued, attackers, targets[0]);
     return;
   }
-  AttackReport report;
+  // The report is built where the event keeps it, not moved there.
+  Event event = MakeEvent(EventKind::kAttackResolved, side);
+  AttackReport& report = event.attack.emplace();
   report.side = side;
   report.capture = queued.order.capture;
   if (attackers.size() != queued.attackers.size() || targets.size() != queued.targets.size()) {
@@ -1239,8 +1285,6 @@ void Play::ResolveNext() {
     report.attackers = std::move(attackers);
     report.targets = std::move(targets);
   }
-  Event event = MakeEvent(EventKind::kAttackResolved, side);
-  event.attack = std::move(report);
   event.effects = std::move(effects);
   Emit(std::move(event));
   if (!choices) return;
@@ -1536,7 +1580,7 @@ void Play::ResolveCloseDefense(const QueuedAttack& queued) {
     report.notes.push_back("A11.622: the Original IFT DR is above the sN Usage Number: no effect "
                            "(D13.34)");
   } else {
-    const IftResult ift = *ParseIftResult(work_.options.sn_ift[cd.dr.Total() - 2]);
+    const IftResult ift = work_.options.sn_ift[cd.dr.Total() - 2];
     cd.ift = ift;
     if (cd.placeholder) {
       report.notes.push_back(
@@ -1712,7 +1756,7 @@ void Play::EndPhase() {
   }
   // A11.15: Infantry of both sides still in the Location are locked in Melee; a unit that kept
   // its concealment is not held and holds nobody.
-  std::vector<bool> stays(work_.units.size(), false);
+  UnitFlags stays(work_.units.size(), 0);
   for (size_t i = 0; i < work_.units.size(); ++i) stays[i] = IsPresent(work_.units[i]);
   for (const Effect& effect : event.effects) {
     if (effect.kind == EffectKind::kWithdrawn || effect.kind == EffectKind::kEliminated) {

@@ -25,18 +25,32 @@ AttackOrder FlagsOf(const AttackOrder& order) {
 
 // Returns the indices, in unit order, of the units whose id is one of `ids` (a declaration names
 // units by id; the queue keeps indices).
+// Returns the IdKey of every unit in `units`, by index.
+std::vector<uint64_t> IdKeys(const std::vector<Unit>& units) {
+  std::vector<uint64_t> keys;
+  keys.reserve(units.size());
+  for (const Unit& unit : units) keys.push_back(IdKey(unit.id));
+  return keys;
+}
+
+// Returns the indices of the units named in `ids`, in unit order, each once (`keys`:
+// IdKeys(units)).
 std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
+                                   const std::vector<uint64_t>& keys,
                                    const std::vector<std::string>& ids) {
   std::vector<uint16_t> indices;
   indices.reserve(ids.size());
-  for (size_t i = 0; i < units.size(); ++i) {
-    const std::string_view id = units[i].id;
-    for (const std::string& named : ids) {
-      if (SameId(named, id)) {
+  for (const std::string& id : ids) {
+    const uint64_t key = IdKey(id);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key && IsNamed(keys[i], units[i].id, key, id)) {
         indices.push_back(static_cast<uint16_t>(i));
-        break;
       }
     }
+  }
+  if (indices.size() > 1) {
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   }
   return indices;
 }
@@ -45,11 +59,11 @@ std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
 void SizePerUnit(State& state) {
   const size_t n = state.units.size();
   state.declared_strength.resize(n, 0);
-  state.withdrawing.resize(n, false);
-  state.cannot_withdraw.resize(n, false);
-  state.solo.resize(n, false);
-  state.has_attacked.resize(n, false);
-  state.is_attacked.resize(n, false);
+  state.withdrawing.resize(n, 0);
+  state.cannot_withdraw.resize(n, 0);
+  state.solo.resize(n, 0);
+  state.has_attacked.resize(n, 0);
+  state.is_attacked.resize(n, 0);
   state.captors.resize(n);
   state.weapons_used.resize(n, 0);
 }
@@ -296,14 +310,15 @@ void AslRules::Apply(State& state, const Event& event) const {
       MELEE_CHECK(state.sealed[0].has_value() && state.sealed[1].has_value());
       state.queue.reserve(state.queue.size() + state.sealed[0]->attacks.size() +
                           state.sealed[1]->attacks.size());
+      const std::vector<uint64_t> keys = IdKeys(state.units);
       for (Seat side : {state.attacker, Opponent(state.attacker)}) {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
         for (const AttackOrder& order : seal->attacks) {
           QueuedAttack& queued = state.queue.emplace_back(
               QueuedAttack{side, FlagsOf(order), {}, {}});
-          queued.attackers = IndicesNamed(state.units, order.attackers);
-          queued.targets = IndicesNamed(state.units, order.targets);
+          queued.attackers = IndicesNamed(state.units, keys, order.attackers);
+          queued.targets = IndicesNamed(state.units, keys, order.targets);
           for (uint16_t i : queued.targets) state.is_attacked[i] = true;
         }
       }

@@ -339,6 +339,21 @@ TEST(AslVehicleRules, A11622TheSnOnlyAfterBeingAttackedAndOnlyBu) {
   EXPECT_EQ(RuleOfRefusal(ce.final_state, kB, Fire("T1", {"sn"})), "A11.622");
 }
 
+// The placeholder column is kept parsed in Options: it must be what the text it replaces
+// ("2kia,1kia,k/4,4mc,3mc,2mc,1mc,nmc,ptc,ne,ne", DR 7 = 2MC from the A11.622 EX) parses to.
+TEST(AslVehicleRules, A11622PlaceholderIftColumnIsItsText) {
+  const AslRules rules;
+  MatchOptions options;
+  options.values["sn_ift"] = "2kia,1kia,k/4,4mc,3mc,2mc,1mc,nmc,ptc,ne,ne";
+  Result<State> given = rules.NewState(options);
+  ASSERT_TRUE(given);
+  Result<State> placeholder = rules.NewState(MatchOptions{});
+  ASSERT_TRUE(placeholder);
+  EXPECT_FALSE(placeholder->options.sn_ift_from_option);
+  EXPECT_EQ(placeholder->options.sn_ift, given->options.sn_ift);
+  EXPECT_EQ(placeholder->options.sn_ift[7 - 2], (IftResult{IftResult::Kind::kMc, 2}));
+}
+
 TEST(AslVehicleRules, A11622IftColumnIsAnOption) {
   const AslRules rules;
   MatchOptions options;
@@ -346,7 +361,7 @@ TEST(AslVehicleRules, A11622IftColumnIsAnOption) {
   Result<State> state = rules.NewState(options);
   ASSERT_TRUE(state);
   EXPECT_TRUE(state->options.sn_ift_from_option);
-  EXPECT_EQ(state->options.sn_ift[5], "2mc");
+  EXPECT_EQ(state->options.sn_ift[5], (IftResult{IftResult::Kind::kMc, 2}));
   options.values["sn_ift"] = "2kia,1kia";
   EXPECT_FALSE(rules.NewState(options));
   options.values["sn_ift"] = "2kia,1kia,k/4,4mc,3mc,2mc,1mc,nmc,ptc,ne,boom";
