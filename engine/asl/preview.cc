@@ -209,8 +209,7 @@ Result<OutcomeTable> Preview(const State& state, Seat seat, const AttackOrder& o
     const int usage = state.units[attackers[0]].vehicle.sn_usage;
     for (int total = 2; total <= 12; ++total) {
       const Rational weight(6 - std::abs(total - 7), 36);
-      const std::string result =
-          total <= usage ? Name(state.options.sn_ift[total - 2]) : "NE";
+      const std::string result = total <= usage ? Name(state.options.sn_ift[total - 2]) : "NE";
       auto it = std::find_if(table.ift_results.begin(), table.ift_results.end(),
                              [&](const auto& entry) { return entry.first == result; });
       if (it == table.ift_results.end()) {

@@ -110,8 +110,7 @@ class Play {
                                        const std::vector<uint16_t>& attackers,
                                        const std::vector<uint16_t>& targets) const;
   Result<void> ValidateVehicleFire(Seat seat, const AttackOrder& order, const std::string& which,
-                                   const std::vector<uint16_t>& attackers,
-                                   UnitFlags& attacked,
+                                   const std::vector<uint16_t>& attackers, UnitFlags& attacked,
                                    std::vector<uint8_t>& seal_weapons) const;
 
  private:
@@ -773,8 +772,7 @@ Result<void> Play::ValidateAttackOnVehicle(const AttackOrder& order, const std::
 // A11.62 / A11.622 / A11.8: a vehicle's attack on Infantry.
 Result<void> Play::ValidateVehicleFire(Seat seat, const AttackOrder& order,
                                        const std::string& which,
-                                       const std::vector<uint16_t>& attackers,
-                                       UnitFlags& attacked,
+                                       const std::vector<uint16_t>& attackers, UnitFlags& attacked,
                                        std::vector<uint8_t>& seal_weapons) const {
   if (attackers.size() != 1) {
     return Reject("A11.62", which + ": a vehicle attacks with its own weapons only, alone");
