@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -355,13 +357,30 @@ class AslHost final : public RulesetHost {
     Show(EventOf(event), LoggedForm<aslpb::AslEvent>(logged), StateOf(after), viewer, out);
   }
 
-  // The logged event is read once, then masked for each viewer.
+  // The logged event is read once, then masked for each viewer: copied for each but the last,
+  // which takes it. A viewer who may not see a seal gets a copy made without it, not a copy of
+  // the seal to clear.
   void RenderEventForEach(std::string_view logged, const AnyState& after, const AnyEvent& event,
                           const std::array<v1::MatchEvent*, 4>& out) const override {
     const asl::Event& e = EventOf(event);
-    const aslpb::AslEvent shown = LoggedForm<aslpb::AslEvent>(logged);
+    const asl::State& state = StateOf(after);
+    aslpb::AslEvent shown = LoggedForm<aslpb::AslEvent>(logged);
+    std::optional<aslpb::AslEvent> unsealed;  // `shown` without its seal, made when first needed
     for (size_t i = 0; i < out.size(); ++i) {
-      Show(e, shown, StateOf(after), static_cast<Viewer>(i), *out[i]);
+      const auto viewer = static_cast<Viewer>(i);
+      if (e.kind == asl::EventKind::kDeclarationSealed &&
+          !asl::DeclarationsShown(state, viewer)[SeatIndex(e.seat)]) {
+        if (!unsealed) {
+          std::unique_ptr<aslpb::Seal> seal(shown.release_seal());
+          unsealed = shown;
+          shown.set_allocated_seal(seal.release());
+        }
+        Show(e, *unsealed, state, viewer, *out[i]);
+      } else if (i + 1 == out.size()) {
+        Show(e, std::move(shown), state, viewer, *out[i]);
+      } else {
+        Show(e, shown, state, viewer, *out[i]);
+      }
     }
   }
 

@@ -331,7 +331,7 @@ struct View {
   // ATTACKER until it has sealed, then the DEFENDER if it has not) or to answer the choice.
   Seat to_act = Seat::kSideA;
   std::array<bool, 2> has_sealed = {false, false};
-  std::array<std::optional<Seal>, 2> declarations;  // Only those this viewer may see.
+  std::array<SharedValue<Seal>, 2> declarations;  // Only those this viewer may see (shared).
   std::optional<PendingChoice> pending;
   std::optional<Seat> ambusher;
   bool sequential = false;

@@ -395,18 +395,18 @@ View AslRules::MakeView(const State& state, Viewer viewer) const {
   return view;
 }
 
-std::array<std::optional<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer) {
+std::array<SharedValue<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer) {
   // Declarations are public once revealed: at once in sequential CC and for the ATTACKER's in
   // attacker_first order, for both when the queue is built in sealed order.
   const bool revealed = !state.queue.empty() || state.phase == Phase::kEnded;
-  std::array<std::optional<Seal>, 2> shown;
+  std::array<SharedValue<Seal>, 2> shown;
   for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
     const bool public_now = revealed || state.sequential ||
                             (state.options.declaration_order == DeclarationOrder::kAttackerFirst &&
                              seat == state.attacker);
     // The director sees everything else, but a sealed declaration only once it is revealed.
     const bool entitled = viewer == ViewerOf(seat) || public_now;
-    if (entitled) shown[SeatIndex(seat)] = state.sealed[SeatIndex(seat)].ToOptional();
+    if (entitled) shown[SeatIndex(seat)] = state.sealed[SeatIndex(seat)];
   }
   return shown;
 }

@@ -39,7 +39,8 @@ struct AslRules {
 // The sealed declarations `viewer` may see in `state` (View::declarations): its own side's, and
 // each one once it is public (revealed, or never secret: sequential CC, the ATTACKER's in
 // attacker-first order). The director sees a sealed declaration only once it is revealed.
-std::array<std::optional<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer);
+// Shared with the state, not copied: a view and each viewer's rendering of a seal ask for it.
+std::array<SharedValue<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer);
 
 // Returns the RuleError `seal` from `seat` would meet in `state` (A11.12, A11.14, A11.16, A11.2,
 // A20.2, A11.41), or nothing when it is legal there. Rolls no dice.

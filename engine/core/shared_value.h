@@ -48,10 +48,6 @@ class SharedValue {
   // Drops this copy's share of the value.
   void reset() { value_.reset(); }
 
-  // Returns the value as a std::optional (a deep copy), or nothing.
-  std::optional<T> ToOptional() const {
-    return value_ ? std::optional<T>(*value_) : std::nullopt;
-  }
 
   friend bool operator==(const SharedValue& a, const SharedValue& b) {
     if (a.value_ == b.value_) return true;
