@@ -14,6 +14,7 @@
 
 #include "engine/core/dice.h"
 #include "persistence/digest.h"
+#include "proto/codec/asl.h"
 #include "proto/codec/checks.h"
 #include "proto/codec/errors.h"
 #include "proto/codec/frame.h"
@@ -2047,7 +2048,8 @@ MessagePtr Match::RenderView(Viewer viewer) const {
   // The message itself is kept from one view to the next on each thread: cleared, it keeps its
   // parts and their strings, so that a view is built without allocating them again. (The asl
   // view, a oneof case, is taken out before the clear, which would delete it, and put back
-  // cleared; its host fills it in place. The other rulesets' are built anew.)
+  // cleared, the parts inside it that a clear deletes set aside for the codec to fill again
+  // (KeepPartsOf); its host fills it in place. The other rulesets' are built anew.)
   thread_local v1::MatchView view;
   thread_local std::unique_ptr<melee::asl::v1::AslView> asl_part;
   if (view.has_asl()) asl_part.reset(view.release_asl());
@@ -2087,6 +2089,7 @@ MessagePtr Match::RenderView(Viewer viewer) const {
       view.add_waiting_for("both sides: enter units" + ordered_next);
     }
     if (asl_part) {
+      proto::KeepPartsOf(*asl_part);
       asl_part->Clear();
       view.set_allocated_asl(asl_part.release());
     }

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -1236,12 +1237,57 @@ v1::AslView ViewToProto(const asl::View& view, const asl::State& state) {
   return out;
 }
 
+namespace {
+
+// The parts of views KeepPartsOf set aside on this thread, by type, for ViewToProto to fill
+// again. Bounded: a Location holds at most 64 units (and a few created in it), a view one
+// Location and two declarations.
+template <class Part>
+std::vector<std::unique_ptr<Part>>& Kept() {
+  thread_local std::vector<std::unique_ptr<Part>> kept;
+  return kept;
+}
+constexpr size_t kMaxKeptParts = 128;
+
+// Keeps `part` (owned, may be null) for a later view on this thread, or deletes it.
+template <class Part>
+void SetAside(Part* part) {
+  std::unique_ptr<Part> owned(part);
+  if (owned && Kept<Part>().size() < kMaxKeptParts) Kept<Part>().push_back(std::move(owned));
+}
+
+// Returns a part set aside, cleared (its strings keep their buffers), or a new one; owned by the
+// caller. Only for messages off any arena.
+template <class Part>
+Part* Reused() {
+  std::vector<std::unique_ptr<Part>>& kept = Kept<Part>();
+  if (kept.empty()) return new Part();
+  Part* part = kept.back().release();
+  kept.pop_back();
+  part->Clear();
+  return part;
+}
+
+}  // namespace
+
+void KeepPartsOf(v1::AslView& view) {
+  if (view.GetArena() != nullptr) return;
+  for (v1::ViewedUnit& unit : *view.mutable_units()) SetAside(unit.release_unit());
+  SetAside(view.release_location());
+  SetAside(view.release_side_a_declaration());
+  SetAside(view.release_side_b_declaration());
+}
+
 void ViewToProto(const asl::View& view, const asl::State& state, v1::AslView& out) {
+  // The parts KeepPartsOf set aside are filled again (`out` itself is clear).
+  const bool reuse = out.GetArena() == nullptr;
+  if (reuse) out.set_allocated_location(Reused<v1::Location>());
   out.set_phase(PhaseToProto(view.phase));
   FillLocation(view.location, *out.mutable_location());
   out.set_attacker(SideToProto(view.attacker));
   for (const asl::ViewedUnit& seen : view.units) {
     v1::ViewedUnit* unit = out.add_units();
+    if (reuse) unit->set_allocated_unit(Reused<v1::Unit>());
     v1::Unit& shown = *unit->mutable_unit();
     if (seen.hidden) {
       // Only what A11.19 lets the other side know; the engine defaults are not shown.
@@ -1258,8 +1304,14 @@ void ViewToProto(const asl::View& view, const asl::State& state, v1::AslView& ou
   out.set_to_act(SideToProto(view.to_act));
   out.set_side_a_sealed(view.has_sealed[0]);
   out.set_side_b_sealed(view.has_sealed[1]);
-  if (view.declarations[0]) FillSeal(*view.declarations[0], *out.mutable_side_a_declaration());
-  if (view.declarations[1]) FillSeal(*view.declarations[1], *out.mutable_side_b_declaration());
+  if (view.declarations[0]) {
+    if (reuse) out.set_allocated_side_a_declaration(Reused<v1::Seal>());
+    FillSeal(*view.declarations[0], *out.mutable_side_a_declaration());
+  }
+  if (view.declarations[1]) {
+    if (reuse) out.set_allocated_side_b_declaration(Reused<v1::Seal>());
+    FillSeal(*view.declarations[1], *out.mutable_side_b_declaration());
+  }
   if (view.pending) {
     v1::ChoiceRequest* choice = out.mutable_pending();
     choice->set_id(view.pending->id);

@@ -75,9 +75,15 @@ engine::Result<engine::asl::Command> CommandFromProto(const melee::asl::v1::Comm
 // Returns what `view` shows, units by id.
 melee::asl::v1::AslView ViewToProto(const engine::asl::View& view, const engine::asl::State& state);
 // The same into `out`, which must be clear: a cleared message that is filled again reuses the
-// units and strings it held (the server renders its views so).
+// units and strings it held (the server renders its views so), and the units' messages, the
+// Location and the declarations are taken from those KeepPartsOf set aside on this thread.
 void ViewToProto(const engine::asl::View& view, const engine::asl::State& state,
                  melee::asl::v1::AslView& out);
+// Sets aside the messages inside `view` that proto3's Clear() would delete (each unit's, the
+// Location, the declarations), for the next ViewToProto on this thread to fill again, each
+// cleared first but keeping its strings' buffers. Call it just before clearing `view`, which is
+// left without them.
+void KeepPartsOf(melee::asl::v1::AslView& view);
 
 // Returns the message form of engine values (the inverse of the readers above, for reports and
 // round trips). Units keep everything but their presence.

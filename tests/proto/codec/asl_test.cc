@@ -412,9 +412,11 @@ TEST(AslCodec, ProbabilitiesAreExactFractionsAndRoundedPercentages) {
   EXPECT_DOUBLE_EQ(ProbabilityToProto(engine::Rational(1, 6)).percent(), 16.67);
 }
 
-// The server renders each view into a message cleared and filled again (Match::RenderView): what
-// it gets must be byte for byte what a fresh message gets, whatever the message held before: more
-// units or fewer, a unit hidden (A11.19) that is shown now, a vehicle's fields, a rider.
+// The server renders each view into a message cleared and filled again (Match::RenderView), its
+// units' messages set aside before the clear and filled again (KeepPartsOf): what it gets must
+// be byte for byte what a fresh message gets, whatever the message held before: more units or
+// fewer, a unit hidden (A11.19) that is shown now or shown to the director before and hidden
+// now (nothing of the director's unit may stay in the spectator's), a vehicle's fields, a rider.
 TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
   const asl::AslRules rules;
   std::vector<asl::State> states;
@@ -428,23 +430,60 @@ TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
     for (const asl::Event& event : *events) rules.Apply(*state, event);
     states.push_back(*state);
   }
+  {
+    // A declaration sealed (shown to its own side only), then both revealed and resolved (shown
+    // to everyone).
+    const asl::Script script = MustRead(ReadExample("leader-directs-11-141.json"));
+    auto state = rules.NewState(script.options);
+    ASSERT_TRUE(state);
+    engine::SplitMix64 bits(7);
+    engine::SourceDice dice(bits);
+    std::vector<std::pair<Seat, asl::Command>> commands = {
+        {Seat::kSideA, asl::SetUp{script.situation}},
+        {Seat::kSideA, script.announce[0]},
+        {Seat::kSideB, script.announce[1]}};
+    for (const auto& [seat, seal] : script.declarations) commands.emplace_back(seat, seal);
+    for (size_t c = 0; c < commands.size(); ++c) {
+      auto events = rules.Decide(*state, commands[c].first, commands[c].second, dice);
+      ASSERT_TRUE(events) << engine::Describe(events.error());
+      for (const asl::Event& event : *events) rules.Apply(*state, event);
+      if (c >= 3) states.push_back(*state);
+    }
+  }
   v1::AslView reused;
   int hidden = 0;
+  int declarations_shown = 0;
+  int declarations_hidden = 0;
   for (int pass = 0; pass < 2; ++pass) {
     for (const asl::State& state : states) {
-      for (engine::Viewer viewer : {engine::Viewer::kSideA, engine::Viewer::kSideB,
-                                    engine::Viewer::kSpectator, engine::Viewer::kDirector}) {
+      // The director sees every unit whole; the spectator next sees a concealed one hidden.
+      for (engine::Viewer viewer : {engine::Viewer::kDirector, engine::Viewer::kSpectator,
+                                    engine::Viewer::kSideA, engine::Viewer::kSideB}) {
         const asl::View view = rules.MakeView(state, viewer);
+        if (pass == 1) KeepPartsOf(reused);  // the second pass reuses its parts too
         reused.Clear();
         ViewToProto(view, state, reused);
         const v1::AslView fresh = ViewToProto(view, state);
         EXPECT_EQ(reused.SerializeAsString(), fresh.SerializeAsString());
         EXPECT_EQ(reused.units_size(), static_cast<int>(state.units.size()));
-        for (const v1::ViewedUnit& unit : reused.units()) hidden += unit.hidden() ? 1 : 0;
+        for (const auto& [sealed, shown] :
+             {std::pair{reused.side_a_sealed(), reused.has_side_a_declaration()},
+              std::pair{reused.side_b_sealed(), reused.has_side_b_declaration()}}) {
+          if (sealed) ++(shown ? declarations_shown : declarations_hidden);
+        }
+        for (const v1::ViewedUnit& unit : reused.units()) {
+          if (!unit.hidden()) continue;
+          ++hidden;
+          // A11.19: a hidden unit shows its id, owner, concealment and revealed strength only.
+          EXPECT_TRUE(unit.unit().name().empty()) << unit.unit().id();
+          EXPECT_TRUE(unit.unit().stacked_on().empty()) << unit.unit().id();
+        }
       }
     }
   }
   EXPECT_GT(hidden, 0);  // the concealed example hides a unit from some viewer
+  EXPECT_GT(declarations_shown, 0);
+  EXPECT_GT(declarations_hidden, 0);  // a seal not yet revealed, to the other side
 }
 
 // An event filled into a message kept and cleared, or into one on a scratch arena (as the asl
