@@ -342,13 +342,11 @@ TEST(AslVehicleRules, A11622TheSnOnlyAfterBeingAttackedAndOnlyBu) {
 // The placeholder column is kept parsed in Options: it must be what the text it replaces
 // ("2kia,1kia,k/4,4mc,3mc,2mc,1mc,nmc,ptc,ne,ne", DR 7 = 2MC from the A11.622 EX) parses to.
 TEST(AslVehicleRules, A11622PlaceholderIftColumnIsItsText) {
-  const AslRules rules;
   MatchOptions options;
   options.values["sn_ift"] = "2kia,1kia,k/4,4mc,3mc,2mc,1mc,nmc,ptc,ne,ne";
-  Result<State> given = rules.NewState(options);
-  ASSERT_TRUE(given);
-  Result<State> placeholder = rules.NewState(MatchOptions{});
-  ASSERT_TRUE(placeholder);
+  const Result<State> given = AslRules().NewState(options);
+  const Result<State> placeholder = AslRules().NewState(MatchOptions{});
+  ASSERT_TRUE(given && placeholder);
   EXPECT_FALSE(placeholder->options.sn_ift_from_option);
   EXPECT_EQ(placeholder->options.sn_ift, given->options.sn_ift);
   EXPECT_EQ(placeholder->options.sn_ift[7 - 2], (IftResult{IftResult::Kind::kMc, 2}));
