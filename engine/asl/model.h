@@ -216,8 +216,8 @@ inline uint64_t IdKey(std::string_view id) {
 }
 
 // Returns true when the unit whose id is `unit_id` (with key `unit_key`) is named `id` (key
-// `key`).
-inline bool IsNamed(uint64_t unit_key, std::string_view unit_id, uint64_t key,
+// `key`). The unit's id is read only when the keys match and are not the whole id.
+inline bool IsNamed(uint64_t unit_key, const std::string& unit_id, uint64_t key,
                     std::string_view id) {
   return unit_key == key && (id.size() <= 7 || SameId(unit_id, id));
 }

@@ -186,7 +186,7 @@ Result<uint16_t> Play::Find(std::string_view id) const {
   }
   const uint64_t key = IdKey(id);
   for (size_t i = 0; i < id_keys_.size(); ++i) {
-    if (id_keys_[i] == key && IsNamed(id_keys_[i], work_.units[i].id, key, id) &&
+    if (IsNamed(id_keys_[i], work_.units[i].id, key, id) &&
         work_.units[i].kind != UnitKind::kDummy) {
       return static_cast<uint16_t>(i);
     }

@@ -23,8 +23,6 @@ AttackOrder FlagsOf(const AttackOrder& order) {
   return flags;
 }
 
-// Returns the indices, in unit order, of the units whose id is one of `ids` (a declaration names
-// units by id; the queue keeps indices).
 // Returns the IdKey of every unit in `units`, by index.
 std::vector<uint64_t> IdKeys(const std::vector<Unit>& units) {
   std::vector<uint64_t> keys;
@@ -33,8 +31,8 @@ std::vector<uint64_t> IdKeys(const std::vector<Unit>& units) {
   return keys;
 }
 
-// Returns the indices of the units named in `ids`, in unit order, each once (`keys`:
-// IdKeys(units)).
+// Returns the indices, in unit order and each once, of the units whose id is one of `ids` (a
+// declaration names units by id; the queue keeps indices). `keys`: IdKeys(units).
 std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
                                    const std::vector<uint64_t>& keys,
                                    const std::vector<std::string>& ids) {
@@ -43,7 +41,7 @@ std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
   for (const std::string& id : ids) {
     const uint64_t key = IdKey(id);
     for (size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i] == key && IsNamed(keys[i], units[i].id, key, id)) {
+      if (IsNamed(keys[i], units[i].id, key, id)) {
         indices.push_back(static_cast<uint16_t>(i));
       }
     }
