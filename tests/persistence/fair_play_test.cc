@@ -532,6 +532,28 @@ TEST(ServerSecretsTest, LoadingAgainGivesTheSameKeyAndTopSeeds) {
   EXPECT_NE((*other)->TopSeed("m-one"), (*first)->TopSeed("m-one"));
 }
 
+// The server signs with libsodium and reads its key file with OpenSSL: RFC 8032's first Ed25519
+// test vector (section 7.1, TEST 1: its secret key as the key file, the empty message) gives
+// the RFC's public key and signature, byte for byte.
+TEST(ServerSecretsTest, SignsRfc8032TestOneFromItsKeyFile) {
+  testing::TempDir dir;
+  {
+    std::ofstream pem(dir.path() / "server-key.pem");
+    pem << "-----BEGIN PRIVATE KEY-----\n"
+           "MC4CAQAwBQYDK2VwBCIEIJ1hsZ3v/VpguoRK9JLsLMREScVpezJpGXA7rAMcrn9g\n"
+           "-----END PRIVATE KEY-----\n";
+  }
+  auto secrets = ServerSecrets::LoadOrCreate(dir.path());
+  ASSERT_TRUE(secrets.has_value()) << secrets.error().message;
+  EXPECT_EQ(BytesToHex((*secrets)->public_key()),
+            "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+  EXPECT_EQ(BytesToHex((*secrets)->Sign("")),
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
+            "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
+  const std::string message = HeadMessage("m-rfc", 3, Genesis("m-rfc"));
+  EXPECT_TRUE(VerifySignature((*secrets)->public_key(), message, (*secrets)->Sign(message)));
+}
+
 TEST(ServerSecretsTest, SignatureVerifiesOnlyWithItsKeyMessageAndBytes) {
   const auto secrets = ServerSecrets::Ephemeral();
   const auto stranger = ServerSecrets::Ephemeral();
