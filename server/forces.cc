@@ -22,21 +22,23 @@ constexpr size_t kMaxRuleBytes = 32;
 size_t SideIndex(v1::Seat owner) { return owner == v1::SEAT_SIDE_B ? 1 : 0; }
 v1::Seat WireSide(Seat seat) { return seat == Seat::kSideA ? v1::SEAT_SIDE_A : v1::SEAT_SIDE_B; }
 
+// The unit `id` of either force, to change (copied first when another Forces shares it), or null.
 v1::ForceUnit* FindMutable(Forces& forces, std::string_view id) {
   for (Force& force : forces) {
-    for (v1::ForceUnit& unit : force.units) {
-      if (unit.id() == id) return &unit;
+    for (size_t i = 0; i < force.units.size(); ++i) {
+      if (force.units[i].id() == id) return &force.units.Mutable(i);
     }
   }
   return nullptr;
 }
 
+// The unit that holds `id` (FindHolder), to change, or null.
 v1::ForceUnit* FindMutableHolder(const RulesetHost& host, Forces& forces, std::string_view id) {
   if (v1::ForceUnit* unit = FindMutable(forces, id)) return unit;
   for (Force& force : forces) {
-    for (v1::ForceUnit& unit : force.units) {
-      const std::vector<std::string> ids = host.IdsOf(unit);
-      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &unit;
+    for (size_t i = 0; i < force.units.size(); ++i) {
+      const std::vector<std::string> ids = host.IdsOf(force.units[i]);
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &force.units.Mutable(i);
     }
   }
   return nullptr;
@@ -65,6 +67,26 @@ bool Gone(const v1::ForceUnit& unit) {
 
 std::string Where(const v1::ForceUnit& unit) {
   return unit.location().empty() ? std::string("no Location") : unit.location();
+}
+
+// Whether `held` and `now` are the same unit in the same state: equal but for when and how each
+// last changed (changed_seq, last_change). Compared without copying either, for this runs for
+// every unit of every close combat that ends; the rules' parts as bytes, in buffers kept on the
+// thread. (FoldOutcomeTest.EveryFieldButTheLastChangeIsCompared keeps the list of fields whole.)
+bool SameButForItsLastChange(const v1::ForceUnit& held, const v1::ForceUnit& now) {
+  const auto same = [](const google::protobuf::MessageLite& a,
+                       const google::protobuf::MessageLite& b) {
+    thread_local std::string a_bytes;
+    thread_local std::string b_bytes;
+    a.SerializeToString(&a_bytes);
+    b.SerializeToString(&b_bytes);
+    return a_bytes == b_bytes;
+  };
+  return held.id() == now.id() && held.owner() == now.owner() &&
+         held.location() == now.location() && held.fate() == now.fate() &&
+         held.hidden() == now.hidden() && held.has_asl() == now.has_asl() &&
+         held.has_vv() == now.has_vv() && held.has_coc() == now.has_coc() &&
+         same(held.asl(), now.asl()) && same(held.vv(), now.vv()) && same(held.coc(), now.coc());
 }
 
 Result<void> CheckText(const std::string& text, size_t max, const std::string& field) {
@@ -308,38 +330,23 @@ bool FoldOutcome(Forces& forces, const CombatOutcome& outcome, uint64_t seq, boo
   }
   const std::string in = outcome.location.empty() ? "" : " in " + outcome.location;
   for (const v1::ForceUnit& unit : outcome.units) {
-    v1::ForceUnit* held = FindMutable(forces, unit.id());
+    const v1::ForceUnit* held = FindForceUnit(forces, unit.id());
     if (held == nullptr) {
-      Force& force = forces[SideIndex(unit.owner())];
-      v1::ForceUnit& added = force.units.emplace_back(unit);
+      v1::ForceUnit& added = forces[SideIndex(unit.owner())].units.push_back(unit);
       added.set_changed_seq(seq);
       added.set_last_change(ended ? "created in CC" + in : "entered" + in);
       changed = true;
       continue;
     }
     if (!ended) continue;  // a carried unit enters the close combat as its force holds it
-    // Unharmed: the unit is as its force holds it, but for when and how it last changed. (Those
-    // two are set aside to compare, not copied with the whole unit: this runs for every unit of
-    // every close combat that ends.)
-    const uint64_t changed_seq = held->changed_seq();
-    std::string last_change = std::move(*held->mutable_last_change());
-    held->clear_changed_seq();
-    held->clear_last_change();
-    // Compared as bytes, in buffers kept on the thread (no string allocated for each unit).
-    thread_local std::string held_bytes;
-    thread_local std::string unit_bytes;
-    held->SerializeToString(&held_bytes);
-    unit.SerializeToString(&unit_bytes);
-    if (held_bytes == unit_bytes) {
-      held->set_changed_seq(changed_seq);
-      held->set_last_change(std::move(last_change));
-      continue;
-    }
-    *held = unit;
-    held->set_changed_seq(seq);
-    held->set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
-                              ? "changed in CC" + in
-                              : FateWords(unit.fate()) + " in CC" + in);
+    // Unharmed: the unit stays as its force holds it (and shared with the forces' other copies).
+    if (SameButForItsLastChange(*held, unit)) continue;
+    v1::ForceUnit& now = *FindMutable(forces, unit.id());
+    now = unit;
+    now.set_changed_seq(seq);
+    now.set_last_change(unit.fate() == v1::FORCE_FATE_PRESENT
+                            ? "changed in CC" + in
+                            : FateWords(unit.fate()) + " in CC" + in);
     changed = true;
   }
   return changed;

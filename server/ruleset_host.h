@@ -21,6 +21,7 @@
 #include "engine/core/ruleset.h"
 #include "melee/v1/envelope.pb.h"
 #include "melee/v1/match.pb.h"
+#include "server/force_units.h"
 
 namespace melee::server {
 
@@ -111,11 +112,11 @@ engine::Result<engine::AnyCommand> CommandOfLogged(std::string_view logged, Read
   return engine::AnyCommand(std::move(*decoded));
 }
 
-// A side's force as the match carries it: its units, by id, and what the side itself carries
-// from one close combat to the next (coc: its Force Morale; none until a set-up or an update
-// gives it).
+// A side's force as the match carries it: its units, by id (shared with the force's copies),
+// and what the side itself carries from one close combat to the next (coc: its Force Morale; none
+// until a set-up or an update gives it).
 struct Force {
-  std::vector<melee::v1::ForceUnit> units;
+  ForceUnits units;
   std::optional<int32_t> force_morale;
 };
 // Both sides' forces (index 0 is side A).

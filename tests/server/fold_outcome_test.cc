@@ -4,6 +4,8 @@
 // a close combat that leaves every unit as it was, changes nothing; any new unit, harmed unit or
 // new Force Morale does.
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -84,6 +86,65 @@ TEST(FoldOutcomeTest, ANewUnitOrANewForceMoraleChangesTheForces) {
   EXPECT_TRUE(FoldOutcome(forces, morale, 14, /*ended=*/false));
   EXPECT_EQ(forces[1].force_morale, 8);
   EXPECT_FALSE(FoldOutcome(forces, morale, 16, /*ended=*/true));  // the same Force Morale again
+}
+
+// What FoldOutcome compares to call a unit unharmed: every field of ForceUnit but when and how
+// it last changed. A field added to ForceUnit that the comparison leaves out fails here.
+TEST(FoldOutcomeTest, EveryFieldButTheLastChangeIsCompared) {
+  const google::protobuf::Descriptor& fields = *v1::ForceUnit::descriptor();
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor& field = *fields.field(i);
+    SCOPED_TRACE(field.name());
+    Forces forces = Held();
+    CombatOutcome outcome = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
+    v1::ForceUnit& unit = outcome.units[1];  // B1, as the close combat leaves it
+    const google::protobuf::Reflection& set = *unit.GetReflection();
+    switch (field.cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+        set.SetString(&unit, &field, set.GetString(unit, &field) + "x");
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_ENUM:
+        set.SetEnumValue(&unit, &field, set.GetEnumValue(unit, &field) + 1);
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+        set.SetBool(&unit, &field, !set.GetBool(unit, &field));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT64:
+        set.SetUInt64(&unit, &field, set.GetUInt64(unit, &field) + 1);
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE:
+        if (set.HasField(unit, &field)) {
+          set.ClearField(&unit, &field);  // asl: present in the force, gone here
+        } else {
+          set.MutableMessage(&unit, &field);  // vv, coc: absent in the force, present here
+        }
+        break;
+      default:
+        FAIL() << "a ForceUnit field of a type this test cannot change: extend it";
+    }
+    const bool last_change = field.name() == "changed_seq" || field.name() == "last_change";
+    EXPECT_EQ(FoldOutcome(forces, outcome, 12, /*ended=*/true), !last_change);
+  }
+}
+
+// A copy of the forces shares their units: changing one copy's unit leaves the other's as it
+// was, and the units it did not change are still the same objects.
+TEST(FoldOutcomeTest, ACopyOfTheForcesChangesOnlyItself) {
+  Forces before = Held();
+  before[1].units.push_back(Squad("B2", v1::SEAT_SIDE_B, v1::FORCE_FATE_PRESENT));
+  Forces after = before;
+  const std::string b1_before = before[1].units[0].SerializeAsString();
+  CombatOutcome outcome = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_ELIMINATED);
+  outcome.units.push_back(Squad("B2", v1::SEAT_SIDE_B, v1::FORCE_FATE_PRESENT));
+  ASSERT_TRUE(FoldOutcome(after, outcome, 12, /*ended=*/true));
+  EXPECT_EQ(after[1].units[0].fate(), v1::FORCE_FATE_ELIMINATED);
+  EXPECT_EQ(before[1].units[0].SerializeAsString(), b1_before);
+  EXPECT_NE(&after[1].units[0], &before[1].units[0]);  // B1: copied, then changed
+  EXPECT_EQ(&after[0].units[0], &before[0].units[0]);  // A1 and B2: unharmed, shared
+  EXPECT_EQ(&after[1].units[1], &before[1].units[1]);
+  // A unit only one copy holds is changed where it is.
+  const v1::ForceUnit* own = &after[1].units[0];
+  EXPECT_EQ(&after[1].units.Mutable(0), own);
 }
 
 }  // namespace

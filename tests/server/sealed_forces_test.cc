@@ -253,7 +253,8 @@ TEST_F(CocForcesTest, AReinforcementEntersWithNewIdsOnly) {
 // defends, or supports when another of its Units is attacked (17.2). Force Morale comes from
 // the forces.
 TEST_F(CocForcesTest, CarriedUnitsTakeThisContactsRoleAndForceMorale) {
-  forces_[1].units[0].set_location("farmhouse");  // the Germans come back into the farmhouse
+  forces_[1].units.Mutable(0).set_location(
+      "farmhouse");  // the Germans come back into the farmhouse
   v1::SubmitSetup a;
   a.mutable_coc()->set_location("farmhouse");
   a.mutable_coc()->set_attacker(v1::SEAT_SIDE_B);  // the Germans attack the Soviets there
