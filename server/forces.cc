@@ -1,10 +1,13 @@
 #include "server/forces.h"
 
+#include <google/protobuf/wire_format_lite.h>
+
 #include <algorithm>
 #include <set>
 #include <utility>
 
 #include "proto/codec/checks.h"
+#include "proto/codec/frame.h"
 
 namespace melee::server {
 namespace {
@@ -442,29 +445,34 @@ v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const v1::UpdateUnits& upd
   return shown;
 }
 
-void RenderForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
-                  v1::MatchView& view) {
+void WriteForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
+                 google::protobuf::io::CodedOutputStream& out) {
+  using google::protobuf::internal::WireFormatLite;
+  // A unit the viewer sees whole is written as its force holds it; one it sees only as "?" as
+  // a unit built here with only what it may see, kept on the thread from one to the next.
+  thread_local v1::ForceUnit masked;
+  for (size_t side = 0; side < forces.size(); ++side) {
+    const int field =
+        side == 0 ? v1::MatchView::kSideAForceFieldNumber : v1::MatchView::kSideBForceFieldNumber;
+    for (const v1::ForceUnit& unit : forces[side].units) {
+      const v1::ForceUnit* shown = &unit;
+      if (host.HiddenFrom(unit, viewer)) {
+        masked.Clear();
+        masked.set_id(unit.id());
+        masked.set_owner(unit.owner());
+        masked.set_location(unit.location());
+        masked.set_fate(unit.fate());
+        masked.set_hidden(true);
+        shown = &masked;
+      }
+      proto::WriteSubmessage(field, *shown, out);
+    }
+  }
   for (size_t side = 0; side < forces.size(); ++side) {
     if (const auto& morale = forces[side].force_morale) {
-      if (side == 0) {
-        view.set_side_a_force_morale(*morale);
-      } else {
-        view.set_side_b_force_morale(*morale);
-      }
-    }
-    auto& out = side == 0 ? *view.mutable_side_a_force() : *view.mutable_side_b_force();
-    out.Reserve(static_cast<int>(forces[side].units.size()));
-    for (const v1::ForceUnit& unit : forces[side].units) {
-      v1::ForceUnit& shown = *out.Add();
-      if (!host.HiddenFrom(unit, viewer)) {
-        shown = unit;
-        continue;
-      }
-      shown.set_id(unit.id());
-      shown.set_owner(unit.owner());
-      shown.set_location(unit.location());
-      shown.set_fate(unit.fate());
-      shown.set_hidden(true);
+      WireFormatLite::WriteInt32(side == 0 ? v1::MatchView::kSideAForceMoraleFieldNumber
+                                           : v1::MatchView::kSideBForceMoraleFieldNumber,
+                                 *morale, &out);
     }
   }
 }

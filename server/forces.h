@@ -5,6 +5,8 @@
 // viewer may see of both. Pure functions of the log: a match folds the same forces live and when
 // it replays its log after a restart.
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -61,9 +63,11 @@ melee::v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const melee::v1::Up
                                     engine::Seat owner, const Forces& before, const Forces& after,
                                     engine::Viewer viewer);
 
-// Fills the view's forces as `viewer` may see them.
-void RenderForces(const RulesetHost& host, const Forces& forces, engine::Viewer viewer,
-                  melee::v1::MatchView& view);
+// Writes the view's forces as `viewer` may see them: the MatchView fields side_a_force,
+// side_b_force and the sides' Force Morale, serialized in field order (the bytes of a MatchView
+// holding only them), each unit straight from its force, not copied into a message first.
+void WriteForces(const RulesetHost& host, const Forces& forces, engine::Viewer viewer,
+                 google::protobuf::io::CodedOutputStream& out);
 
 // A short account of one update ("broken", "moved to H4"), for the force's last_change.
 std::string DescribeUpdate(const melee::v1::UnitUpdate& update);

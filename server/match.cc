@@ -1,12 +1,13 @@
 #include "server/match.h"
 
-#include <boost/asio/post.hpp>
-#include <openssl/crypto.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
+#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <cstring>
 #include <initializer_list>
 #include <string_view>
@@ -2021,7 +2022,7 @@ bool Match::SameForEveryViewer(const Planned& planned) const {
 const std::string& Match::ViewParts(Viewer viewer) const {
   KeptViewParts& kept = view_parts_[ViewerIndex(viewer)];
   if (!kept.bytes) {
-    // RenderForces depends on the viewer only through HiddenFrom: viewers from whom nothing is
+    // WriteForces depends on the viewer only through HiddenFrom: viewers from whom nothing is
     // hidden see the same bytes, rendered once.
     kept.whole = std::none_of(forces_.begin(), forces_.end(), [&](const Force& force) {
       return std::any_of(force.units.begin(), force.units.end(), [&](const v1::ForceUnit& unit) {
@@ -2032,10 +2033,15 @@ const std::string& Match::ViewParts(Viewer viewer) const {
       if (kept.whole && other.whole && other.bytes) kept.bytes = other.bytes;
     }
     if (!kept.bytes) {
-      v1::MatchView parts;
-      *parts.mutable_settings() = identity_.settings;
-      RenderForces(host_, forces_, viewer, parts);
-      kept.bytes = std::make_shared<const std::string>(parts.SerializeAsString());
+      // The bytes of a MatchView holding only the settings and the forces.
+      std::string bytes;
+      {
+        google::protobuf::io::StringOutputStream stream(&bytes);
+        google::protobuf::io::CodedOutputStream out(&stream);
+        proto::WriteSubmessage(v1::MatchView::kSettingsFieldNumber, identity_.settings, out);
+        WriteForces(host_, forces_, viewer, out);
+      }
+      kept.bytes = std::make_shared<const std::string>(std::move(bytes));
     }
   }
   return *kept.bytes;

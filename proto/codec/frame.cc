@@ -139,4 +139,12 @@ std::string LengthDelimited(int field_number, std::string_view bytes) {
   return out;
 }
 
+void WriteSubmessage(int field_number, const google::protobuf::MessageLite& message,
+                     google::protobuf::io::CodedOutputStream& out) {
+  using google::protobuf::internal::WireFormatLite;
+  out.WriteTag(WireFormatLite::MakeTag(field_number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+  out.WriteVarint32(static_cast<uint32_t>(message.ByteSizeLong()));
+  message.SerializeWithCachedSizes(&out);
+}
+
 }  // namespace melee::proto

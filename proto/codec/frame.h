@@ -6,6 +6,8 @@
 // JSON mapping (so a browser or a script needs no protobuf runtime). Decoding never throws and
 // never trusts its input: every failure is a FrameError naming the problem.
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -44,5 +46,10 @@ std::string SerializeDeterministic(const google::protobuf::MessageLite& message)
 // Returns `bytes` as field `field_number` of a message, length-delimited (tag, length, bytes):
 // the serialization of a message whose only field is the submessage serialized as `bytes`.
 std::string LengthDelimited(int field_number, std::string_view bytes);
+
+// Writes `message` to `out` as field `field_number` (tag, length, bytes) of the message being
+// written there: its bytes as if that message held it in that field.
+void WriteSubmessage(int field_number, const google::protobuf::MessageLite& message,
+                     google::protobuf::io::CodedOutputStream& out);
 
 }  // namespace melee::proto
