@@ -327,6 +327,15 @@ int Run(Statement& statement) {
   return statement.Step();
 }
 
+// Returns whether a failed statement of an append failed for the batch's own reason (a
+// constraint: a stale head, a duplicate notice id; a value too big), so that rolling back to the
+// batch's savepoint undoes it and the transaction's other batches stand. Any other error (an I/O
+// error, a full disk, a corrupt page) fails the whole transaction.
+bool BatchsOwnError(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_CONSTRAINT || primary == SQLITE_TOOBIG;
+}
+
 }  // namespace
 
 // ---- opening and closing ---------------------------------------------------------------------
@@ -555,6 +564,13 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
     heads_.clear();  // the database is the truth again
     outcome.transaction_failed = error;
   };
+  // Abandons the whole transaction: after an error that is not the batch's own, SQLite may have
+  // rolled back some or all of it (an I/O error can leave the pager with nothing to write), and
+  // a COMMIT would then report success for rows that are not there.
+  auto abandon = [&](const StoreError& error) {
+    if (!sqlite3_get_autocommit(writer_)) Exec(writer_, "ROLLBACK");
+    fail_all(error);
+  };
 
   std::size_t events = 0;
   WriterStatements& sql = *statements_;
@@ -576,8 +592,8 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
           StoreError error = SqliteError(writer_, rc, "cannot mark match " + batch.match_id +
                                                           " dormant");
           results[i] = tl::unexpected(error);
-          if (sqlite3_get_autocommit(writer_)) {
-            fail_all(error);
+          if (!BatchsOwnError(rc) || sqlite3_get_autocommit(writer_)) {
+            abandon(error);
             aborted = true;
           }
           continue;
@@ -675,20 +691,25 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
       }
       if (rc != SQLITE_DONE) {
         StoreError error = SqliteError(writer_, rc, "cannot append to match " + batch.match_id);
-        if (sqlite3_get_autocommit(writer_)) {
-          // SQLite rolled the whole transaction back (disk full, I/O error): nothing holds.
-          results[i] = tl::unexpected(error);
-          fail_all(error);
-          aborted = true;
-          break;
+        // The batch's own error (a stale head, a duplicate notice) fails it alone, once its rows
+        // are rolled back; any other (disk full, I/O error) fails the transaction: nothing holds.
+        if (BatchsOwnError(rc) && !sqlite3_get_autocommit(writer_) &&
+            Run(sql.rollback_to) == SQLITE_DONE && Run(sql.release) == SQLITE_DONE) {
+          heads_.erase(batch.match_id);
+          results[i] = tl::unexpected(std::move(error));
+          continue;
         }
-        Run(sql.rollback_to);
-        Run(sql.release);
-        heads_.erase(batch.match_id);
-        results[i] = tl::unexpected(std::move(error));
-        continue;
+        results[i] = tl::unexpected(error);
+        abandon(error);
+        aborted = true;
+        break;
       }
-      Run(sql.release);
+      // Releasing the savepoint may fail too (an I/O error SQLite kept from an earlier write).
+      if (const int released = Run(sql.release); released != SQLITE_DONE) {
+        abandon(SqliteError(writer_, released, "cannot append to match " + batch.match_id));
+        aborted = true;
+        break;
+      }
       tentative[batch.match_id] = head;
       events += batch.payloads.size();
       results[i] = Appended{first_seq, head.seq, head.hash};
@@ -697,9 +718,7 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
       if (const int commit = Run(sql.commit); commit != SQLITE_DONE) {
         // Not committed, so not acknowledged. (After a failed fsync the frames may still be found
         // on restart; the callers then see them as a conflict and re-read, never as a loss.)
-        StoreError error = SqliteError(writer_, commit, "cannot commit to " + path_);
-        if (!sqlite3_get_autocommit(writer_)) Exec(writer_, "ROLLBACK");
-        fail_all(error);
+        abandon(SqliteError(writer_, commit, "cannot commit to " + path_));
       } else {
         for (auto& [match_id, head] : tentative) heads_[match_id] = head;
         outcome.committed = true;
