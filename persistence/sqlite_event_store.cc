@@ -466,6 +466,7 @@ SqliteEventStore::~SqliteEventStore() {
 int SqliteEventStore::OnWalCommit(void* self, sqlite3*, const char*, int pages) {
   auto* store = static_cast<SqliteEventStore*>(self);
   store->wal_pages_ = pages;
+  ++store->wal_commits_;
   if (pages >= kCheckpointPages) {
     {
       std::lock_guard lock(store->checkpoint_mutex_);
@@ -714,11 +715,20 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
       events += batch.payloads.size();
       results[i] = Appended{first_seq, head.seq, head.hash};
     }
+    const uint64_t wal_commits_before = wal_commits_;
     if (!aborted) {
       if (const int commit = Run(sql.commit); commit != SQLITE_DONE) {
         // Not committed, so not acknowledged. (After a failed fsync the frames may still be found
         // on restart; the callers then see them as a conflict and re-read, never as a loss.)
         abandon(SqliteError(writer_, commit, "cannot commit to " + path_));
+      } else if (events > 0 && checkpointer_ != nullptr && wal_commits_ == wal_commits_before) {
+        // SQLite said the COMMIT of new events succeeded, yet wrote nothing to the WAL (the wal
+        // hook runs for every commit that writes): a write failed earlier without failing its
+        // statement, and the pager dropped the transaction. Nothing of it holds.
+        fail_all(StoreError{StoreErrorCode::kUnavailable,
+                            "cannot commit to " + path_ +
+                                ": SQLite reported the commit, but wrote none of it to the WAL",
+                            0});
       } else {
         for (auto& [match_id, head] : tentative) heads_[match_id] = head;
         outcome.committed = true;

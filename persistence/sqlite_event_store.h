@@ -178,6 +178,7 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
 
   sqlite3* checkpointer_ = nullptr;  // owned; used only by the checkpoint thread; null in memory
   int wal_pages_ = 0;                 // writer thread only: WAL frames after the last commit
+  uint64_t wal_commits_ = 0;          // writer thread only: commits that wrote to the WAL
   std::mutex checkpoint_run_mutex_;   // held while a checkpoint runs: one at a time
   std::mutex checkpoint_mutex_;
   std::condition_variable checkpoint_cv_;
