@@ -1,8 +1,8 @@
 #include "proto/codec/frame.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -28,6 +28,53 @@ std::string DescribeUnknownFields(const pb::Message& message) {
   std::string out = " (unknown field numbers:";
   for (int n : numbers) out += " " + std::to_string(n);
   return out + ")";
+}
+
+using google::protobuf::internal::WireFormatLite;
+
+// Returns false only when `bytes`, a serialized `type` that parsed, holds no field protobuf's
+// parser would keep as an unknown field, at any depth: a field number `type` does not have, or a
+// known one on another wire type (packed and unpacked repeated scalars are both known). In doubt
+// (a group, an enum of a proto2 file, whose unknown values are kept aside) it returns true, and
+// the caller walks the parsed message instead. This reads the bytes once, with the descriptors;
+// Message::DiscardUnknownFields walks every set field of every message by reflection (skipping
+// it took a command's decoding from ~11.6k to ~7.6k instructions under callgrind).
+bool MayHoldUnknownFields(std::string_view bytes, const pb::Descriptor& type, int depth = 0) {
+  if (depth > 100) return true;  // deeper than protobuf's own parser goes
+  pb::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                 static_cast<int>(bytes.size()));
+  while (const uint32_t tag = input.ReadTag()) {
+    const pb::FieldDescriptor* field = type.FindFieldByNumber(static_cast<int>(tag >> 3));
+    if (field == nullptr) return true;
+    const auto wire = WireFormatLite::GetTagWireType(tag);
+    const auto expected =
+        WireFormatLite::WireTypeForFieldType(static_cast<WireFormatLite::FieldType>(field->type()));
+    if (field->type() == pb::FieldDescriptor::TYPE_GROUP ||
+        (field->enum_type() != nullptr &&
+         field->enum_type()->file()->syntax() != pb::FileDescriptor::SYNTAX_PROTO3)) {
+      return true;
+    }
+    const bool packed = field->is_packable() && wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    if (wire != expected && !packed) return true;
+    if (field->type() == pb::FieldDescriptor::TYPE_MESSAGE) {
+      uint32_t size = 0;
+      const void* data = nullptr;
+      int available = 0;
+      if (!input.ReadVarint32(&size) || !input.GetDirectBufferPointer(&data, &available) ||
+          static_cast<uint32_t>(available) < size) {
+        return true;
+      }
+      if (MayHoldUnknownFields({static_cast<const char*>(data), size}, *field->message_type(),
+                               depth + 1)) {
+        return true;
+      }
+      input.Skip(static_cast<int>(size));
+    } else if (!WireFormatLite::SkipField(&input, tag)) {
+      return true;
+    }
+  }
+  return !input.ConsumedEntireMessage() ||
+         input.CurrentPosition() != static_cast<int>(bytes.size());
 }
 
 // Parses `frame` into `message`; `what` names the envelope in error messages. `is_empty`
@@ -94,7 +141,10 @@ tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::stri
   // Fields this protocol does not know are dropped, at every depth, as the JSON mapping refuses
   // them: the server cannot check or mask what it does not know, and a command's parts are
   // stored and shown to the other seats (a set-up part is).
-  if (decoded) decoded->DiscardUnknownFields();
+  if (decoded && (kind == FrameKind::kText ||
+                  MayHoldUnknownFields(frame, *melee::v1::ClientMessage::descriptor()))) {
+    decoded->DiscardUnknownFields();
+  }
   return decoded;
 }
 

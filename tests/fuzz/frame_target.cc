@@ -14,7 +14,8 @@
 // "@s" is replaced by the match id, side A's, side B's or the director's token, or the spectator
 // key: the seeds name them so, since the real ones are random.
 //
-// What must hold: no crash, no sanitizer report; every command is answered exactly once (World);
+// What must hold: no crash, no sanitizer report; a decoded binary command is the parsed one with
+// its unknown fields discarded; every command is answered exactly once (World);
 // every message the server sends (answers and live events) encodes to both frame kinds and
 // decodes back to the same message.
 
@@ -142,6 +143,15 @@ Reached FuzzFrame(std::string_view input) {
     auto decoded = proto::DecodeClientMessage(frame, kind);
     if (!decoded) continue;
     ++reached.parsed;
+    if (kind == proto::FrameKind::kBinary) {
+      // The decoder drops exactly the fields protobuf kept as unknown, at every depth.
+      v1::ClientMessage discarded;
+      MELEE_CHECK(discarded.ParseFromArray(frame.data(), static_cast<int>(frame.size())));
+      discarded.DiscardUnknownFields();
+      MELEE_CHECK_MSG(
+          proto::SerializeDeterministic(*decoded) == proto::SerializeDeterministic(discarded),
+          "a decoded command holds no field this protocol does not know");
+    }
     FillPlaceholders(*decoded, placeholders);
     const std::vector<v1::ServerMessage> answers =
         world.Dispatch(*decoded, connections[header & 0x07]);

@@ -1,6 +1,12 @@
 #include "proto/codec/frame.h"
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/reflection.h>
+#include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
+
+#include <random>
+#include <string>
 
 namespace melee::proto {
 namespace {
@@ -85,6 +91,166 @@ TEST(FrameTest, BinaryDropsUnknownFieldsInsideACommand) {
                   ->GetUnknownFields(decoded->submit_setup().coc())
                   .empty());
   EXPECT_EQ(decoded->SerializeAsString().find("hidden"), std::string::npos);
+}
+
+// A known field on a wire type its type does not have is kept by protobuf's parser as an unknown
+// field: dropped as one.
+TEST(FrameTest, BinaryDropsAKnownFieldOnAnotherWireType) {
+  v1::ClientMessage message = HelloMessage();
+  const int client_name =
+      v1::Hello::descriptor()->FindFieldByName("client_name")->number();  // a string
+  message.mutable_hello()
+      ->GetReflection()
+      ->MutableUnknownFields(message.mutable_hello())
+      ->AddVarint(client_name, 7);
+  auto decoded = DecodeClientMessage(message.SerializeAsString(), FrameKind::kBinary);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  EXPECT_EQ(decoded->hello().client_name(), "test");
+  EXPECT_TRUE(decoded->hello().GetReflection()->GetUnknownFields(decoded->hello()).empty());
+}
+
+// ---- decoding drops exactly what DiscardUnknownFields drops, whatever the bytes
+// -------------------
+
+namespace pb = google::protobuf;
+
+// Sets `field` (adds a value, when repeated) to a small value derived from `n`.
+void SetScalar(pb::Message& message, const pb::FieldDescriptor* field, uint32_t n) {
+  const pb::Reflection& r = *message.GetReflection();
+  const bool add = field->is_repeated();
+  const auto v = 1 + n % 3;
+  switch (field->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+      add ? r.AddInt32(&message, field, v) : r.SetInt32(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+      add ? r.AddInt64(&message, field, v) : r.SetInt64(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_UINT32:
+      add ? r.AddUInt32(&message, field, v) : r.SetUInt32(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_UINT64:
+      add ? r.AddUInt64(&message, field, v) : r.SetUInt64(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+      add ? r.AddDouble(&message, field, v) : r.SetDouble(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_FLOAT:
+      add ? r.AddFloat(&message, field, v) : r.SetFloat(&message, field, v);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      add ? r.AddBool(&message, field, true) : r.SetBool(&message, field, true);
+      break;
+    case pb::FieldDescriptor::CPPTYPE_ENUM: {
+      const pb::EnumDescriptor& values = *field->enum_type();
+      const int e = values.value(static_cast<int>(n % values.value_count()))->number();
+      add ? r.AddEnumValue(&message, field, e) : r.SetEnumValue(&message, field, e);
+      break;
+    }
+    case pb::FieldDescriptor::CPPTYPE_STRING: {
+      const std::string text = "v" + std::to_string(n % 1000);
+      add ? r.AddString(&message, field, text) : r.SetString(&message, field, text);
+      break;
+    }
+    case pb::FieldDescriptor::CPPTYPE_MESSAGE:
+      break;
+  }
+}
+
+// Sets every field of `message` (in each oneof, the one `pick` names at the top, else the
+// first), submessages down to depth 4, repeated fields with two values.
+void Fill(pb::Message& message, std::mt19937& random, int depth, int pick = 0) {
+  const pb::Descriptor& type = *message.GetDescriptor();
+  const pb::Reflection& reflection = *message.GetReflection();
+  for (int i = 0; i < type.field_count(); ++i) {
+    const pb::FieldDescriptor* field = type.field(i);
+    if (const pb::OneofDescriptor* oneof = field->real_containing_oneof()) {
+      const int chosen = depth == 0 ? pick % oneof->field_count() : 0;
+      if (oneof->field(chosen) != field) continue;
+    }
+    const bool message_typed = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
+    if (message_typed && depth >= 4) continue;
+    for (int k = 0; k < (field->is_repeated() ? 2 : 1); ++k) {
+      if (!message_typed) {
+        SetScalar(message, field, static_cast<uint32_t>(random()));
+      } else {
+        Fill(field->is_repeated() ? *reflection.AddMessage(&message, field)
+                                  : *reflection.MutableMessage(&message, field),
+             random, depth + 1);
+      }
+    }
+  }
+}
+
+// Whether `message` or any message in it holds an unknown field.
+bool HoldsUnknownFields(const pb::Message& message) {
+  const pb::Reflection& reflection = *message.GetReflection();
+  if (!reflection.GetUnknownFields(message).empty()) return true;
+  std::vector<const pb::FieldDescriptor*> fields;
+  reflection.ListFields(message, &fields);
+  for (const pb::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection.FieldSize(message, field); ++i) {
+        if (HoldsUnknownFields(reflection.GetRepeatedMessage(message, field, i))) return true;
+      }
+    } else if (HoldsUnknownFields(reflection.GetMessage(message, field))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The decoder reads a command's bytes once to see whether protobuf kept anything unknown, and
+// walks the message (DiscardUnknownFields) only then. Every command, filled, then its bytes
+// mutated thousands of times (a byte changed, a byte inserted, a random field appended): whenever
+// they parse, the decoded command is exactly the parsed one with its unknown fields discarded,
+// and holds none.
+TEST(FrameTest, BinaryDecodingDropsWhatDiscardUnknownFieldsDropsWhateverTheBytes) {
+  std::mt19937 random(20261128);
+  const pb::LogSilencer quiet;  // mutated strings that are not UTF-8 would each log an error
+  const pb::OneofDescriptor& commands =
+      *v1::ClientMessage::descriptor()->FindOneofByName("command");
+  int parsed = 0;
+  int with_unknown = 0;
+  for (int c = 0; c < commands.field_count(); ++c) {
+    v1::ClientMessage filled;
+    Fill(filled, random, 0, c);
+    ASSERT_EQ(filled.command_case(), commands.field(c)->number()) << commands.field(c)->name();
+    const std::string original = SerializeDeterministic(filled);
+    for (int round = 0; round < 3000; ++round) {
+      std::string bytes = original;
+      const int mutations = 1 + static_cast<int>(random() % 3);
+      for (int m = 0; m < mutations; ++m) {
+        const size_t at = random() % bytes.size();
+        switch (random() % 3) {
+          case 0:
+            bytes[at] = static_cast<char>(random());
+            break;
+          case 1:
+            bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                         static_cast<char>(random()));
+            break;
+          default:  // a field numbered 1..15 or 16+, of a random wire type, holding 1
+            bytes += std::string{static_cast<char>(random() % 128), 1};
+        }
+      }
+      v1::ClientMessage expected;
+      if (!expected.ParseFromString(bytes)) continue;
+      if (expected.command_case() == v1::ClientMessage::COMMAND_NOT_SET) continue;
+      ++parsed;
+      if (HoldsUnknownFields(expected)) ++with_unknown;
+      expected.DiscardUnknownFields();
+      auto decoded = DecodeClientMessage(bytes, FrameKind::kBinary);
+      ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+      EXPECT_FALSE(HoldsUnknownFields(*decoded)) << commands.field(c)->name();
+      ASSERT_EQ(SerializeDeterministic(*decoded), SerializeDeterministic(expected))
+          << commands.field(c)->name() << ", round " << round;
+    }
+  }
+  // Both ways through the decoder were taken many times.
+  EXPECT_GT(with_unknown, 1000) << parsed;
+  EXPECT_GT(parsed - with_unknown, 1000) << parsed;
 }
 
 TEST(FrameTest, JsonWithAnUnknownCommandIsUnknownMessage) {
