@@ -93,6 +93,12 @@ struct AppendBatch {
   // Set by MarkDormant only: a batch of no events that marks the match dormant at expected_seq.
   bool mark_dormant = false;
   std::string dormant_note = {};
+  // Optional: each payload's chain hash, as the appender worked it out from `chained_from`, the
+  // head it built the batch on (a server that signs a head has hashed the events already). A
+  // store uses them when `chained_from` is the match's head as the store has it and there is one
+  // per payload, and works the hashes out itself otherwise.
+  std::vector<Hash> hashes = {};
+  Hash chained_from{};
 };
 
 // Where an appended batch landed.

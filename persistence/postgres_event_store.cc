@@ -855,11 +855,15 @@ GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
         continue;
       }
       auto& [hashes, first_prev] = chains.emplace_back(std::vector<Hash>(), head.hash);
-      hashes.reserve(batch.payloads.size());
-      Hash link = head.hash;
-      for (const std::string& payload : batch.payloads) {
-        link = ChainHash(link, payload);
-        hashes.push_back(link);
+      if (batch.hashes.size() == batch.payloads.size() && batch.chained_from == head.hash) {
+        hashes = batch.hashes;
+      } else {
+        hashes.reserve(batch.payloads.size());
+        Hash link = head.hash;
+        for (const std::string& payload : batch.payloads) {
+          link = ChainHash(link, payload);
+          hashes.push_back(link);
+        }
       }
       planned.push_back({i, statements.size(), false});
       AppendStatements(batch, !head.exists, hashes, first_prev, statements);

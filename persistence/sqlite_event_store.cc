@@ -640,9 +640,11 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
         rc = sql.insert_match.Step();
         head.match_no = sqlite3_last_insert_rowid(writer_);
       }
+      const bool hashed =
+          batch.hashes.size() == batch.payloads.size() && batch.chained_from == head.hash;
       for (std::size_t k = 0; k < batch.payloads.size() && rc == SQLITE_DONE; ++k) {
         const std::string& payload = batch.payloads[k];
-        const Hash hash = ChainHash(head.hash, payload);
+        const Hash hash = hashed ? batch.hashes[k] : ChainHash(head.hash, payload);
         Statement& insert = sql.insert_event;
         sqlite3_reset(insert.get());
         insert.Bind(1, head.match_no);

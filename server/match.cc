@@ -121,6 +121,14 @@ std::optional<Seat> SeatOfStored(storage::Seat seat) {
   return std::nullopt;
 }
 
+// Extends `batch.hashes` to every payload of `batch`, chained from `batch.chained_from`.
+void ChainAll(persistence::AppendBatch& batch) {
+  for (size_t k = batch.hashes.size(); k < batch.payloads.size(); ++k) {
+    batch.hashes.push_back(persistence::ChainHash(k == 0 ? batch.chained_from : batch.hashes[k - 1],
+                                                  batch.payloads[k]));
+  }
+}
+
 std::string HashBytes(const persistence::Hash& hash) {
   return std::string(reinterpret_cast<const char*>(hash.data()), hash.size());
 }
@@ -521,6 +529,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   persistence::AppendBatch batch;
   batch.match_id = identity_.id;
   batch.expected_seq = seq_;
+  batch.chained_from = head_;
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
   // A salt makes an event's hash hide its content from a viewer it is redacted for. One draw
   // from the CSPRNG serves a plan's events, each event taking its own slice.
@@ -538,7 +547,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   // A close combat ends: the server signs the head of the log (a turn boundary).
   if ((plan->started && host_.Ended(plan->state) && !(started_ && host_.Ended(state_))) ||
       plan->decides) {
-    SignHead(*plan, batch.payloads);
+    SignHead(*plan, batch);
   }
   const size_t planned_events = batch.payloads.size();
   // A11.15: the next close combat of a Melee that goes on starts in the same append, so the
@@ -554,6 +563,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
       }
     }
   }
+  // Hashed already up to a signed head: the store is given the rest too, not to hash twice.
+  if (!batch.hashes.empty()) ChainAll(batch);
   const bool notices = !batch.notices.empty();
   appending_ = true;
   const int64_t recorded = batch.recorded_unix_ms;
@@ -1526,17 +1537,17 @@ bool Match::CanRoll() {
   return !foreign_dice_;
 }
 
-void Match::SignHead(Plan& plan, std::vector<std::string>& payloads) const {
-  persistence::Hash head = head_;
-  for (const std::string& payload : payloads) head = persistence::ChainHash(head, payload);
-  const uint64_t seq = seq_ + payloads.size();
+void Match::SignHead(Plan& plan, persistence::AppendBatch& batch) const {
+  ChainAll(batch);
+  const persistence::Hash& head = batch.hashes.back();
+  const uint64_t seq = seq_ + batch.payloads.size();
   Planned planned;
   storage::HeadSigned& signed_head = *planned.stored.mutable_head_signed();
   signed_head.set_seq(seq);
   signed_head.set_hash(HashBytes(head));
   signed_head.set_signature(
       services_.secrets->Sign(persistence::HeadMessage(identity_.id, seq, head)));
-  payloads.push_back(proto::SerializeDeterministic(planned.stored));
+  batch.payloads.push_back(proto::SerializeDeterministic(planned.stored));
   plan.entries.push_back(std::move(planned));
 }
 

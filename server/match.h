@@ -315,8 +315,9 @@ class Match : public std::enable_shared_from_this<Match> {
   // Whether this server holds the secret of the match's seed chain (false: the match was
   // imported from another server and is read-only here). Builds the chain on first use.
   bool CanRoll();
-  // Appends the server's signature of the head the plan's events (`payloads`) lead to.
-  void SignHead(Plan& plan, std::vector<std::string>& payloads) const;
+  // Appends the server's signature of the head the batch's events lead to (the plan's are the
+  // last of them), hashing them into `batch.hashes` on the way, which the store then uses.
+  void SignHead(Plan& plan, persistence::AppendBatch& batch) const;
   // Sends every subscriber the events just committed as its viewer sees them, then its view.
   void Broadcast(const std::vector<RenderedEvent>& events);
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).

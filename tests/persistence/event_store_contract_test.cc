@@ -181,6 +181,39 @@ TEST_P(EventStoreContractTest, AppendNumbersEventsAndChainsThem) {
   EXPECT_EQ((*events)[2].recorded_unix_ms, 1700000000000);
 }
 
+// A server that signs a head has hashed the batch's events already and hands the hashes over. The
+// store takes them only when they chain from the match's head as the store has it, one per event;
+// otherwise it works the chain out itself, so an appender with a stale head, or hashes that do
+// not fit the batch, cannot break the chain.
+TEST_P(EventStoreContractTest, GivenHashesAreTakenOnlyWhenTheyChainFromTheHead) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  AppendBatch first = Batch("m", 0, {"a"});
+  first.chained_from = Genesis("m");
+  first.hashes = {ChainHash(Genesis("m"), "a")};
+  ASSERT_TRUE(store->AppendAndWait(first).has_value());
+  AppendBatch stale = Batch("m", 1, {"b", "c"});
+  stale.chained_from = Genesis("another match");
+  stale.hashes = {Hash{}, Hash{}};
+  ASSERT_TRUE(store->AppendAndWait(stale).has_value());
+  auto events = store->Read("m");
+  ASSERT_TRUE(events.has_value()) << events.error().message;
+  AppendBatch misfit = Batch("m", 3, {"d"});
+  misfit.chained_from = events->back().hash;
+  misfit.hashes = {Hash{}, Hash{}};
+  ASSERT_TRUE(store->AppendAndWait(misfit).has_value());
+
+  events = store->Read("m");
+  ASSERT_TRUE(events.has_value()) << events.error().message;
+  ASSERT_EQ(events->size(), 4u);
+  Hash link = Genesis("m");
+  for (const Event& event : *events) {
+    link = ChainHash(link, event.payload);
+    EXPECT_EQ(event.hash, link) << "seq " << event.seq;
+  }
+  EXPECT_EQ(store->ListMatches()->front().head, link);
+}
+
 // Payloads are opaque bytes: zero bytes and high bytes come back as they went in.
 TEST_P(EventStoreContractTest, PayloadsAreKeptByteForByte) {
   auto store = Open();
