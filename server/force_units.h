@@ -12,6 +12,7 @@
 #include <boost/iterator/indirect_iterator.hpp>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "melee/v1/match.pb.h"
