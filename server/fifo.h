@@ -23,6 +23,8 @@ class Fifo {
   T& front() { return items_[head_]; }
   const T& front() const { return items_[head_]; }
   T& back() { return items_.back(); }
+  // The item `i` places behind the front (i < size()).
+  T& operator[](size_t i) { return items_[head_ + i]; }
 
   void push_back(T item) { items_.push_back(std::move(item)); }
 

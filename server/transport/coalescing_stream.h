@@ -6,6 +6,10 @@
 // Why: a command fans out into several frames per connection (its events, the seat's new view,
 // the answer). Written one by one, each costs a system call on the server and a wakeup on the
 // client; the load benchmark spent most of the server's CPU in the kernel doing exactly that.
+// The WebSocket session now hands over all the frames queued for it in one write (ws_frame.h);
+// this layer joins that write with whatever else is written before its flush runs (Beast's
+// control frames, the session's next batch) and lets the writer go on at once. Corking is for
+// an owner that writes frame by frame; the session does not need it.
 //
 // How: `async_write_some` copies the bytes into a buffer and completes at once. While the owner
 // holds the layer corked (it knows more frames follow), bytes only accumulate; otherwise a flush

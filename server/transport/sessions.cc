@@ -396,25 +396,41 @@ void WebSocketSession<Stream>::Enqueue(const MessagePtr& message, bool start_wri
 
 template <class Stream>
 void WebSocketSession<Stream>::StartWriting() {
-  if (!writing_ && !closing_ && !queue_.empty()) DoWrite();
+  // (Once the peer has started the close, Beast answers it and no data frame may follow.)
+  if (!writing_ && !closing_ && ws_.is_open() && !queue_.empty()) DoWrite();
 }
 
 template <class Stream>
 void WebSocketSession<Stream>::DoWrite() {
-  // Frames queued behind this one wait for it in the buffer below, and all leave together.
+  // Every queued frame leaves in one write of the layer below Beast: each message's WebSocket
+  // header, then its bytes (ws_frame.h says why). Beast writes only control frames, each whole,
+  // and the layer below takes each write whole, so frames never interleave.
   writing_ = true;
-  ws_.next_layer().Cork(queue_.size() > 1);
-  ws_.text(queue_.front().text);
-  ws_.async_write(asio::buffer(*queue_.front().frame),
-                  beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
+  writing_count_ = queue_.size();
+  writing_headers_.clear();
+  writing_buffers_.clear();
+  writing_headers_.reserve(writing_count_);
+  writing_buffers_.reserve(2 * writing_count_);
+  for (std::size_t i = 0; i < writing_count_; ++i) {
+    const Queued& queued = queue_[i];
+    const WsFrameHeader& header =
+        writing_headers_.emplace_back(ServerFrameHeader(queued.text, queued.frame->size()));
+    writing_buffers_.emplace_back(header.bytes.data(), header.size);
+    writing_buffers_.emplace_back(queued.frame->data(), queued.frame->size());
+  }
+  asio::async_write(
+      ws_.next_layer(), writing_buffers_,
+      beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
 }
 
 template <class Stream>
 void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
   if (ec) return Fail(ec, "write");
-  context_.metrics.messages_sent.Increment();
-  queued_bytes_ -= queue_.front().frame->size();
-  queue_.pop_front();
+  context_.metrics.messages_sent.Increment(static_cast<double>(writing_count_));
+  for (; writing_count_ > 0; --writing_count_) {
+    queued_bytes_ -= queue_.front().frame->size();
+    queue_.pop_front();
+  }
   writing_ = false;
   StartWriting();
 }
@@ -431,7 +447,6 @@ void WebSocketSession<Stream>::Close(websocket::close_code code, std::string rea
   if (closing_ || !accepted_) return;
   closing_ = true;
   end_reason_ = std::string(kClosedByServer) + reason;
-  ws_.next_layer().Cork(false);
   ws_.async_close(websocket::close_reason(code, reason),
                   [self = this->shared_from_this()](error_code ec) {
                     if (ec) self->Fail(ec, "close");

@@ -5,10 +5,12 @@
 // on that connection's strand (the socket is created on one), and each WebSocket session has its
 // own write queue.
 
+#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/fifo.h"
 #include "server/net.h"
@@ -18,8 +20,7 @@
 #include "server/transport/dispatcher.h"
 #include "server/transport/http_routes.h"
 #include "server/transport/rate_limiter.h"
-
-#include <boost/beast/ssl.hpp>
+#include "server/transport/ws_frame.h"
 
 namespace melee::server {
 
@@ -94,7 +95,8 @@ class WebSocketSession : public Closable,
   void Close(websocket::close_code code, std::string reason);
   void Fail(error_code ec, const char* what);
 
-  // Frames queued together leave in one write (see CoalescingStream).
+  // Beast's stream over the CoalescingStream: Beast reads, answers control frames and closes;
+  // DoWrite writes the data frames itself, all those queued in one write of the layer below.
   websocket::stream<CoalescingStream<Stream>> ws_;
   beast::flat_buffer buffer_;
   ServerContext& context_;
@@ -105,7 +107,7 @@ class WebSocketSession : public Closable,
   bool reply_as_text_ = false;  // answer in the frame kind the client used last
   bool accepted_ = false;
   bool closing_ = false;
-  bool writing_ = false;  // a frame of queue_ is being written
+  bool writing_ = false;    // the first `writing_count_` frames of queue_ are being written
   std::string end_reason_;  // why the connection ended, for the match's session journal
   // A frame and its kind: the bytes are the message's own, encoded once and shared with every
   // other session that sends it (Outbound).
@@ -115,6 +117,11 @@ class WebSocketSession : public Closable,
   };
   Fifo<Queued> queue_;
   std::size_t queued_bytes_ = 0;
+  // The frames being written: how many, and their WebSocket headers (kept until the write ends,
+  // as the buffers handed to the layer below point into them).
+  std::size_t writing_count_ = 0;
+  std::vector<WsFrameHeader> writing_headers_;
+  std::vector<asio::const_buffer> writing_buffers_;
 };
 
 extern template class HttpSession<PlainStream>;
