@@ -288,11 +288,12 @@ void WebSocketSession<Stream>::OnRead(error_code ec, std::size_t bytes) {
     return;
   }
   if (ec) return Fail(ec, "read");
-  const std::string frame = beast::buffers_to_string(buffer_.data());
-  buffer_.consume(buffer_.size());
   context_.metrics.messages_received.Increment();
   context_.metrics.bytes_received.Increment(static_cast<double>(bytes));
-  HandleFrame(frame, ws_.got_text());
+  // The frame is decoded where Beast read it (a flat buffer is one piece), then dropped.
+  const auto data = buffer_.data();
+  HandleFrame(std::string_view(static_cast<const char*>(data.data()), data.size()), ws_.got_text());
+  buffer_.consume(buffer_.size());
   if (!closing_) DoRead();
 }
 
