@@ -389,7 +389,8 @@ bool Match::IsSpectatorKey(std::string_view key) const {
 
 // ---- commands ---------------------------------------------------------------------------------
 
-void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
+void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply,
+                    std::weak_ptr<Subscriber> reply_to) {
   const auto received = std::chrono::steady_clock::now();
   reply = [metrics = &services_.metrics, received, reply = std::move(reply)](
               std::vector<MessagePtr> answers) {
@@ -398,12 +399,12 @@ void Match::Execute(Viewer viewer, v1::ClientMessage message, Reply reply) {
     reply(std::move(answers));
   };
   asio::post(strand_, [self = shared_from_this(), viewer, message = std::move(message),
-                       reply = std::move(reply)]() mutable {
+                       reply = std::move(reply), reply_to = std::move(reply_to)]() mutable {
     if (!self->disowned_.empty()) {
       return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE, self->disowned_,
                                  message.command_id())});
     }
-    self->Process(viewer, std::move(message), std::move(reply), false);
+    self->Process(viewer, std::move(message), std::move(reply), false, std::move(reply_to));
   });
 }
 
@@ -441,12 +442,14 @@ void Match::CheckDeadlines() {
   });
 }
 
-void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
-                    bool deadline_default) {
+void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply, bool deadline_default,
+                    std::weak_ptr<Subscriber> reply_to) {
   if (appending_) {
     queued_.push_back([self = shared_from_this(), viewer, message = std::move(message),
-                       reply = std::move(reply), deadline_default]() mutable {
-      self->Process(viewer, std::move(message), std::move(reply), deadline_default);
+                       reply = std::move(reply), deadline_default,
+                       reply_to = std::move(reply_to)]() mutable {
+      self->Process(viewer, std::move(message), std::move(reply), deadline_default,
+                    std::move(reply_to));
     });
     return;
   }
@@ -521,10 +524,11 @@ void Match::Process(Viewer viewer, v1::ClientMessage message, Reply reply,
   Result<Plan> plan = message.has_record_result() ? PlanResult(viewer, message)
                                                   : PlanCommand(seat, message, deadline_default);
   if (!plan) return reply({RuleErrorMessage(plan.error(), command_id)});
-  Append(std::move(*plan), std::move(reply), command_id);
+  Append(std::move(*plan), std::move(reply), command_id, std::move(reply_to));
 }
 
-void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
+void Match::Append(Plan planned_command, Reply reply, std::string command_id,
+                   std::weak_ptr<Subscriber> reply_to) {
   auto plan = std::make_optional(std::move(planned_command));
   persistence::AppendBatch batch;
   batch.match_id = identity_.id;
@@ -577,8 +581,8 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
   services_.store.Append(
       std::move(batch),
       [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan, next_plan,
-       planned_events, recorded, reply = std::move(reply), command_id, append_started,
-       notices](persistence::StoreResult<persistence::Appended> appended) {
+       planned_events, recorded, reply = std::move(reply), command_id, append_started, notices,
+       reply_to = std::move(reply_to)](persistence::StoreResult<persistence::Appended> appended) {
         std::lock_guard alive(lifeline->mutex);
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
@@ -587,7 +591,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
         asio::post(self->strand_, [self, shared_plan, next_plan, planned_events, recorded, reply,
-                                   command_id, notices,
+                                   command_id, notices, reply_to,
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {
@@ -604,21 +608,30 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id) {
           } else {
             const Viewer actor = shared_plan->Actor();
             const std::string answered_id = shared_plan->command_id;
-            const auto committed = self->Commit(std::move(*shared_plan), appended->first_seq,
-                                                recorded, appended->head);
-            self->Broadcast(committed);
-            if (const auto answer = self->answers_.Find(actor, answered_id)) {
-              reply({self->AckOf(command_id, *answer)});
-            } else {
-              reply({});
-            }
+            Delivery delivery;
+            self->Render(self->Commit(std::move(*shared_plan), appended->first_seq, recorded,
+                                      appended->head),
+                         delivery);
             // The next close combat of a Melee that goes on, appended with it: its events and
-            // views follow in the same write.
+            // views follow the first's in the same delivery.
             if (next_plan) {
-              self->Broadcast(self->Commit(std::move(*next_plan),
-                                           appended->first_seq + planned_events, recorded,
-                                           appended->head));
+              self->Render(self->Commit(std::move(*next_plan), appended->first_seq + planned_events,
+                                        recorded, appended->head),
+                           delivery);
             }
+            // Everything rendered first, then sent: each session gets one delivery, the
+            // command's own with its answer at the end, so that all leave in one write.
+            std::vector<MessagePtr> answers;
+            if (const auto answer = self->answers_.Find(actor, answered_id)) {
+              answers.push_back(self->AckOf(command_id, *answer));
+            }
+            if (std::vector<MessagePtr>* to = delivery.For(reply_to.lock());
+                to != nullptr && !answers.empty()) {
+              to->push_back(std::move(answers.front()));
+              answers.clear();
+            }
+            Send(std::move(delivery));
+            reply(std::move(answers));
             // Only now: a mail asks the match for the view and the file its notice tells of.
             if (notices) self->services_.notices->Committed();
             if (self->CanRoll() && self->MeleeGoesOn()) {
@@ -2164,20 +2177,40 @@ MessagePtr Match::AckOf(const std::string& command_id, const AnswerBook::Answer&
   return MakeMessage(std::move(message));
 }
 
-void Match::Broadcast(const std::vector<RenderedEvent>& events) {
+void Match::Render(const std::vector<RenderedEvent>& events, Delivery& delivery) {
   std::array<MessagePtr, 4> views;
   std::erase_if(subscribers_, [](const Subscription& s) { return s.subscriber.expired(); });
   for (const Subscription& s : subscribers_) {
     auto subscriber = s.subscriber.lock();
     if (!subscriber) continue;
-    std::vector<MessagePtr> messages;
-    messages.reserve(events.size() + 1);
+    std::vector<MessagePtr>* to = delivery.For(subscriber);
+    if (to == nullptr) {
+      to = &delivery.to.emplace_back(std::move(subscriber), std::vector<MessagePtr>{}).second;
+    }
+    std::vector<MessagePtr>& messages = *to;
+    messages.reserve(messages.size() + events.size() + 1);
     for (const RenderedEvent& event : events) messages.push_back(event[ViewerIndex(s.viewer)]);
     MessagePtr& view = views[ViewerIndex(s.viewer)];
     if (!view) view = RenderView(s.viewer);
     messages.push_back(view);
-    subscriber->Deliver(std::move(messages));
   }
+}
+
+std::vector<MessagePtr>* Match::Delivery::For(const std::shared_ptr<Subscriber>& subscriber) {
+  if (!subscriber) return nullptr;
+  auto found = std::find_if(to.begin(), to.end(),
+                            [&](const auto& entry) { return entry.first == subscriber; });
+  return found == to.end() ? nullptr : &found->second;
+}
+
+void Match::Send(Delivery delivery) {
+  for (auto& [subscriber, messages] : delivery.to) subscriber->Deliver(std::move(messages));
+}
+
+void Match::Broadcast(const std::vector<RenderedEvent>& events) {
+  Delivery delivery;
+  Render(events, delivery);
+  Send(std::move(delivery));
 }
 
 void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t after_seq,

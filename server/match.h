@@ -139,8 +139,11 @@ class Match : public std::enable_shared_from_this<Match> {
   bool IsSpectatorKey(std::string_view key) const;
 
   // Runs a match command (SubmitSetup, ConfirmSetup, Announce, SealDeclaration, MakeChoice) for
-  // `viewer`. Thread-safe; `reply` runs on the match strand.
-  void Execute(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply);
+  // `viewer`. Thread-safe; `reply` runs on the match strand. `reply_to`: the subscriber `reply`
+  // delivers to, when it is one (the command's session); the answer to a command then joins
+  // what its commit sends that subscriber, in one delivery, and `reply` gets the rest.
+  void Execute(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
+               std::weak_ptr<Subscriber> reply_to = {});
 
   // Subscribes `subscriber` as `viewer`: answers with every event after `after_seq` as the seat
   // may see it, then a Joined with the seat's view (carrying `command_id`), then live events.
@@ -247,8 +250,9 @@ class Match : public std::enable_shared_from_this<Match> {
   // Appends a planned command's events; once durable, commits them, answers with `reply` and
   // does what the match owes next. A command that ends a close combat whose Melee goes on
   // (A11.15) is appended with the start of the next one (PlanMeleeAfter): one transaction, one
-  // write to each session.
-  void Append(Plan plan, Reply reply, std::string command_id);
+  // write to each session (`reply_to`: as in Execute).
+  void Append(Plan plan, Reply reply, std::string command_id,
+              std::weak_ptr<Subscriber> reply_to = {});
   // What the next close combat is planned from (MeleeGoingOn, PlanMeleeGoingOn): the committed
   // match, or the match as a plan not yet committed would leave it (PlanMeleeAfter).
   struct Carried;
@@ -288,7 +292,7 @@ class Match : public std::enable_shared_from_this<Match> {
   static void EnterSetup(Plan& plan, engine::Seat seat, SetupPart part,
                          bool next_combat);
   void Process(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
-               bool deadline_default);
+               bool deadline_default, std::weak_ptr<Subscriber> reply_to = {});
   engine::Result<Plan> PlanCommand(engine::Seat seat, const melee::v1::ClientMessage& message,
                                    bool deadline_default) const;
   // RecordResult, from a player or the director.
@@ -318,7 +322,19 @@ class Match : public std::enable_shared_from_this<Match> {
   // Appends the server's signature of the head the batch's events lead to (the plan's are the
   // last of them), hashing them into `batch.hashes` on the way, which the store then uses.
   void SignHead(Plan& plan, persistence::AppendBatch& batch) const;
-  // Sends every subscriber the events just committed as its viewer sees them, then its view.
+  // What the commits of one store answer send: each subscriber's messages, gathered so that a
+  // subscriber gets them in one Deliver (one write), however many commits the answer held.
+  struct Delivery {
+    std::vector<std::pair<std::shared_ptr<Subscriber>, std::vector<MessagePtr>>> to;
+    // The messages for `subscriber`, if it is one of `to`.
+    std::vector<MessagePtr>* For(const std::shared_ptr<Subscriber>& subscriber);
+  };
+  // Adds to `delivery`, for every subscriber, the events just committed as its viewer sees them,
+  // then its view (rendered now, from the state these events leave).
+  void Render(const std::vector<RenderedEvent>& events, Delivery& delivery);
+  // Hands each subscriber of `delivery` its messages.
+  static void Send(Delivery delivery);
+  // Render and Send for one commit.
   void Broadcast(const std::vector<RenderedEvent>& events);
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);

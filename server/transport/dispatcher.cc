@@ -119,7 +119,8 @@ void Dispatcher::Handle(const v1::ClientMessage& message, ConnectionState& conne
                                                "token first",
                                            id));
       }
-      return connection.match->Execute(*connection.viewer, message, std::move(reply));
+      return connection.match->Execute(*connection.viewer, message, std::move(reply),
+                                       connection.subscriber);
     case v1::ClientMessage::COMMAND_NOT_SET:
       break;
   }
