@@ -432,6 +432,11 @@ void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
     queued_bytes_ -= queue_.front().frame->size();
     queue_.pop_front();
   }
+  if (queue_.empty() && writing_headers_.capacity() > kKeptWriteFrames) {
+    // A burst's worth is not kept by a connection that goes quiet (as CoalescingStream does).
+    writing_headers_ = {};
+    writing_buffers_ = {};
+  }
   writing_ = false;
   StartWriting();
 }

@@ -119,6 +119,7 @@ class WebSocketSession : public Closable,
   std::size_t queued_bytes_ = 0;
   // The frames being written: how many, and their WebSocket headers (kept until the write ends,
   // as the buffers handed to the layer below point into them).
+  static constexpr std::size_t kKeptWriteFrames = 16;  // what the two vectors below keep
   std::size_t writing_count_ = 0;
   std::vector<WsFrameHeader> writing_headers_;
   std::vector<asio::const_buffer> writing_buffers_;
