@@ -2207,12 +2207,6 @@ void Match::Send(Delivery delivery) {
   for (auto& [subscriber, messages] : delivery.to) subscriber->Deliver(std::move(messages));
 }
 
-void Match::Broadcast(const std::vector<RenderedEvent>& events) {
-  Delivery delivery;
-  Render(events, delivery);
-  Send(std::move(delivery));
-}
-
 void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t after_seq,
                    std::string command_id, Reply reply) {
   asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber), viewer,

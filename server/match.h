@@ -334,8 +334,6 @@ class Match : public std::enable_shared_from_this<Match> {
   void Render(const std::vector<RenderedEvent>& events, Delivery& delivery);
   // Hands each subscriber of `delivery` its messages.
   static void Send(Delivery delivery);
-  // Render and Send for one commit.
-  void Broadcast(const std::vector<RenderedEvent>& events);
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
   MessagePtr RenderView(engine::Viewer viewer) const;

@@ -8,7 +8,7 @@
 // of a few hundred bytes of content takes about a kilobyte of heap in small allocations; the
 // bytes take what they weigh. The bytes are the ones the sessions send (Outbound's binary frame,
 // serialized once); a resume parses what it sends anew, which is rare next to the events sent as
-// they are committed (Match::Broadcast sends what it just rendered).
+// they are committed (Match::Render and Match::Send deliver what it just rendered).
 
 #include <array>
 #include <cstdint>

@@ -348,8 +348,9 @@ template <class Stream>
 void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
   if (messages.empty()) return;
   // Writing starts in a handler of its own, queued behind what is already on its way to this
-  // session: a command's answer, delivered just after its events and view, then leaves with them
-  // in one write instead of a second one.
+  // session, so that deliveries that arrive together (a match's commit and another match's, or
+  // an error answer just behind them) leave in one write. (A command's own answer comes inside
+  // its commit's delivery: Match::Render.)
   asio::dispatch(ws_.get_executor(),
                  [self = this->shared_from_this(), messages = std::move(messages)] {
                    for (const MessagePtr& message : messages) self->Enqueue(message, false);
