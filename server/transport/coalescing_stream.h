@@ -11,11 +11,15 @@
 // control frames, the session's next batch) and lets the writer go on at once. Corking is for
 // an owner that writes frame by frame; the session does not need it.
 //
-// How: `async_write_some` copies the bytes into a buffer and completes at once. While the owner
-// holds the layer corked (it knows more frames follow), bytes only accumulate; otherwise a flush
-// is scheduled on the executor, so every frame written before it runs goes out together. A flush
-// also starts when the buffer passes `kHighWater`, and writers then wait for it, so memory stays
-// bounded and a slow reader still backs up into the owner's queue, where it is detected.
+// How: when nothing waits to be written and the layer is not corked, `async_write_some` hands
+// the caller's bytes to the layer below as they are (no copy); a write that leaves some of them
+// behind (a full socket buffer) keeps the rest, first in line, and completes, so one caller's
+// bytes are never split by another's. Otherwise the bytes are copied into a buffer and the write
+// completes at once. While the owner holds the layer corked (it knows more frames follow), bytes
+// only accumulate; otherwise a flush is scheduled on the executor, so every frame written before
+// it runs goes out together. A flush also starts when the buffer passes `kHighWater`, and writers
+// then wait for it, so memory stays bounded and a slow reader still backs up into the owner's
+// queue, where it is detected.
 //
 // Once everything is written the buffers are freed, so an idle connection holds none.
 //
@@ -29,6 +33,7 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
@@ -82,10 +87,10 @@ class CoalescingStream {
                 impl->next.get_executor(),
                 boost::asio::append(std::move(handler), impl->error, std::size_t{0}));
           }
-          const std::size_t old_size = impl->pending.size();
-          impl->pending.resize(old_size + size);
-          boost::asio::buffer_copy(boost::asio::buffer(impl->pending.data() + old_size, size),
-                                   data);
+          if (!impl->corked && !impl->writing && impl->pending.empty()) {
+            return Impl::PassDown(impl, data, size, std::move(handler));
+          }
+          Impl::Append(impl->pending, data);
           if (impl->pending.size() + impl->in_flight.size() > kHighWater) {
             impl->waiting.push_back(Waiting{std::move(handler), size});
             Impl::Start(impl);
@@ -134,38 +139,84 @@ class CoalescingStream {
       });
     }
 
+    // Copies `data` to the end of `to` (without first zeroing the room it takes).
+    template <class ConstBuffers>
+    static void Append(std::vector<char>& to, const ConstBuffers& data) {
+      to.reserve(to.size() + boost::asio::buffer_size(data));
+      for (auto it = boost::asio::buffer_sequence_begin(data);
+           it != boost::asio::buffer_sequence_end(data); ++it) {
+        const boost::asio::const_buffer buffer(*it);
+        const char* bytes = static_cast<const char*>(buffer.data());
+        to.insert(to.end(), bytes, bytes + buffer.size());
+      }
+    }
+
+    // Nothing waits to go first: the caller's bytes go to the layer below as they are. What that
+    // write leaves behind is kept, ahead of whatever arrived meanwhile, before the caller is told
+    // all `size` bytes are taken; past the high-water mark the caller waits, as a copying writer.
+    template <class ConstBuffers, class Handler>
+    static void PassDown(const std::shared_ptr<Impl>& impl, const ConstBuffers& data,
+                         std::size_t size, Handler&& handler) {
+      impl->writing = true;
+      impl->next.async_write_some(
+          data, [impl, data, size, handler = std::forward<Handler>(handler)](
+                    boost::beast::error_code ec, std::size_t written) mutable {
+            impl->writing = false;
+            if (!ec && written < size) {
+              boost::beast::buffers_suffix<ConstBuffers> rest(data);
+              rest.consume(written);
+              std::vector<char> ahead;
+              ahead.reserve(size - written + impl->pending.size());
+              Append(ahead, rest);
+              ahead.insert(ahead.end(), impl->pending.begin(), impl->pending.end());
+              impl->pending.swap(ahead);
+              if (impl->pending.size() > kHighWater) {
+                impl->waiting.push_back(Waiting{std::move(handler), size});
+                return Start(impl);
+              }
+            }
+            Written(impl, ec);
+            std::move(handler)(ec, ec ? std::size_t{0} : size);
+          });
+    }
+
     // Writes everything pending now, unless a write is under way (its completion goes on).
     static void Start(const std::shared_ptr<Impl>& impl) {
       if (impl->writing || impl->pending.empty()) return;
       impl->writing = true;
       impl->in_flight.swap(impl->pending);
-      boost::asio::async_write(
-          impl->next, boost::asio::buffer(impl->in_flight),
-          [impl](boost::beast::error_code ec, std::size_t) {
-            impl->writing = false;
-            impl->in_flight.clear();
-            if (ec && !impl->error) impl->error = ec;
-            if (impl->error) impl->pending.clear();
-            // Writers past the high-water mark go on once their bytes are on their way.
-            auto woken = std::move(impl->waiting);
-            impl->waiting.clear();
-            for (Waiting& w : woken) {
-              std::move(w.handler)(impl->error, impl->error ? std::size_t{0} : w.size);
-            }
-            if (impl->writing) return;  // a writer woken above started the next write
-            if (!impl->pending.empty() &&
-                (!impl->corked || !impl->flushed.empty() || impl->pending.size() > kHighWater)) {
-              return Start(impl);
-            }
-            if (!impl->pending.empty()) return;  // corked: the owner uncorks later
-            // All written: a connection between bursts holds no buffer (a burst's capacity,
-            // kept, cost some 27 KiB per connection at 1000 matches).
-            impl->pending.shrink_to_fit();
-            impl->in_flight.shrink_to_fit();
-            auto done = std::move(impl->flushed);
-            impl->flushed.clear();
-            for (auto& handler : done) std::move(handler)(impl->error);
-          });
+      boost::asio::async_write(impl->next, boost::asio::buffer(impl->in_flight),
+                               [impl](boost::beast::error_code ec, std::size_t) {
+                                 impl->writing = false;
+                                 impl->in_flight.clear();
+                                 Written(impl, ec);
+                               });
+    }
+
+    // A write of the layer below has ended (a flush, or bytes passed down): wakes the writers
+    // that waited for it and goes on with what is pending, or, all written, frees the buffers.
+    static void Written(const std::shared_ptr<Impl>& impl, boost::beast::error_code ec) {
+      if (ec && !impl->error) impl->error = ec;
+      if (impl->error) impl->pending.clear();
+      // Writers past the high-water mark go on once their bytes are on their way.
+      auto woken = std::move(impl->waiting);
+      impl->waiting.clear();
+      for (Waiting& w : woken) {
+        std::move(w.handler)(impl->error, impl->error ? std::size_t{0} : w.size);
+      }
+      if (impl->writing) return;  // a writer woken above started the next write
+      if (!impl->pending.empty() &&
+          (!impl->corked || !impl->flushed.empty() || impl->pending.size() > kHighWater)) {
+        return Start(impl);
+      }
+      if (!impl->pending.empty()) return;  // corked: the owner uncorks later
+      // All written: a connection between bursts holds no buffer (a burst's capacity,
+      // kept, cost some 27 KiB per connection at 1000 matches).
+      impl->pending.shrink_to_fit();
+      impl->in_flight.shrink_to_fit();
+      auto done = std::move(impl->flushed);
+      impl->flushed.clear();
+      for (auto& handler : done) std::move(handler)(impl->error);
     }
 
     NextLayer next;

@@ -5,12 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 
 namespace melee::server {
 namespace {
@@ -21,6 +22,8 @@ using boost::beast::error_code;
 // The layer below: records every write it is given; completes each one when the test says so.
 struct Recorder {
   std::vector<std::string> writes;
+  std::vector<const void*> first_bytes;   // where each write's first buffer points
+  std::size_t accept_at_most = SIZE_MAX;  // a write takes no more than this (a full socket buffer)
   std::vector<std::function<void()>> pending;  // completions the test has not released
   error_code fail_with;
   bool hold = false;  // keep completions until Release()
@@ -45,10 +48,11 @@ class FakeLayer {
 
   template <class Buffers, class Handler>
   void async_write_some(const Buffers& buffers, Handler&& handler) {
-    std::string bytes(asio::buffer_size(buffers), '\0');
+    std::string bytes(std::min(asio::buffer_size(buffers), recorder_->accept_at_most), '\0');
     asio::buffer_copy(asio::buffer(bytes), buffers);
     const std::size_t size = bytes.size();
     recorder_->writes.push_back(std::move(bytes));
+    recorder_->first_bytes.push_back(asio::buffer_sequence_begin(buffers)->data());
     auto complete = [executor = executor_, ec = recorder_->fail_with, size,
                      handler = std::forward<Handler>(handler)]() mutable {
       asio::post(executor, [ec, size, handler = std::move(handler)]() mutable {
@@ -121,14 +125,53 @@ TEST_F(CoalescingStreamTest, FramesWrittenWhileCorkedLeaveInOneWriteInOrder) {
   EXPECT_EQ(recorder_->writes[0], "first second third");
 }
 
-TEST_F(CoalescingStreamTest, AnUncorkedWriteIsFlushedWithWhateverJoinsItBeforeTheFlushRuns) {
+TEST_F(CoalescingStreamTest, AWriteWithNothingAheadOfItGoesDownUncopied) {
   std::vector<std::pair<error_code, std::size_t>> results;
-  Write("a", results);
-  Write("b", results);  // before the executor runs the scheduled flush
+  const std::string frame = "a frame";
+  Write(frame, results);
+  ASSERT_EQ(recorder_->writes.size(), 1u) << "passed down at once, not scheduled";
+  EXPECT_EQ(recorder_->first_bytes[0], frame.data()) << "the caller's own bytes";
+  EXPECT_TRUE(results.empty()) << "complete only once the layer below has taken them";
   io_.run();
-  ASSERT_EQ(recorder_->writes.size(), 1u);
-  EXPECT_EQ(recorder_->writes[0], "ab");
-  EXPECT_EQ(results.size(), 2u);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0], std::make_pair(error_code{}, frame.size()));
+  EXPECT_EQ(stream_.buffer_capacity(), 0u);
+}
+
+TEST_F(CoalescingStreamTest, WhatArrivesDuringAWriteIsFlushedTogetherBeforeTheFlushRuns) {
+  std::vector<std::pair<error_code, std::size_t>> results;
+  Write("a", results);  // passed down
+  Write("b", results);  // while "a" is under way: joins whatever follows before the flush
+  Write("c", results);
+  io_.run();
+  ASSERT_EQ(recorder_->writes.size(), 2u);
+  EXPECT_EQ(recorder_->writes[0], "a");
+  EXPECT_EQ(recorder_->writes[1], "bc");
+  EXPECT_EQ(results.size(), 3u);
+}
+
+TEST_F(CoalescingStreamTest, WhatTheLayerBelowLeavesOfAWriteGoesFirstAndWhole) {
+  // The layer below takes 4 bytes a write (a socket buffer nearly full). The caller is told
+  // every byte is taken, and the rest of its bytes leave before a frame written meanwhile, so
+  // that no other writer's bytes land inside a frame.
+  std::vector<std::pair<error_code, std::size_t>> results;
+  recorder_->accept_at_most = 4;
+  recorder_->hold = true;
+  const std::string first = "0123456789";
+  Write(first, results);
+  Write("|close|", results);  // arrives while the first write is under way
+  recorder_->Release();
+  Drain();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], std::make_pair(error_code{}, std::size_t{7}));  // copied: at once
+  EXPECT_EQ(results[1], std::make_pair(error_code{}, first.size()));
+  recorder_->hold = false;
+  recorder_->Release();
+  Drain();
+  std::string written;
+  for (const std::string& w : recorder_->writes) written += w;
+  EXPECT_EQ(written, "0123456789|close|");
+  EXPECT_EQ(stream_.buffer_capacity(), 0u);
 }
 
 TEST_F(CoalescingStreamTest, BytesArrivingDuringAWriteFollowInTheNextOne) {
@@ -175,7 +218,23 @@ TEST_F(CoalescingStreamTest, PastTheHighWaterMarkAWriterWaitsForTheLayerBelow) {
 TEST_F(CoalescingStreamTest, AFailedWriteFailsEveryLaterWrite) {
   std::vector<std::pair<error_code, std::size_t>> results;
   recorder_->fail_with = asio::error::connection_reset;
-  Write("lost", results);
+  Write("lost", results);  // passed down: its own failure is its answer
+  io_.run();
+  io_.restart();
+  Write("after", results);
+  io_.run();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].first, asio::error::connection_reset);
+  EXPECT_EQ(results[1].first, asio::error::connection_reset);
+  EXPECT_EQ(recorder_->writes.size(), 1u);
+}
+
+TEST_F(CoalescingStreamTest, AFailedFlushFailsTheWritesAfterIt) {
+  std::vector<std::pair<error_code, std::size_t>> results;
+  stream_.Cork(true);
+  Write("copied", results);  // accepted into the buffer at once
+  recorder_->fail_with = asio::error::connection_reset;
+  stream_.Cork(false);
   io_.run();
   io_.restart();
   Write("after", results);
@@ -225,9 +284,9 @@ TEST_F(CoalescingStreamTest, AConnectionBetweenBurstsHoldsNoBuffer) {
 
 TEST_F(CoalescingStreamTest, TheOwnerMayGoAwayWhileAWriteIsUnderWay) {
   recorder_->hold = true;
+  const std::string bytes = "in flight";  // the caller's, kept until its write completes
   {
     CoalescingStream<FakeLayer> owned{FakeLayer(io_, recorder_)};
-    const std::string bytes = "in flight";
     owned.async_write_some(asio::buffer(bytes), [](error_code, std::size_t) {});
     Drain();
     ASSERT_EQ(recorder_->writes.size(), 1u);
