@@ -445,8 +445,20 @@ v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const v1::UpdateUnits& upd
   return shown;
 }
 
+const std::string& UnitBytes::Of(const Forces& forces, size_t side, size_t i) {
+  std::vector<Kept>& kept = kept_[side];
+  const ForceUnits& units = forces[side].units;
+  if (kept.size() != units.size()) kept.resize(units.size());
+  Kept& unit = kept[i];
+  if (unit.version != units.version(i)) {
+    units[i].SerializeToString(&unit.bytes);
+    unit.version = units.version(i);
+  }
+  return unit.bytes;
+}
+
 void WriteForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
-                 google::protobuf::io::CodedOutputStream& out) {
+                 google::protobuf::io::CodedOutputStream& out, UnitBytes* kept) {
   using google::protobuf::internal::WireFormatLite;
   // A unit the viewer sees whole is written as its force holds it; one it sees only as "?" as
   // a unit built here with only what it may see, kept on the thread from one to the next.
@@ -454,7 +466,9 @@ void WriteForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
   for (size_t side = 0; side < forces.size(); ++side) {
     const int field =
         side == 0 ? v1::MatchView::kSideAForceFieldNumber : v1::MatchView::kSideBForceFieldNumber;
-    for (const v1::ForceUnit& unit : forces[side].units) {
+    const ForceUnits& units = forces[side].units;
+    for (size_t i = 0; i < units.size(); ++i) {
+      const v1::ForceUnit& unit = units[i];
       const v1::ForceUnit* shown = &unit;
       if (host.HiddenFrom(unit, viewer)) {
         masked.Clear();
@@ -464,6 +478,9 @@ void WriteForces(const RulesetHost& host, const Forces& forces, Viewer viewer,
         masked.set_fate(unit.fate());
         masked.set_hidden(true);
         shown = &masked;
+      } else if (kept != nullptr) {
+        WireFormatLite::WriteBytes(field, kept->Of(forces, side, i), &out);
+        continue;
       }
       proto::WriteSubmessage(field, *shown, out);
     }

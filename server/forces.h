@@ -7,6 +7,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -63,11 +64,28 @@ melee::v1::UnitsUpdated MaskUpdates(const RulesetHost& host, const melee::v1::Up
                                     engine::Seat owner, const Forces& before, const Forces& after,
                                     engine::Viewer viewer);
 
+// The serialized bytes of each unit of both forces, as a viewer who sees it whole sees it, kept by
+// the unit's version (ForceUnits::version): a view serializes only the units changed since the
+// last one. A long match's forces hold every unit it has met, and change a few at a time.
+class UnitBytes {
+ public:
+  // The bytes of unit `i` of `forces[side]`, serialized again only if it changed since.
+  const std::string& Of(const Forces& forces, size_t side, size_t i);
+
+ private:
+  struct Kept {
+    uint64_t version = 0;  // no unit has version 0
+    std::string bytes;
+  };
+  std::array<std::vector<Kept>, 2> kept_;  // by side, then by the unit's index in its force
+};
+
 // Writes the view's forces as `viewer` may see them: the MatchView fields side_a_force,
 // side_b_force and the sides' Force Morale, serialized in field order (the bytes of a MatchView
-// holding only them), each unit straight from its force, not copied into a message first.
+// holding only them), each unit straight from its force, not copied into a message first. With
+// `kept`, a unit the viewer sees whole is written from the bytes kept for it.
 void WriteForces(const RulesetHost& host, const Forces& forces, engine::Viewer viewer,
-                 google::protobuf::io::CodedOutputStream& out);
+                 google::protobuf::io::CodedOutputStream& out, UnitBytes* kept = nullptr);
 
 // A short account of one update ("broken", "moved to H4"), for the force's last_change.
 std::string DescribeUpdate(const melee::v1::UnitUpdate& update);

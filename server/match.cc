@@ -2063,7 +2063,7 @@ const std::string& Match::ViewParts(Viewer viewer) const {
         google::protobuf::io::StringOutputStream stream(&bytes);
         google::protobuf::io::CodedOutputStream out(&stream);
         proto::WriteSubmessage(v1::MatchView::kSettingsFieldNumber, identity_.settings, out);
-        WriteForces(host_, forces_, viewer, out);
+        WriteForces(host_, forces_, viewer, out, &unit_bytes_);
       }
       kept.bytes = std::make_shared<const std::string>(std::move(bytes));
     }

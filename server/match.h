@@ -29,14 +29,15 @@
 #include "engine/core/result.h"
 #include "engine/core/ruleset.h"
 #include "melee/storage/v1/events.pb.h"
-#include "melee/v1/envelope.pb.h"
 #include "melee/storage/v1/match_file.pb.h"
+#include "melee/v1/envelope.pb.h"
 #include "persistence/event_store.h"
 #include "persistence/fair_play.h"
 #include "server/answer_book.h"
 #include "server/clock.h"
 #include "server/executor.h"
 #include "server/fifo.h"
+#include "server/forces.h"
 #include "server/notices.h"
 #include "server/recent_events.h"
 #include "server/results.h"
@@ -444,6 +445,9 @@ class Match : public std::enable_shared_from_this<Match> {
     bool whole = false;  // no unit is hidden from the viewer: shared by every such viewer
   };
   mutable std::array<KeptViewParts, 4> view_parts_;
+  // Each unit's bytes as ViewParts last wrote them, kept by the unit's version: when the forces
+  // change, only the units that changed are serialized again.
+  mutable UnitBytes unit_bytes_;
   // SetupView, per viewer, with the parts it was rendered from (a part is immutable and shared,
   // and held here, so the same pointer is the same part).
   struct KeptSetupView {

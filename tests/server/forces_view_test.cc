@@ -44,21 +44,24 @@ Forces Held() {
   return forces;
 }
 
-std::string Written(const RulesetHost& host, const Forces& forces, Viewer viewer) {
+std::string Written(const RulesetHost& host, const Forces& forces, Viewer viewer,
+                    UnitBytes* kept = nullptr) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream out(&stream);
-    WriteForces(host, forces, viewer, out);
+    WriteForces(host, forces, viewer, out, kept);
   }
   return bytes;
 }
 
+constexpr Viewer kViewers[] = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
+                               Viewer::kSpectator};
+
 TEST(ForcesViewTest, WrittenForcesAreTheBytesOfAViewHoldingThem) {
   const std::unique_ptr<const RulesetHost> host = MakeAslHost();
   const Forces forces = Held();
-  for (const Viewer viewer :
-       {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector, Viewer::kSpectator}) {
+  for (const Viewer viewer : kViewers) {
     SCOPED_TRACE(static_cast<int>(viewer));
     v1::MatchView expected;
     *expected.add_side_a_force() = forces[0].units[0];
@@ -95,6 +98,58 @@ TEST(ForcesViewTest, AConcealedUnitShowsTheOtherSideOnlyThatItIsThere) {
   EXPECT_EQ(view.side_b_force(0).asl().name(), "4-4-7");  // B1 is not concealed
   const std::string bytes = Written(*host, Held(), Viewer::kSideA);
   EXPECT_EQ(bytes.find("entered B1", bytes.find("B2")), std::string::npos);
+}
+
+// Units kept as bytes (UnitBytes) are written as they would be serialized now: a unit changed
+// since (in place, or in a copy that shares the others) is serialized again, never shown stale,
+// and the copy it changed in leaves the original's bytes alone.
+TEST(ForcesViewTest, KeptUnitBytesAreWrittenAsTheUnitsAreNow) {
+  const std::unique_ptr<const RulesetHost> host = MakeAslHost();
+  Forces forces = Held();
+  UnitBytes kept;
+  const auto same_as_unkept = [&](const Forces& now) {
+    for (const Viewer viewer : kViewers) {
+      SCOPED_TRACE(static_cast<int>(viewer));
+      EXPECT_EQ(Written(*host, now, viewer, &kept), Written(*host, now, viewer));
+    }
+  };
+  same_as_unkept(forces);
+
+  v1::ForceUnit& b1 = forces[1].units.Mutable(0);  // changed where it is held
+  b1.set_fate(v1::FORCE_FATE_ELIMINATED);
+  b1.set_last_change("eliminated in CC in B1");
+  same_as_unkept(forces);
+  EXPECT_NE(Written(*host, forces, Viewer::kSideA, &kept).find("eliminated in CC in B1"),
+            std::string::npos);
+
+  Forces copy = forces;  // shares every unit
+  copy[0].units.Mutable(0).set_location("B2");
+  copy[1].units.push_back(Squad("B3", v1::SEAT_SIDE_B, false));
+  same_as_unkept(copy);
+  same_as_unkept(forces);  // the original, with the same kept bytes after the copy's
+  EXPECT_EQ(forces[0].units[0].location(), "B1");
+
+  // A unit that lost "?" is written whole to the other side from then on.
+  forces[1].units.Mutable(1).mutable_asl()->set_concealed(false);
+  same_as_unkept(forces);
+  v1::MatchView view;
+  ASSERT_TRUE(view.ParseFromString(Written(*host, forces, Viewer::kSideA, &kept)));
+  EXPECT_FALSE(view.side_b_force(1).hidden());
+}
+
+// A concealed unit's kept bytes (its owner's view) never reach the other side: after the owner's
+// view kept them, the other side's view of the same forces still shows only the "?".
+TEST(ForcesViewTest, BytesKeptForTheOwnerDoNotLeakAConcealedUnit) {
+  const std::unique_ptr<const RulesetHost> host = MakeAslHost();
+  const Forces forces = Held();
+  UnitBytes kept;
+  Written(*host, forces, Viewer::kSideB, &kept);  // B2 kept whole for its owner
+  Written(*host, forces, Viewer::kDirector, &kept);
+  const std::string to_a = Written(*host, forces, Viewer::kSideA, &kept);
+  EXPECT_EQ(to_a, Written(*host, forces, Viewer::kSideA));
+  EXPECT_EQ(to_a.find("entered B1", to_a.find("B2")), std::string::npos);
+  EXPECT_EQ(Written(*host, forces, Viewer::kSpectator, &kept),
+            Written(*host, forces, Viewer::kSpectator));
 }
 
 }  // namespace
