@@ -6,10 +6,10 @@
 // Why: a command fans out into several frames per connection (its events, the seat's new view,
 // the answer). Written one by one, each costs a system call on the server and a wakeup on the
 // client; the load benchmark spent most of the server's CPU in the kernel doing exactly that.
-// The WebSocket session now hands over all the frames queued for it in one write (ws_frame.h);
-// this layer joins that write with whatever else is written before its flush runs (Beast's
-// control frames, the session's next batch) and lets the writer go on at once. Corking is for
-// an owner that writes frame by frame; the session does not need it.
+// The WebSocket session now hands over all the frames queued for it in one write (ws_frame.h),
+// which goes down as it is when nothing is ahead of it; what is written while a write is under
+// way (Beast's control frames, the session's next batch) is gathered here and follows in one
+// write. Corking is for an owner that writes frame by frame; the session does not need it.
 //
 // How: when nothing waits to be written and the layer is not corked, `async_write_some` hands
 // the caller's bytes to the layer below as they are (no copy); a write that leaves some of them
