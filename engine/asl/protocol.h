@@ -266,12 +266,22 @@ struct Event {
 
 // ---- state ----------------------------------------------------------------------------------
 
-// One declared attack waiting for resolution (queue[0, next_attack) are resolved).
+// A run of unit indices in State::queued_units.
+struct IndexRange {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  friend bool operator==(const IndexRange&, const IndexRange&) = default;
+};
+
+// One declared attack waiting for resolution (queue[0, next_attack) are resolved). Its units are
+// kept in State::queued_units, one vector for the whole queue, so that the copy of a state that
+// Decide works on reuses the storage of the last one instead of allocating two lists an attack
+// (read them with QueuedAttackers and QueuedTargets in rules.h).
 struct QueuedAttack {
   Seat side = Seat::kSideA;
   AttackOrder order;  // Its flags; the ids are resolved into `attackers` and `targets`.
-  std::vector<uint16_t> attackers;
-  std::vector<uint16_t> targets;
+  IndexRange attackers;
+  IndexRange targets;
   friend bool operator==(const QueuedAttack&, const QueuedAttack&) = default;
 };
 
@@ -297,6 +307,7 @@ struct State {
   UnitFlags is_attacked;
   std::vector<std::vector<uint16_t>> captors;  // A20.22: who captured each unit (provisional).
   std::vector<QueuedAttack> queue;             // Simultaneous: ATTACKER's first, then DEFENDER's.
+  std::vector<uint16_t> queued_units;          // The queue's attackers and targets (IndexRange).
   size_t next_attack = 0;
   std::optional<PendingChoice> pending;
   std::vector<PendingChoice> later_choices;  // Asked after `pending` is answered, in order.

@@ -49,7 +49,7 @@ std::string Named(const Unit& unit) {
   return std::string(IsSmc(unit.kind) ? Name(unit.kind) : std::string_view("unit")) + " " + unit.id;
 }
 
-bool Contains(const std::vector<uint16_t>& list, uint16_t value) {
+bool Contains(std::span<const uint16_t> list, uint16_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
@@ -132,9 +132,12 @@ class Play {
   }
 
   Result<uint16_t> Find(std::string_view id) const;
-  Result<std::vector<uint16_t>> Targets(const std::vector<std::string>& ids, Seat seat) const;
-  Result<std::vector<uint16_t>> Units(const std::vector<std::string>& ids, Seat owner,
-                                      std::string_view what) const;
+  // Resolve `ids` into `out` (cleared first), so that a caller checking many lists reuses one
+  // vector.
+  Result<void> Targets(const std::vector<std::string>& ids, Seat seat,
+                       std::vector<uint16_t>& out) const;
+  Result<void> Units(const std::vector<std::string>& ids, Seat owner, std::string_view what,
+                     std::vector<uint16_t>& out) const;
   void StartCc();
   void CheckAmbush();
   void CheckHth();
@@ -195,10 +198,10 @@ Result<uint16_t> Play::Find(std::string_view id) const {
 }
 
 // Resolves `ids` to present units of `owner`, each once.
-Result<std::vector<uint16_t>> Play::Units(const std::vector<std::string>& ids, Seat owner,
-                                          std::string_view what) const {
+Result<void> Play::Units(const std::vector<std::string>& ids, Seat owner, std::string_view what,
+                         std::vector<uint16_t>& out) const {
   if (ids.size() > kMaxIdsPerList) return Reject("", "too many unit ids in one list");
-  std::vector<uint16_t> out;
+  out.clear();
   out.reserve(ids.size());
   for (const std::string& id : ids) {
     Result<uint16_t> index = Find(id);
@@ -215,11 +218,12 @@ Result<std::vector<uint16_t>> Play::Units(const std::vector<std::string>& ids, S
     if (Contains(out, *index)) return Reject("", Named(unit) + " is named twice");
     out.push_back(*index);
   }
-  return out;
+  return {};
 }
 
 // Resolves `ids`, the targets of an attack by `seat`, to present units of the other side.
-Result<std::vector<uint16_t>> Play::Targets(const std::vector<std::string>& ids, Seat seat) const {
+Result<void> Play::Targets(const std::vector<std::string>& ids, Seat seat,
+                           std::vector<uint16_t>& out) const {
   for (const std::string& id : ids) {
     Result<uint16_t> index = Find(id);
     if (index && work_.units[*index].owner == seat) {
@@ -229,7 +233,7 @@ Result<std::vector<uint16_t>> Play::Targets(const std::vector<std::string>& ids,
                                   "units");
     }
   }
-  return Units(ids, Opponent(seat), "be attacked by this side");
+  return Units(ids, Opponent(seat), "be attacked by this side", out);
 }
 
 Result<void> Play::SetUp(Seat, const asl::SetUp& command) {
@@ -343,8 +347,10 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
   if (seat != work_.to_act) {
     return Reject("A11.2", "the ATTACKER announces first, then the DEFENDER");
   }
-  auto withdraw = Units(command.withdraw, seat, "withdraw");
-  if (!withdraw) return tl::unexpected(withdraw.error());
+  std::vector<uint16_t> withdraw;
+  if (Result<void> named = Units(command.withdraw, seat, "withdraw", withdraw); !named) {
+    return named;
+  }
   for (const auto* list : {&command.withdraw, &command.cannot_withdraw, &command.solo}) {
     for (const std::string& id : *list) {
       Result<uint16_t> index = Find(id);
@@ -355,7 +361,7 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
       }
     }
   }
-  for (uint16_t i : *withdraw) {
+  for (uint16_t i : withdraw) {
     const Unit& unit = work_.units[i];
     if (!work_.location.melee) {
       return Reject("A11.2", Named(unit) +
@@ -368,11 +374,15 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
       return Reject("A11.2", "Disrupted " + Named(unit) + " cannot withdraw (ASL-AMB-14)");
     }
   }
-  auto unable = Units(command.cannot_withdraw, seat, "be declared unable to withdraw");
-  if (!unable) return tl::unexpected(unable.error());
-  for (uint16_t i : *unable) {
+  std::vector<uint16_t> unable;
+  if (Result<void> named =
+          Units(command.cannot_withdraw, seat, "be declared unable to withdraw", unable);
+      !named) {
+    return named;
+  }
+  for (uint16_t i : unable) {
     const Unit& unit = work_.units[i];
-    if (!unit.broken || !work_.location.melee || Contains(*withdraw, i)) {
+    if (!unit.broken || !work_.location.melee || Contains(withdraw, i)) {
       return Reject("A11.16", Named(unit) +
                                   ": only a broken unit in Melee that does not withdraw is "
                                   "eliminated for Failure to Rout");
@@ -387,16 +397,16 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
         continue;
       }
       const auto index = static_cast<uint16_t>(i);
-      if (!Contains(*withdraw, index) && !Contains(*unable, index)) {
+      if (!Contains(withdraw, index) && !Contains(unable, index)) {
         return Reject("A11.16", "broken " + Named(unit) +
                                     " in Melee must withdraw (announce it, or list it as unable "
                                     "to withdraw: it is then eliminated for Failure to Rout)");
       }
     }
   }
-  auto solo = Units(command.solo, seat, "attack alone");
-  if (!solo) return tl::unexpected(solo.error());
-  for (uint16_t i : *solo) {
+  std::vector<uint16_t> solo;
+  if (Result<void> named = Units(command.solo, seat, "attack alone", solo); !named) return named;
+  for (uint16_t i : solo) {
     if (!IsSmc(work_.units[i].kind)) {
       return Reject("A11.14", Named(work_.units[i]) + " is not a SMC; only a SMC attacks solo");
     }
@@ -568,6 +578,9 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
   UnitFlags attacks(work_.units.size(), 0);
   UnitFlags attacked(work_.units.size(), 0);
   std::vector<uint8_t> seal_weapons(work_.units.size(), 0);
+  // The units of the attack checked now, reused from one attack to the next.
+  std::vector<uint16_t> attackers;
+  std::vector<uint16_t> targets;
   const Seat enemy = Opponent(seat);
   bool enemy_mmc = false;
   bool friendly_mmc = false;
@@ -585,16 +598,15 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     const AttackOrder& order = seal.attacks[k];
     auto which = [k] { return "attack " + std::to_string(k + 1); };
     if (order.attackers.empty()) return Reject("A11.12", which() + " names no attacking unit");
-    auto attackers = Units(order.attackers, seat, "attack");
-    if (!attackers) {
+    if (Result<void> named = Units(order.attackers, seat, "attack", attackers); !named) {
       // Sequential CC: a unit eliminated before it attacks forfeits its attack (A11.3).
-      return tl::unexpected(attackers.error());
+      return named;
     }
-    const bool by_vehicle = std::any_of(attackers->begin(), attackers->end(),
+    const bool by_vehicle = std::any_of(attackers.begin(), attackers.end(),
                                         [&](uint16_t i) { return IsVehicle(work_.units[i]); });
     if (by_vehicle) {
       if (Result<void> valid =
-              ValidateVehicleFire(seat, order, which(), *attackers, attacked, seal_weapons);
+              ValidateVehicleFire(seat, order, which(), attackers, attacked, seal_weapons);
           !valid) {
         return valid;
       }
@@ -604,12 +616,11 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     if (!order.weapons.empty()) {
       return Reject("A11.62", which() + ": only a vehicle attacks with weapons");
     }
-    auto targets = Targets(order.targets, seat);
-    if (!targets) return tl::unexpected(targets.error());
-    const bool vs_vehicle = std::any_of(targets->begin(), targets->end(),
+    if (Result<void> named = Targets(order.targets, seat, targets); !named) return named;
+    const bool vs_vehicle = std::any_of(targets.begin(), targets.end(),
                                         [&](uint16_t i) { return IsVehicle(work_.units[i]); });
     if (vs_vehicle) {
-      if (Result<void> valid = ValidateAttackOnVehicle(order, which(), *attackers, *targets);
+      if (Result<void> valid = ValidateAttackOnVehicle(order, which(), attackers, targets);
           !valid) {
         return valid;
       }
@@ -617,7 +628,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
       return Reject("C13.7", which() + ": an ATMM check is made only against a vehicle");
     }
     bool has_mmc = false;
-    for (uint16_t i : *attackers) {
+    for (uint16_t i : attackers) {
       const Unit& unit = work_.units[i];
       if (!unit.passenger_of.empty()) {
         return Reject("A11.611", "Passenger " + unit.id +
@@ -637,7 +648,7 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
       }
       has_mmc = has_mmc || IsMmc(unit.kind);
     }
-    for (uint16_t i : *attackers) {
+    for (uint16_t i : attackers) {
       const Unit& unit = work_.units[i];
       if (!IsSmc(unit.kind) || !has_mmc) continue;
       // A11.14: a SMC combines with an MMC only with the one it is stacked on.
@@ -652,12 +663,12 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
                                     " is not stacked on an MMC, so it cannot combine "
                                     "with one");
       }
-      if (!Contains(*attackers, *mmc)) {
+      if (!Contains(attackers, *mmc)) {
         return Reject("A11.14", Named(unit) + " is stacked on " + work_.units[*mmc].id +
                                     " and can combine only with it");
       }
     }
-    for (uint16_t i : *attackers) {
+    for (uint16_t i : attackers) {
       const Unit& unit = work_.units[i];
       if (!IsSmc(unit.kind) || has_mmc || work_.solo[i] || !friendly_mmc) continue;
       if (stacked_on(unit)) {
@@ -668,14 +679,14 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     }
     if (!order.director.empty()) {
       Result<uint16_t> director = Find(order.director);
-      if (!director || !Contains(*attackers, *director) ||
+      if (!director || !Contains(attackers, *director) ||
           work_.units[*director].kind != UnitKind::kLeader) {
         return Reject("A11.141", "director " + order.director.substr(0, 32) +
                                      " is not a leader taking part in " + which());
       }
     }
     if (vs_vehicle) continue;  // A vehicle may be attacked again (player aid FAQ).
-    for (uint16_t i : *targets) {
+    for (uint16_t i : targets) {
       const Unit& unit = work_.units[i];
       if (!unit.passenger_of.empty()) {
         if (order.capture) {
@@ -699,8 +710,8 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
       if (smc.owner != enemy || !IsSmc(smc.kind) || !IsPresent(smc) || work_.solo[i]) continue;
       std::optional<uint16_t> mmc = stacked_on(smc);
       if (!mmc || work_.withdrawing[i] != work_.withdrawing[*mmc]) continue;
-      const bool has_smc = Contains(*targets, static_cast<uint16_t>(i));
-      const bool has_mmc_target = Contains(*targets, *mmc);
+      const bool has_smc = Contains(targets, static_cast<uint16_t>(i));
+      const bool has_mmc_target = Contains(targets, *mmc);
       if (has_smc && !has_mmc_target && enemy_mmc) {
         return Reject("A11.14", Named(smc) + " defends with " + work_.units[*mmc].id +
                                     "; it cannot be singled out");
@@ -719,9 +730,11 @@ Result<void> Play::ValidateAttacks(Seat seat, const asl::Seal& seal) const {
     if (!work_.sequential || work_.ambusher != seat || work_.next_attack > 0) {
       return Reject("A11.41", "only the side that Ambushed may withdraw, before CC is resolved");
     }
-    auto leaving = Units(seal.ambush_withdraw, seat, "withdraw");
-    if (!leaving) return tl::unexpected(leaving.error());
-    for (uint16_t i : *leaving) {
+    std::vector<uint16_t> leaving;
+    if (Result<void> named = Units(seal.ambush_withdraw, seat, "withdraw", leaving); !named) {
+      return named;
+    }
+    for (uint16_t i : leaving) {
       if (work_.units[i].pinned) {
         return Reject("A11.41", "pinned " + Named(work_.units[i]) + " cannot withdraw");
       }
@@ -846,9 +859,9 @@ Result<void> Play::ValidateVehicleFire(Seat seat, const AttackOrder& order,
     return {};
   }
   if (order.targets.empty()) return Reject("A11.12", which + " names no target");
-  auto targets = Targets(order.targets, seat);
-  if (!targets) return tl::unexpected(targets.error());
-  for (uint16_t i : *targets) {
+  std::vector<uint16_t> targets;
+  if (Result<void> named = Targets(order.targets, seat, targets); !named) return named;
+  for (uint16_t i : targets) {
     const Unit& unit = work_.units[i];
     if (IsVehicle(unit)) return Reject("A11.5", "only Infantry may attack a vehicle in CC");
     if (!unit.passenger_of.empty()) {
@@ -1156,17 +1169,19 @@ void Play::ResolveNext() {
   const Seat side = queued.side;
   // A11.22 / ASL-AMB-5: units that withdrew before this attack are out of it; it is
   // recalculated without them, and void if nobody is left on one side.
+  const std::span<const uint16_t> queued_attackers = QueuedAttackers(work_, queued);
+  const std::span<const uint16_t> queued_targets = QueuedTargets(work_, queued);
   std::vector<uint16_t> attackers;
-  attackers.reserve(queued.attackers.size() + 1);  // + 1: a leader created by an Original 2.
-  for (uint16_t i : queued.attackers) {
+  attackers.reserve(queued_attackers.size() + 1);  // + 1: a leader created by an Original 2.
+  for (uint16_t i : queued_attackers) {
     if (work_.units[i].presence != Presence::kWithdrawn) attackers.push_back(i);
   }
   std::vector<uint16_t> targets;
-  targets.reserve(queued.targets.size());
-  for (uint16_t i : queued.targets) {
+  targets.reserve(queued_targets.size());
+  for (uint16_t i : queued_targets) {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
-  const bool by_vehicle = IsVehicle(work_.units[queued.attackers[0]]);
+  const bool by_vehicle = IsVehicle(work_.units[queued_attackers[0]]);
   if (by_vehicle && IsCloseDefense(queued.order)) {
     ResolveCloseDefense(queued);
     return;
@@ -1193,7 +1208,7 @@ void Play::ResolveNext() {
   AttackReport& report = event.attack.emplace();
   report.side = side;
   report.capture = queued.order.capture;
-  if (attackers.size() != queued.attackers.size() || targets.size() != queued.targets.size()) {
+  if (attackers.size() != queued_attackers.size() || targets.size() != queued_targets.size()) {
     report.notes.push_back("A11.22 / ASL-AMB-5: recalculated without the units that withdrew");
   }
   AttackContext context{.hth = work_.hth,
@@ -1248,7 +1263,7 @@ void Play::ResolveNext() {
       units = with_leader;
       attackers = std::move(refigured);
       for (size_t r = 0; r < work_.next_attack; ++r) {
-        if (work_.queue[r].side != side && Contains(work_.queue[r].targets, host)) {
+        if (work_.queue[r].side != side && Contains(QueuedTargets(work_, work_.queue[r]), host)) {
           report.notes.push_back("A18.12 placeholder: the attack already resolved against " +
                                  work_.units[host].id + " is not re-figured with the new leader");
         }
@@ -1476,7 +1491,7 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
 // A11.62: a vehicle's attack on Infantry with its CMG/RMG/AAMG, odds vs the targets' CCV.
 void Play::ResolveVehicleFire(const QueuedAttack& queued, const std::vector<uint16_t>& targets) {
   const Seat side = queued.side;
-  const uint16_t vehicle = queued.attackers[0];
+  const uint16_t vehicle = QueuedAttackers(work_, queued)[0];
   const uint8_t weapons = WeaponBits(queued.order.weapons);
   AttackPlan plan =
       PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order, VehicleContext());
@@ -1552,7 +1567,7 @@ TaskCheck Play::MoraleCheck(uint16_t index, int level, int leader_drm,
 // the Location, friend or foe, no DRM or TEM; no effect when the Original DR > its Usage Number.
 void Play::ResolveCloseDefense(const QueuedAttack& queued) {
   const Seat side = queued.side;
-  const uint16_t vehicle = queued.attackers[0];
+  const uint16_t vehicle = QueuedAttackers(work_, queued)[0];
   CloseDefenseReport cd;
   cd.usage = work_.units[vehicle].vehicle.sn_usage;
   cd.placeholder = !work_.options.sn_ift_from_option;

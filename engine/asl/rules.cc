@@ -4,6 +4,7 @@
 #include "engine/asl/rules.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "engine/core/check.h"
 
@@ -31,26 +32,35 @@ std::vector<uint64_t> IdKeys(const std::vector<Unit>& units) {
   return keys;
 }
 
-// Returns the indices, in unit order and each once, of the units whose id is one of `ids` (a
-// declaration names units by id; the queue keeps indices). `keys`: IdKeys(units).
-std::vector<uint16_t> IndicesNamed(const std::vector<Unit>& units,
-                                   const std::vector<uint64_t>& keys,
-                                   const std::vector<std::string>& ids) {
-  std::vector<uint16_t> indices;
-  indices.reserve(ids.size());
-  for (const std::string& id : ids) {
-    const uint64_t key = IdKey(id);
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (IsNamed(keys[i], units[i].id, key, id)) {
-        indices.push_back(static_cast<uint16_t>(i));
+// Appends to `out` the indices, in unit order and each once, of the units whose id is one of
+// `ids` (a declaration names units by id; the queue keeps indices), and returns where they are.
+// `keys`: IdKeys(units).
+IndexRange AppendIndicesNamed(const std::vector<Unit>& units, const std::vector<uint64_t>& keys,
+                              const std::vector<std::string>& ids, std::vector<uint16_t>& out) {
+  const auto first = static_cast<uint32_t>(out.size());
+  if (keys.size() <= 64) {
+    // The units named, as bits: read out in order, each once, without sorting.
+    uint64_t named = 0;
+    for (const std::string& id : ids) {
+      const uint64_t key = IdKey(id);
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (IsNamed(keys[i], units[i].id, key, id)) named |= uint64_t{1} << i;
       }
     }
+    for (; named != 0; named &= named - 1) {
+      out.push_back(static_cast<uint16_t>(std::countr_zero(named)));
+    }
+  } else {
+    for (const std::string& id : ids) {
+      const uint64_t key = IdKey(id);
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (IsNamed(keys[i], units[i].id, key, id)) out.push_back(static_cast<uint16_t>(i));
+      }
+    }
+    std::sort(out.begin() + first, out.end());
+    out.erase(std::unique(out.begin() + first, out.end()), out.end());
   }
-  if (indices.size() > 1) {
-    std::sort(indices.begin(), indices.end());
-    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
-  }
-  return indices;
+  return IndexRange{first, static_cast<uint32_t>(out.size() - first)};
 }
 
 // Grows the per-unit vectors of `state` to its unit count.
@@ -89,11 +99,21 @@ void ApplyEffect(State& state, const Effect& effect) {
     if (effect.kind == EffectKind::kLeaderCreated) {
       // A18.12: the new leader defends with his MMC in every attack not yet resolved against it.
       for (size_t q = state.next_attack + 1; q < state.queue.size(); ++q) {
-        auto& targets = state.queue[q].targets;
-        const bool hits_mmc = std::any_of(targets.begin(), targets.end(), [&](uint16_t t) {
+        IndexRange& targets = state.queue[q].targets;
+        const std::span<const uint16_t> now = QueuedTargets(state, state.queue[q]);
+        const bool hits_mmc = std::any_of(now.begin(), now.end(), [&](uint16_t t) {
           return SameId(state.units[t].id, created.stacked_on);
         });
-        if (hits_mmc) targets.push_back(effect.unit);
+        if (!hits_mmc) continue;
+        // The list grows at the end of queued_units: moved there first unless it is there.
+        std::vector<uint16_t>& kept = state.queued_units;
+        if (targets.first + targets.count != kept.size()) {
+          const auto moved = static_cast<uint32_t>(kept.size());
+          for (uint32_t k = 0; k < targets.count; ++k) kept.push_back(kept[targets.first + k]);
+          targets.first = moved;
+        }
+        kept.push_back(effect.unit);
+        ++targets.count;
       }
     }
     return;
@@ -272,27 +292,26 @@ void AslRules::Apply(State& state, const Event& event) const {
       if (state.sequential) {
         // Sequential CC: the attacks of this turn are queued and resolved at once.
         for (const AttackOrder& order : event.seal->attacks) {
-          QueuedAttack queued{event.seat, FlagsOf(order), {}, {}};
-          for (const std::string& id : order.attackers) {
-            for (size_t i = 0; i < state.units.size(); ++i) {
-              if (SameId(state.units[i].id, id)) {
-                queued.attackers.push_back(static_cast<uint16_t>(i));
+          // In the order the seal names them: a vehicle's attack names the vehicle first.
+          auto append = [&](const std::vector<std::string>& ids) {
+            const auto first = static_cast<uint32_t>(state.queued_units.size());
+            for (const std::string& id : ids) {
+              for (size_t i = 0; i < state.units.size(); ++i) {
+                if (SameId(state.units[i].id, id)) {
+                  state.queued_units.push_back(static_cast<uint16_t>(i));
+                }
               }
             }
+            return IndexRange{first, static_cast<uint32_t>(state.queued_units.size() - first)};
+          };
+          const QueuedAttack& queued = state.queue.emplace_back(QueuedAttack{
+              event.seat, FlagsOf(order), append(order.attackers), append(order.targets)});
+          const std::span<const uint16_t> attackers = QueuedAttackers(state, queued);
+          for (uint16_t i : attackers) state.declared_strength[i] = CcStrength(state.units[i]);
+          for (uint16_t i : QueuedTargets(state, queued)) state.is_attacked[i] = true;
+          if (!attackers.empty()) {
+            state.weapons_used[attackers[0]] |= WeaponBits(order.weapons);
           }
-          for (const std::string& id : order.targets) {
-            for (size_t i = 0; i < state.units.size(); ++i) {
-              if (SameId(state.units[i].id, id)) queued.targets.push_back(static_cast<uint16_t>(i));
-            }
-          }
-          for (uint16_t i : queued.attackers) {
-            state.declared_strength[i] = CcStrength(state.units[i]);
-          }
-          for (uint16_t i : queued.targets) state.is_attacked[i] = true;
-          if (!queued.attackers.empty()) {
-            state.weapons_used[queued.attackers[0]] |= WeaponBits(order.weapons);
-          }
-          state.queue.push_back(std::move(queued));
         }
         // A11.31: the other side makes the next single attack, unless it has passed.
         if (state.alternating && !state.passed[SeatIndex(Opponent(event.seat))]) {
@@ -313,11 +332,11 @@ void AslRules::Apply(State& state, const Event& event) const {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
         for (const AttackOrder& order : seal->attacks) {
-          QueuedAttack& queued = state.queue.emplace_back(
-              QueuedAttack{side, FlagsOf(order), {}, {}});
-          queued.attackers = IndicesNamed(state.units, keys, order.attackers);
-          queued.targets = IndicesNamed(state.units, keys, order.targets);
-          for (uint16_t i : queued.targets) state.is_attacked[i] = true;
+          const QueuedAttack& queued = state.queue.emplace_back(QueuedAttack{
+              side, FlagsOf(order),
+              AppendIndicesNamed(state.units, keys, order.attackers, state.queued_units),
+              AppendIndicesNamed(state.units, keys, order.targets, state.queued_units)});
+          for (uint16_t i : QueuedTargets(state, queued)) state.is_attacked[i] = true;
         }
       }
       for (size_t i = 0; i < state.units.size(); ++i) {
@@ -328,7 +347,9 @@ void AslRules::Apply(State& state, const Event& event) const {
     case EventKind::kAttackResolved:
     case EventKind::kAttackVoid: {
       MELEE_CHECK(state.next_attack < state.queue.size());
-      for (uint16_t i : state.queue[state.next_attack].attackers) state.has_attacked[i] = true;
+      for (uint16_t i : QueuedAttackers(state, state.queue[state.next_attack])) {
+        state.has_attacked[i] = true;
+      }
       break;
     }
     case EventKind::kChoiceRequested:

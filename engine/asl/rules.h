@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,17 @@ struct AslRules {
 // attacker-first order). The director sees a sealed declaration only once it is revealed.
 // Shared with the state, not copied: a view and each viewer's rendering of a seal ask for it.
 std::array<SharedValue<Seal>, 2> DeclarationsShown(const State& state, Viewer viewer);
+
+// The units of `queued`, an attack in `state.queue`, by index into `state.units`: the attackers
+// and the targets. Valid until the next event is folded into `state`.
+inline std::span<const uint16_t> QueuedAttackers(const State& state, const QueuedAttack& queued) {
+  return std::span<const uint16_t>(state.queued_units)
+      .subspan(queued.attackers.first, queued.attackers.count);
+}
+inline std::span<const uint16_t> QueuedTargets(const State& state, const QueuedAttack& queued) {
+  return std::span<const uint16_t>(state.queued_units)
+      .subspan(queued.targets.first, queued.targets.count);
+}
 
 // Returns the RuleError `seal` from `seat` would meet in `state` (A11.12, A11.14, A11.16, A11.2,
 // A20.2, A11.41), or nothing when it is legal there. Rolls no dice.

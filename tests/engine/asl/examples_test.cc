@@ -121,6 +121,30 @@ TEST(AslExamples, A1812DefenderFieldPromotionIsLabelledWhereNotRefigured) {
   EXPECT_EQ(UnitOf(played.final_state, "G1").presence, Presence::kEliminated);
 }
 
+// A18.12: an ATTACKER MMC's Original 2 creates a leader (ASL-T14: German -1, dr 1, Final 0: an
+// 8-1) stacked on it (the only MMC of the attack); he defends
+// with his MMC in every attack not yet resolved against it (the Russian R1's), and in no other
+// (R2's on G2).
+TEST(AslExamples, A1812CreatedLeaderDefendsWithHisMmcInLaterAttacks) {
+  Script script;
+  script.situation.units = {Mmc("G1", kA, 4, 7, kGerman), Mmc("G2", kA, 4, 7, kGerman),
+                            Mmc("R1", kB, 4, 7, kRussian), Mmc("R2", kB, 4, 7, kRussian)};
+  script.declarations = {{kA, Declare({Attack({"G1"}, {"R1"}), Attack({"G2"}, {"R2"})})},
+                         {kB, Declare({Attack({"R1"}, {"G1"}), Attack({"R2"}, {"G2"})})}};
+  const Played played = MustPlay(script, {1, 1, 1, 5, 5, 5, 5, 5, 5});
+  const auto attacks = Attacks(played);
+  ASSERT_EQ(attacks.size(), 4u);
+  ASSERT_TRUE(attacks[0].leader_creation);
+  EXPECT_EQ(attacks[0].leader_creation->final_dr, 0);
+  EXPECT_EQ(attacks[0].leader_creation->leader, "8-1");
+  const State& end = played.final_state;
+  ASSERT_EQ(end.units.size(), 5u);
+  const uint16_t leader = 4;
+  EXPECT_EQ(end.units[leader].stacked_on, "G1");
+  EXPECT_EQ(attacks[2].targets, (std::vector<uint16_t>{0, leader}));
+  EXPECT_EQ(attacks[3].targets, (std::vector<uint16_t>{1}));
+}
+
 // 11.4 EX: a German 6-5-8 advances onto a concealed Russian 4-4-7.
 Script ConcealedSquad(bool russian_attacks) {
   Script script;
