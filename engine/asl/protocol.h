@@ -291,6 +291,8 @@ struct State {
   Location location;
   Seat attacker = Seat::kSideA;
   std::vector<Unit> units;
+  // IdKey(units[i].id) by index: a lookup by id compares these numbers, not the strings.
+  std::vector<uint64_t> unit_keys;
   // Strength as declared: simultaneous CC attacks with it even after losses (A11.12).
   std::vector<int> declared_strength;
   Seat to_act = Seat::kSideA;

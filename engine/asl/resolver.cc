@@ -93,7 +93,6 @@ class Play {
   Play(const AslRules& rules, const State& state, Dice& dice)
       : rules_(rules), working_(state), work_(working_.state()), dice_(dice) {
     events_.reserve(16);
-    id_keys_.reserve(work_.units.size() + 4);
   }
 
   std::vector<Event> TakeEvents() { return std::move(events_); }
@@ -114,20 +113,38 @@ class Play {
                                    std::vector<uint8_t>& seal_weapons) const;
 
  private:
-  // Folds `event` into the working state and keeps it (with the dice rolled since the last one).
-  // Takes an rvalue, not a value: the event is moved once, into the record.
+  // Keeps `event` in the record and folds it into the working state (with the dice rolled since
+  // the last one). Takes an rvalue, not a value: the event is moved once, into the record.
   void Emit(Event&& event) {
+    MELEE_CHECK(!drafting_);
+    Fold(events_.emplace_back(std::move(event)));
+  }
+  // Starts the next event where the record keeps it, so that it is built in place instead of
+  // moved there (an attack's event is large): fill it in, then EmitDraft(). Nothing is emitted
+  // in between, and the reference is not kept past EmitDraft().
+  Event& Draft(EventKind kind, Seat seat = Seat::kSideA) {
+    MELEE_CHECK(!drafting_);
+    drafting_ = true;
+    Event& event = events_.emplace_back();
+    event.kind = kind;
+    event.seat = seat;
+    return event;
+  }
+  void EmitDraft() {
+    MELEE_CHECK(drafting_);
+    drafting_ = false;
+    Fold(events_.back());
+  }
+  void Fold(Event& kept) {
     if (!dice_.rolls().empty()) {
       std::vector<DieRoll> rolls = dice_.TakeRolls();
-      if (event.rolls.empty()) {
-        event.rolls = std::move(rolls);
+      if (kept.rolls.empty()) {
+        kept.rolls = std::move(rolls);
       } else {
-        event.rolls.insert(event.rolls.end(), std::make_move_iterator(rolls.begin()),
-                           std::make_move_iterator(rolls.end()));
+        kept.rolls.insert(kept.rolls.end(), std::make_move_iterator(rolls.begin()),
+                          std::make_move_iterator(rolls.end()));
       }
     }
-    // Kept first and folded from where it is kept: the event is moved once, never copied.
-    const Event& kept = events_.emplace_back(std::move(event));
     rules_.Apply(work_, kept);
   }
 
@@ -178,18 +195,13 @@ class Play {
   State& work_;
   Dice& dice_;
   std::vector<Event> events_;
-  mutable std::vector<uint64_t> id_keys_;  // IdKey of work_.units, by index (Find).
+  bool drafting_ = false;  // events_.back() is being built (Draft).
 };
 
 Result<uint16_t> Play::Find(std::string_view id) const {
-  // Units are only appended and never renamed: the keys of those added since the last lookup
-  // are worked out now.
-  for (size_t i = id_keys_.size(); i < work_.units.size(); ++i) {
-    id_keys_.push_back(IdKey(work_.units[i].id));
-  }
   const uint64_t key = IdKey(id);
-  for (size_t i = 0; i < id_keys_.size(); ++i) {
-    if (IsNamed(id_keys_[i], work_.units[i].id, key, id) &&
+  for (size_t i = 0; i < work_.unit_keys.size(); ++i) {
+    if (IsNamed(work_.unit_keys[i], work_.units[i].id, key, id) &&
         work_.units[i].kind != UnitKind::kDummy) {
       return static_cast<uint16_t>(i);
     }
@@ -920,14 +932,14 @@ Result<void> Play::Seal(Seat seat, const asl::Seal& command) {
   if (!sealed_order) event.effects = LoseConcealment(seat, command.attacks);
   Emit(std::move(event));
   if (work_.sealed[0] && work_.sealed[1]) {
-    Event reveal = MakeEvent(EventKind::kDeclarationsRevealed);
+    Event& reveal = Draft(EventKind::kDeclarationsRevealed);
     if (sealed_order) {
       for (Seat side : {work_.attacker, Opponent(work_.attacker)}) {
         std::vector<Effect> lost = LoseConcealment(side, work_.sealed[SeatIndex(side)]->attacks);
         reveal.effects.insert(reveal.effects.end(), lost.begin(), lost.end());
       }
     }
-    Emit(std::move(reveal));
+    EmitDraft();
     Resolve();
   }
   return {};
@@ -1203,8 +1215,8 @@ void Play::ResolveNext() {
     ResolveAttackOnVehicle(queued, attackers, targets[0]);
     return;
   }
-  // The report is built where the event keeps it, not moved there.
-  Event event = MakeEvent(EventKind::kAttackResolved, side);
+  // Built where the record keeps it, not moved there.
+  Event& event = Draft(EventKind::kAttackResolved, side);
   AttackReport& report = event.attack.emplace();
   report.side = side;
   report.capture = queued.order.capture;
@@ -1299,7 +1311,7 @@ void Play::ResolveNext() {
     report.targets = std::move(targets);
   }
   event.effects = std::move(effects);
-  Emit(std::move(event));
+  EmitDraft();
   if (!choices) return;
 
   if (capture_choice) {
@@ -1740,7 +1752,7 @@ void Play::EndPhase() {
       return;
     }
   }
-  Event event = MakeEvent(EventKind::kPhaseEnded);
+  Event& event = Draft(EventKind::kPhaseEnded);
   for (size_t i = 0; i < work_.units.size(); ++i) {
     const Unit& unit = work_.units[i];
     const auto index = static_cast<uint16_t>(i);
@@ -1799,7 +1811,7 @@ void Play::EndPhase() {
                           "enemy Infantry in Melee while it stays (A11.71: a Mobile vehicle may "
                           "leave in its MPh)");
   }
-  Emit(std::move(event));
+  EmitDraft();
 }
 
 // Dice for code paths that must not roll (validation).

@@ -24,17 +24,9 @@ AttackOrder FlagsOf(const AttackOrder& order) {
   return flags;
 }
 
-// Returns the IdKey of every unit in `units`, by index.
-std::vector<uint64_t> IdKeys(const std::vector<Unit>& units) {
-  std::vector<uint64_t> keys;
-  keys.reserve(units.size());
-  for (const Unit& unit : units) keys.push_back(IdKey(unit.id));
-  return keys;
-}
-
 // Appends to `out` the indices, in unit order and each once, of the units whose id is one of
 // `ids` (a declaration names units by id; the queue keeps indices), and returns where they are.
-// `keys`: IdKeys(units).
+// `keys`: IdKey of each unit.
 IndexRange AppendIndicesNamed(const std::vector<Unit>& units, const std::vector<uint64_t>& keys,
                               const std::vector<std::string>& ids, std::vector<uint16_t>& out) {
   const auto first = static_cast<uint32_t>(out.size());
@@ -63,9 +55,13 @@ IndexRange AppendIndicesNamed(const std::vector<Unit>& units, const std::vector<
   return IndexRange{first, static_cast<uint32_t>(out.size() - first)};
 }
 
-// Grows the per-unit vectors of `state` to its unit count.
+// Grows the per-unit vectors of `state` to its unit count (units are only appended, and never
+// renamed).
 void SizePerUnit(State& state) {
   const size_t n = state.units.size();
+  for (size_t i = state.unit_keys.size(); i < n; ++i) {
+    state.unit_keys.push_back(IdKey(state.units[i].id));
+  }
   state.declared_strength.resize(n, 0);
   state.withdrawing.resize(n, 0);
   state.cannot_withdraw.resize(n, 0);
@@ -235,6 +231,7 @@ void AslRules::Apply(State& state, const Event& event) const {
       state.location = event.situation->location;
       state.attacker = event.situation->attacker;
       state.units = event.situation->units;
+      state.unit_keys.clear();
       SizePerUnit(state);
       for (size_t i = 0; i < state.units.size(); ++i) {
         state.declared_strength[i] = CcStrength(state.units[i]);
@@ -327,15 +324,14 @@ void AslRules::Apply(State& state, const Event& event) const {
       MELEE_CHECK(state.sealed[0].has_value() && state.sealed[1].has_value());
       state.queue.reserve(state.queue.size() + state.sealed[0]->attacks.size() +
                           state.sealed[1]->attacks.size());
-      const std::vector<uint64_t> keys = IdKeys(state.units);
       for (Seat side : {state.attacker, Opponent(state.attacker)}) {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
         for (const AttackOrder& order : seal->attacks) {
           const QueuedAttack& queued = state.queue.emplace_back(QueuedAttack{
               side, FlagsOf(order),
-              AppendIndicesNamed(state.units, keys, order.attackers, state.queued_units),
-              AppendIndicesNamed(state.units, keys, order.targets, state.queued_units)});
+              AppendIndicesNamed(state.units, state.unit_keys, order.attackers, state.queued_units),
+              AppendIndicesNamed(state.units, state.unit_keys, order.targets, state.queued_units)});
           for (uint16_t i : QueuedTargets(state, queued)) state.is_attacked[i] = true;
         }
       }
