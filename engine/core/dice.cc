@@ -35,7 +35,10 @@ int Dice::Roll(std::string_view purpose, DieColor color) {
   const int value = NextD6();
   MELEE_CHECK_MSG(value >= 1 && value <= 6, "Dice::NextD6 returned a value outside 1..6");
   if (rolls_.capacity() == 0) rolls_.reserve(8);  // Once: the record keeps its capacity.
-  rolls_.push_back(DieRoll{std::string(purpose), color, value});
+  DieRoll& roll = rolls_.emplace_back();  // Built in place: the purpose is copied once.
+  roll.purpose = purpose;
+  roll.color = color;
+  roll.value = value;
   return value;
 }
 
