@@ -279,9 +279,11 @@ struct IndexRange {
 // (read them with QueuedAttackers and QueuedTargets in rules.h).
 struct QueuedAttack {
   Seat side = Seat::kSideA;
-  AttackOrder order;  // Its flags; the ids are resolved into `attackers` and `targets`.
-  IndexRange attackers;
+  SharedValue<Seal> seal;    // The declaration it is part of, shared with the state and events.
+  uint32_t order_index = 0;  // Its place in seal->attacks.
+  IndexRange attackers;      // The ids of the order, resolved.
   IndexRange targets;
+  const AttackOrder& order() const { return seal->attacks[order_index]; }
   friend bool operator==(const QueuedAttack&, const QueuedAttack&) = default;
 };
 

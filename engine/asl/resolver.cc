@@ -1194,7 +1194,7 @@ void Play::ResolveNext() {
     if (IsPresent(work_.units[i])) targets.push_back(i);
   }
   const bool by_vehicle = IsVehicle(work_.units[queued_attackers[0]]);
-  if (by_vehicle && IsCloseDefense(queued.order)) {
+  if (by_vehicle && IsCloseDefense(queued.order())) {
     ResolveCloseDefense(queued);
     return;
   }
@@ -1219,7 +1219,7 @@ void Play::ResolveNext() {
   Event& event = Draft(EventKind::kAttackResolved, side);
   AttackReport& report = event.attack.emplace();
   report.side = side;
-  report.capture = queued.order.capture;
+  report.capture = queued.order().capture;
   if (attackers.size() != queued_attackers.size() || targets.size() != queued_targets.size()) {
     report.notes.push_back("A11.22 / ASL-AMB-5: recalculated without the units that withdrew");
   }
@@ -1229,7 +1229,7 @@ void Play::ResolveNext() {
                         .options = &work_.options,
                         .withdrawing = &work_.withdrawing,
                         .strength = work_.declared_strength};
-  AttackPlan plan = PlanAttack(work_.units, attackers, targets, queued.order, context);
+  AttackPlan plan = PlanAttack(work_.units, attackers, targets, queued.order(), context);
   const TwoDice dr = dice_.RollTwoDice("A11.11 CC DR");
   std::vector<Effect> effects;
 
@@ -1258,7 +1258,7 @@ void Play::ResolveNext() {
       strength_with_leader.push_back(1);
       std::vector<uint16_t> refigured = attackers;
       refigured.push_back(index);
-      AttackOrder order = queued.order;
+      AttackOrder order = queued.order();
       if (plan.director) {
         order.director = work_.units[*plan.director].id;
       } else {
@@ -1294,8 +1294,8 @@ void Play::ResolveNext() {
   report.dr = dr;
   report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
 
-  const KillResults kills = ApplyKills(plan, dr, targets, queued.order.capture, attackers, units,
-                                       report, effects);
+  const KillResults kills =
+      ApplyKills(plan, dr, targets, queued.order().capture, attackers, units, report, effects);
   report.drms = std::move(plan.common);  // Read by ApplyKills.
   const bool all_removed = kills.all_removed;
   const std::optional<std::vector<uint16_t>>& capture_choice = kills.capture_choice;
@@ -1379,8 +1379,8 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
   std::vector<Effect> effects;
   std::vector<Unit> units = work_.units;  // The ATMM check may pin a unit before the CC DR.
   bool atmm_success = false;
-  if (!queued.order.atmm.empty()) {
-    Result<uint16_t> who = Find(queued.order.atmm);
+  if (!queued.order().atmm.empty()) {
+    Result<uint16_t> who = Find(queued.order().atmm);
     if (who && Contains(attackers, *who)) {
       AtmmReport atmm;
       atmm.unit = *who;
@@ -1396,8 +1396,8 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
       report.atmm = std::move(atmm);
     }
   }
-  AttackPlan plan =
-      PlanAttackOnVehicle(units, attackers, vehicle, queued.order, VehicleContext(), atmm_success);
+  AttackPlan plan = PlanAttackOnVehicle(units, attackers, vehicle, queued.order(), VehicleContext(),
+                                        atmm_success);
   const TwoDice dr = dice_.RollTwoDice("A11.5 CC DR vs vehicle");
   if (dr.Total() == 2) {
     // A18.12: the MMC's Original 2 may create a leader; he does not join this attack, since at
@@ -1504,9 +1504,9 @@ void Play::ResolveAttackOnVehicle(const QueuedAttack& queued,
 void Play::ResolveVehicleFire(const QueuedAttack& queued, const std::vector<uint16_t>& targets) {
   const Seat side = queued.side;
   const uint16_t vehicle = QueuedAttackers(work_, queued)[0];
-  const uint8_t weapons = WeaponBits(queued.order.weapons);
+  const uint8_t weapons = WeaponBits(queued.order().weapons);
   AttackPlan plan =
-      PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order, VehicleContext());
+      PlanVehicleFire(work_.units, vehicle, weapons, targets, queued.order(), VehicleContext());
   const TwoDice dr = dice_.RollTwoDice("A11.62 CC DR");
   AttackReport report;
   report.side = side;

@@ -13,17 +13,6 @@ namespace {
 
 size_t SeatIndex(Seat seat) { return seat == Seat::kSideA ? 0 : 1; }
 
-// Returns `order` without its unit ids (the queue keeps them as indices).
-AttackOrder FlagsOf(const AttackOrder& order) {
-  AttackOrder flags;
-  flags.capture = order.capture;
-  flags.director = order.director;
-  flags.decline_leadership = order.decline_leadership;
-  flags.atmm = order.atmm;
-  flags.weapons = order.weapons;
-  return flags;
-}
-
 // Appends to `out` the indices, in unit order and each once, of the units whose id is one of
 // `ids` (a declaration names units by id; the queue keeps indices), and returns where they are.
 // `keys`: IdKey of each unit.
@@ -288,7 +277,8 @@ void AslRules::Apply(State& state, const Event& event) const {
       state.sealed[SeatIndex(event.seat)] = event.seal;
       if (state.sequential) {
         // Sequential CC: the attacks of this turn are queued and resolved at once.
-        for (const AttackOrder& order : event.seal->attacks) {
+        for (size_t k = 0; k < event.seal->attacks.size(); ++k) {
+          const AttackOrder& order = event.seal->attacks[k];
           // In the order the seal names them: a vehicle's attack names the vehicle first.
           auto append = [&](const std::vector<std::string>& ids) {
             const auto first = static_cast<uint32_t>(state.queued_units.size());
@@ -301,8 +291,9 @@ void AslRules::Apply(State& state, const Event& event) const {
             }
             return IndexRange{first, static_cast<uint32_t>(state.queued_units.size() - first)};
           };
-          const QueuedAttack& queued = state.queue.emplace_back(QueuedAttack{
-              event.seat, FlagsOf(order), append(order.attackers), append(order.targets)});
+          const QueuedAttack& queued = state.queue.emplace_back(
+              QueuedAttack{event.seat, event.seal, static_cast<uint32_t>(k),
+                           append(order.attackers), append(order.targets)});
           const std::span<const uint16_t> attackers = QueuedAttackers(state, queued);
           for (uint16_t i : attackers) state.declared_strength[i] = CcStrength(state.units[i]);
           for (uint16_t i : QueuedTargets(state, queued)) state.is_attacked[i] = true;
@@ -327,9 +318,10 @@ void AslRules::Apply(State& state, const Event& event) const {
       for (Seat side : {state.attacker, Opponent(state.attacker)}) {
         const auto& seal = state.sealed[SeatIndex(side)];
         MELEE_CHECK(seal.has_value());
-        for (const AttackOrder& order : seal->attacks) {
+        for (size_t k = 0; k < seal->attacks.size(); ++k) {
+          const AttackOrder& order = seal->attacks[k];
           const QueuedAttack& queued = state.queue.emplace_back(QueuedAttack{
-              side, FlagsOf(order),
+              side, seal, static_cast<uint32_t>(k),
               AppendIndicesNamed(state.units, state.unit_keys, order.attackers, state.queued_units),
               AppendIndicesNamed(state.units, state.unit_keys, order.targets, state.queued_units)});
           for (uint16_t i : QueuedTargets(state, queued)) state.is_attacked[i] = true;
