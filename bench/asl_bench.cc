@@ -83,6 +83,9 @@ void BM_AslResolveTypicalLocation(benchmark::State& bench) {
   bench.SetItemsProcessed(bench.iterations());
 }
 BENCHMARK(BM_AslResolveTypicalLocation);
+// The same for a fixed number of iterations, so that an instruction count under callgrind is
+// the same work from run to run (docs/benchmarks.md, step 22): --benchmark_filter=Typical.*/iter
+BENCHMARK(BM_AslResolveTypicalLocation)->Iterations(2000);
 
 // The arithmetic of one attack alone (strengths, odds column, Kill #, every DRM): the part of a
 // resolution that is rules, without the events that record it.

@@ -34,7 +34,8 @@ uint64_t SplitMix64::Next64() {
 int Dice::Roll(std::string_view purpose, DieColor color) {
   const int value = NextD6();
   MELEE_CHECK_MSG(value >= 1 && value <= 6, "Dice::NextD6 returned a value outside 1..6");
-  if (rolls_.capacity() == 0) rolls_.reserve(8);  // Once: the record keeps its capacity.
+  // After TakeRolls the record starts afresh, with room for an event's few dice.
+  if (rolls_.capacity() == 0) rolls_.reserve(4);
   DieRoll& roll = rolls_.emplace_back();  // Built in place: the purpose is copied once.
   roll.purpose = purpose;
   roll.color = color;
@@ -60,10 +61,10 @@ std::vector<int> Dice::RollDice(int count, std::string_view purpose) {
 }
 
 std::vector<DieRoll> Dice::TakeRolls() {
-  // An exact-size copy, so the record keeps its capacity for the next event's rolls.
-  std::vector<DieRoll> taken(std::make_move_iterator(rolls_.begin()),
-                             std::make_move_iterator(rolls_.end()));
-  rolls_.clear();
+  // The record itself, not a copy: its rolls are not moved one by one, and the next roll
+  // reserves a new record (one allocation either way).
+  std::vector<DieRoll> taken;
+  taken.swap(rolls_);
   return taken;
 }
 
