@@ -103,6 +103,7 @@
 #include "bench/process_stats.h"
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/envelope.pb.h"
+#include "persistence/thread_name.h"
 #include "proto/codec/frame.h"
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
@@ -1116,6 +1117,7 @@ struct RunResult {
   long rss_before = 0;
   long rss_after = 0;
   double cpu_seconds = 0;         // the server's, over the timed phase
+  double store_cpu_seconds = 0;   // of it, the store's threads' (writer, checkpointer, lease)
   double client_cpu_seconds = 0;  // this process's (the load generator), the same
   double others_cpu_seconds = 0;  // PostgreSQL's and HAProxy's (Settings::others_cpu), the same
   bool stalled = false;
@@ -1155,6 +1157,19 @@ struct Offer {
 // watchdog. Closed loop, each match plays R rounds back to back; open loop, N × R rounds arrive
 // as `offer` says (each match plays the rounds that arrive for it) and a timer hands each to its
 // match at its scheduled time.
+// CPU seconds of the store's threads in the servers `server` (persistence/thread_name.h): the
+// transactions, SQLite's or libpq's work and the fsyncs, apart from the I/O threads' protocol,
+// rules, views and sends.
+double StoreCpuSeconds(const std::vector<pid_t>& server) {
+  double sum = 0;
+  for (const pid_t pid : server) {
+    sum +=
+        ThreadsCpuSeconds(pid, {persistence::kWriterThreadName, persistence::kCheckpointThreadName,
+                                persistence::kLeaseThreadName});
+  }
+  return sum;
+}
+
 RunResult RunMatches(const Settings& settings, int run, int matches, const Offer& offer,
                      const std::vector<pid_t>& server) {
   RunResult result;
@@ -1174,6 +1189,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
   int done = 0;
   Clock::time_point start;
   double cpu_start = 0;
+  double store_cpu_start = 0;
   double client_cpu_start = 0;
   double others_cpu_start = 0;
   result.rss_before = RssKiB(server);
@@ -1201,6 +1217,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     }
     start = Clock::now();
     cpu_start = CpuSeconds(server);
+    store_cpu_start = StoreCpuSeconds(server);
     client_cpu_start = CpuSeconds(getpid());
     if (settings.others_cpu) others_cpu_start = settings.others_cpu();
     for (auto& game : games) game->Play();
@@ -1210,6 +1227,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     if (++done < matches) return;
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.cpu_seconds = CpuSeconds(server) - cpu_start;
+    result.store_cpu_seconds = StoreCpuSeconds(server) - store_cpu_start;
     result.client_cpu_seconds = CpuSeconds(getpid()) - client_cpu_start;
     if (settings.others_cpu) result.others_cpu_seconds = settings.others_cpu() - others_cpu_start;
     result.rss_after = RssKiB(server);
@@ -1337,6 +1355,7 @@ struct Row {
   double round_p50 = 0, round_p95 = 0, round_p99 = 0, round_sched_p50 = 0, round_sched_p99 = 0;
   double cpu_us_per_command = 0;
   double cpu_us_per_round = 0;
+  double store_cpu_us_per_command = 0;  // of cpu_us_per_command, the store's threads'
   RunResult run;
 };
 
@@ -1364,6 +1383,7 @@ Row MakeRow(std::string mode, int matches, int rounds, RunResult run) {
   row.round_sched_p99 = Percentile(stats.round_sched_ms, 0.99);
   row.cpu_us_per_command = per(run.cpu_seconds * 1e6, stats.commands);
   row.cpu_us_per_round = per(run.cpu_seconds * 1e6, stats.rounds);
+  row.store_cpu_us_per_command = per(run.store_cpu_seconds * 1e6, stats.commands);
   row.run = std::move(run);
   return row;
 }
@@ -1408,6 +1428,11 @@ void PrintRow(const Row& row) {
       stats.rounds, stats.melees, stats.setups, stats.reentered, stats.commands, stats.choices,
       stats.stale, stats.errors, stats.leaks, stats.disagreements, run.seconds,
       run.stalled ? " (STALLED)" : "");
+  std::printf(
+      "       server CPU a command: %.0f us, %.0f us of it in the store's threads, %.0f us "
+      "in the others\n",
+      row.cpu_us_per_command, row.store_cpu_us_per_command,
+      row.cpu_us_per_command - row.store_cpu_us_per_command);
   for (const std::string& note : stats.notes) std::printf("       ! %s\n", note.c_str());
 }
 
@@ -1415,51 +1440,54 @@ void PrintRow(const Row& row) {
 // ends and a row per idle-connection measurement; docs/benchmarks.md describes every column.
 class CsvReport {
  public:
-  static constexpr std::array<const char*, 45> kColumns = {"mode",
-                                                           "frames",
-                                                           "server_threads",
-                                                           "seed",
-                                                           "matches",
-                                                           "rounds_per_match",
-                                                           "load_pct",
-                                                           "offered_rounds_per_s",
-                                                           "rounds_per_s",
-                                                           "commands_per_s",
-                                                           "commands_per_round",
-                                                           "ack_p50_ms",
-                                                           "ack_p99_ms",
-                                                           "ack_due_p50_ms",
-                                                           "ack_due_p99_ms",
-                                                           "round_p50_ms",
-                                                           "round_p95_ms",
-                                                           "round_p99_ms",
-                                                           "round_sched_p50_ms",
-                                                           "round_sched_p99_ms",
-                                                           "rss_before_kib",
-                                                           "rss_after_kib",
-                                                           "server_cpu_s",
-                                                           "server_cpu_us_per_command",
-                                                           "server_cpu_us_per_round",
-                                                           "client_cpu_s",
-                                                           "seconds",
-                                                           "rounds",
-                                                           "melees",
-                                                           "setups",
-                                                           "reentered",
-                                                           "commands",
-                                                           "choices",
-                                                           "stale",
-                                                           "errors",
-                                                           "leaks",
-                                                           "disagreements",
-                                                           "violations",
-                                                           "stalled",
-                                                           "idle_connections",
-                                                           "idle_answered",
-                                                           "idle_kib_per_connection",
-                                                           "server_log_problems",
-                                                           "deployment",
-                                                           "others_cpu_s"};
+  static constexpr std::array<const char*, 47> kColumns = {
+      "mode",
+      "frames",
+      "server_threads",
+      "seed",
+      "matches",
+      "rounds_per_match",
+      "load_pct",
+      "offered_rounds_per_s",
+      "rounds_per_s",
+      "commands_per_s",
+      "commands_per_round",
+      "ack_p50_ms",
+      "ack_p99_ms",
+      "ack_due_p50_ms",
+      "ack_due_p99_ms",
+      "round_p50_ms",
+      "round_p95_ms",
+      "round_p99_ms",
+      "round_sched_p50_ms",
+      "round_sched_p99_ms",
+      "rss_before_kib",
+      "rss_after_kib",
+      "server_cpu_s",
+      "server_cpu_us_per_command",
+      "server_cpu_us_per_round",
+      "client_cpu_s",
+      "seconds",
+      "rounds",
+      "melees",
+      "setups",
+      "reentered",
+      "commands",
+      "choices",
+      "stale",
+      "errors",
+      "leaks",
+      "disagreements",
+      "violations",
+      "stalled",
+      "idle_connections",
+      "idle_answered",
+      "idle_kib_per_connection",
+      "server_log_problems",
+      "deployment",
+      "others_cpu_s",
+      "server_store_cpu_s",
+      "server_cpu_us_per_command_outside_store"};
 
   // Opens `path` (replacing it) and writes the header; check ok().
   CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed,
@@ -1524,7 +1552,9 @@ class CsvReport {
            "",
            count(log_problems),
            deployment_,
-           deployment_ == "sqlite" ? "" : Fixed(run.others_cpu_seconds, 2)});
+           deployment_ == "sqlite" ? "" : Fixed(run.others_cpu_seconds, 2),
+           Fixed(run.store_cpu_seconds, 2),
+           Fixed(row.cpu_us_per_command - row.store_cpu_us_per_command, 1)});
   }
 
   // `mode` is "idle-after-runs" or "idle-fresh".

@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace melee::bench {
@@ -33,6 +36,31 @@ inline double CpuSeconds(pid_t pid) {
   double ticks = 0;
   for (int i = 3; i <= 15 && fields >> field; ++i) {
     if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Reads user + system CPU seconds of the threads of a process whose name (/proc/PID/task/TID/comm)
+// is one of `names`: the store's threads of a melee-server (persistence/thread_name.h). A thread
+// that has ended no longer counts.
+inline double ThreadsCpuSeconds(pid_t pid, std::initializer_list<std::string_view> names) {
+  double ticks = 0;
+  std::error_code ec;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  for (std::filesystem::directory_iterator it(task, ec), end; !ec && it != end; it.increment(ec)) {
+    std::ifstream comm_file(it->path() / "comm");
+    std::string comm;
+    std::getline(comm_file, comm);
+    if (std::find(names.begin(), names.end(), comm) == names.end()) continue;
+    std::ifstream stat(it->path() / "stat");
+    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = content.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(content.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14 || i == 15) ticks += std::stod(field);
+    }
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }

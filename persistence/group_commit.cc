@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "persistence/thread_name.h"
+
 namespace melee::persistence {
 
 GroupCommit::GroupCommit(std::size_t max_batch_events, CommitHook commit, AfterHook after)
@@ -12,7 +14,10 @@ GroupCommit::GroupCommit(std::size_t max_batch_events, CommitHook commit, AfterH
 GroupCommit::~GroupCommit() { Stop(); }
 
 void GroupCommit::Start() {
-  writer_thread_ = std::thread([this] { WriterLoop(); });
+  writer_thread_ = std::thread([this] {
+    NameThisThread(kWriterThreadName);
+    WriterLoop();
+  });
 }
 
 void GroupCommit::Stop() {

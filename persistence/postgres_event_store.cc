@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "persistence/postgres_connection.h"
+#include "persistence/thread_name.h"
 
 namespace melee::persistence {
 namespace postgres {
@@ -505,7 +506,12 @@ StoreResult<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(const 
   raw->group_ = std::make_unique<GroupCommit>(
       options.max_batch_events, [raw](std::deque<Pending>& work) { return raw->Commit(work); });
   raw->group_->Start();
-  if (options.renew_in_background) raw->lease_thread_ = std::thread([raw] { raw->LeaseLoop(); });
+  if (options.renew_in_background) {
+    raw->lease_thread_ = std::thread([raw] {
+      NameThisThread(kLeaseThreadName);
+      raw->LeaseLoop();
+    });
+  }
   return store;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "persistence/sqlite_statement.h"
+#include "persistence/thread_name.h"
 
 namespace melee::persistence {
 namespace {
@@ -423,7 +424,10 @@ StoreResult<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(const std:
       return tl::unexpected(read.error());
     }
     sqlite3_wal_hook(store->writer_, &SqliteEventStore::OnWalCommit, store.get());
-    store->checkpoint_thread_ = std::thread([raw = store.get()] { raw->CheckpointLoop(); });
+    store->checkpoint_thread_ = std::thread([raw = store.get()] {
+      NameThisThread(kCheckpointThreadName);
+      raw->CheckpointLoop();
+    });
   }
   SqliteEventStore* raw = store.get();
   raw->group_ = std::make_unique<GroupCommit>(

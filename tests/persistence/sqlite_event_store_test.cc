@@ -4,11 +4,15 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 #include <thread>
 
+#include "persistence/thread_name.h"
 #include "tests/testing/temp_dir.h"
 
 namespace melee::persistence {
@@ -90,6 +94,38 @@ TEST(SqliteEventStoreTest, DataDirectoryIsCreatedWithWalJournal) {
   }
   EXPECT_TRUE(std::filesystem::exists(data / kDatabaseFileName));
   EXPECT_TRUE(SqliteEventStore::OpenDataDirectory(data).has_value());
+}
+
+// The store's threads carry names (persistence/thread_name.h): bench/match_bench reads the CPU
+// of the threads so named apart from the server's I/O threads. Names are set as each thread
+// starts, so the test waits for them a little.
+TEST(SqliteEventStoreTest, StoreThreadsAreNamed) {
+  testing::TempDir dir;
+  auto store = SqliteEventStore::OpenDataDirectory(dir.path() / "data");
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  const auto names = [] {
+    std::multiset<std::string> found;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream comm(task.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      found.insert(name);
+    }
+    return found;
+  };
+  std::multiset<std::string> found = names();
+  for (int tries = 0; tries < 200 && (found.count(kWriterThreadName) != 1 ||
+                                      found.count(kCheckpointThreadName) != 1);
+       ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    found = names();
+  }
+  EXPECT_EQ(found.count(kWriterThreadName), 1u);
+  EXPECT_EQ(found.count(kCheckpointThreadName), 1u);
+  store->reset();
+  found = names();
+  EXPECT_EQ(found.count(kWriterThreadName), 0u);
+  EXPECT_EQ(found.count(kCheckpointThreadName), 0u);
 }
 
 TEST(SqliteEventStoreTest, FileThatIsNotADatabaseIsRefused) {
