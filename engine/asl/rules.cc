@@ -94,7 +94,10 @@ void ApplyEffect(State& state, const Effect& effect) {
         std::vector<uint16_t>& kept = state.queued_units;
         if (targets.first + targets.count != kept.size()) {
           const auto moved = static_cast<uint32_t>(kept.size());
-          for (uint32_t k = 0; k < targets.count; ++k) kept.push_back(kept[targets.first + k]);
+          for (uint32_t k = 0; k < targets.count; ++k) {
+            const uint16_t unit = kept[targets.first + k];  // By value: push_back may reallocate.
+            kept.push_back(unit);
+          }
           targets.first = moved;
         }
         kept.push_back(effect.unit);
