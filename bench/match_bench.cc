@@ -1153,10 +1153,6 @@ struct Offer {
   bool open() const { return rate > 0; }
 };
 
-// Run number `run`: N matches set up, then played at once on one io_context, with a stall
-// watchdog. Closed loop, each match plays R rounds back to back; open loop, N × R rounds arrive
-// as `offer` says (each match plays the rounds that arrive for it) and a timer hands each to its
-// match at its scheduled time.
 // CPU seconds of the store's threads in the servers `server` (persistence/thread_name.h): the
 // transactions, SQLite's or libpq's work and the fsyncs, apart from the I/O threads' protocol,
 // rules, views and sends.
@@ -1170,6 +1166,10 @@ double StoreCpuSeconds(const std::vector<pid_t>& server) {
   return sum;
 }
 
+// Run number `run`: N matches set up, then played at once on one io_context, with a stall
+// watchdog. Closed loop, each match plays R rounds back to back; open loop, N × R rounds arrive
+// as `offer` says (each match plays the rounds that arrive for it) and a timer hands each to its
+// match at its scheduled time.
 RunResult RunMatches(const Settings& settings, int run, int matches, const Offer& offer,
                      const std::vector<pid_t>& server) {
   RunResult result;
