@@ -27,17 +27,26 @@ inline long RssKiB(pid_t pid) {
   return -1;
 }
 
-// Reads user + system CPU seconds of a process from /proc.
-inline double CpuSeconds(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+// Reads utime + stime, in clock ticks, from a /proc/.../stat file ("pid (comm) state ...": comm
+// may hold spaces, so the fields are counted after the last ')'); 0 if unreadable.
+inline double StatTicks(const std::filesystem::path& stat_file) {
+  std::ifstream stat(stat_file);
   std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::istringstream fields(content.substr(content.rfind(')') + 2));
+  const size_t close = content.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(content.substr(close + 2));
   std::string field;
   double ticks = 0;
   for (int i = 3; i <= 15 && fields >> field; ++i) {
     if (i == 14 || i == 15) ticks += std::stod(field);
   }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return ticks;
+}
+
+// Reads user + system CPU seconds of a process from /proc.
+inline double CpuSeconds(pid_t pid) {
+  return StatTicks("/proc/" + std::to_string(pid) + "/stat") /
+         static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // Reads user + system CPU seconds of the threads of a process whose name (/proc/PID/task/TID/comm)
@@ -51,15 +60,8 @@ inline double ThreadsCpuSeconds(pid_t pid, std::initializer_list<std::string_vie
     std::ifstream comm_file(it->path() / "comm");
     std::string comm;
     std::getline(comm_file, comm);
-    if (std::find(names.begin(), names.end(), comm) == names.end()) continue;
-    std::ifstream stat(it->path() / "stat");
-    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t close = content.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(content.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-      if (i == 14 || i == 15) ticks += std::stod(field);
+    if (std::find(names.begin(), names.end(), comm) != names.end()) {
+      ticks += StatTicks(it->path() / "stat");
     }
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
