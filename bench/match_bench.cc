@@ -78,6 +78,7 @@
 //   build/bench/match_bench --matches 1000 --open-loop-load 25,50,75 --csv open.csv
 //   build/bench/match_bench --matches 100 --open-loop-rate 200,400 --idle-connections 0
 
+#include <google/protobuf/arena.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -412,12 +413,12 @@ class Player : public std::enable_shared_from_this<Player> {
   uint64_t last_seq() const { return last_seq_; }
   // A connection that takes over from a dropped one: the events up to `seq` were received there.
   void ResumeAfter(uint64_t seq) { last_seq_ = seq; }
-  const v1::MatchView& view() const { return view_; }
+  const v1::MatchView& view() const { return *view_; }
   // The view includes every event received so far.
-  bool view_current() const { return view_.seq() >= last_seq_; }
+  bool view_current() const { return view_->seq() >= last_seq_; }
   std::string Describe() const {
-    return "seq " + std::to_string(last_seq_) + ", view seq " + std::to_string(view_.seq()) +
-           " " + v1::Stage_Name(view_.stage()) + "/" + aslpb::Phase_Name(view_.asl().phase()) +
+    return "seq " + std::to_string(last_seq_) + ", view seq " + std::to_string(view_->seq()) + " " +
+           v1::Stage_Name(view_->stage()) + "/" + aslpb::Phase_Name(view_->asl().phase()) +
            (busy() ? ", awaiting " + command_id_ : ", idle") + (closing_ ? ", closing" : "");
   }
 
@@ -455,13 +456,19 @@ class Player : public std::enable_shared_from_this<Player> {
   void OnFrame() {
     ++received_;
     const auto data = buffer_.cdata();
-    auto decoded = proto::DecodeServerMessage(
+    // A frame is parsed on an arena, whose memory is handed back all at once when the arena is
+    // reset for a later frame; the one that holds the latest view is kept until another view
+    // arrives (the player reads it in between), so frames alternate between two arenas.
+    Parsed& parsed = parsed_[scratch_];
+    parsed.arena.Reset();
+    parsed.message = google::protobuf::Arena::CreateMessage<v1::ServerMessage>(&parsed.arena);
+    v1::ServerMessage& message = *parsed.message;
+    auto decoded = proto::DecodeServerMessageInto(
         std::string_view(static_cast<const char*>(data.data()), data.size()),
-        ws_.got_text() ? FrameKind::kText : FrameKind::kBinary);
+        ws_.got_text() ? FrameKind::kText : FrameKind::kBinary, message);
     buffer_.consume(buffer_.size());
     if (closing_) return;  // a dropped connection: its successor receives the same again
     if (!decoded) return events_.OnFailure(seat_, "undecodable frame: " + decoded.error().message);
-    v1::ServerMessage& message = *decoded;
     if (message.has_event()) {
       if (message.event().seq() != last_seq_ + 1) {
         return events_.OnFailure(seat_, "event seq " + std::to_string(message.event().seq()) +
@@ -470,10 +477,10 @@ class Player : public std::enable_shared_from_this<Player> {
       last_seq_ = message.event().seq();
       events_.OnEvent(seat_, message.event());
     } else if (message.has_view()) {
-      view_.Swap(message.mutable_view());
+      KeepView(message.view());
       events_.OnView(seat_);
     } else if (message.has_joined()) {
-      view_.Swap(message.mutable_joined()->mutable_view());
+      KeepView(message.joined().view());
     }
     if (message.command_id().empty()) return;
     if (message.command_id() != command_id_) {
@@ -497,8 +504,22 @@ class Player : public std::enable_shared_from_this<Player> {
   int commands_sent_ = 0;
   std::string command_id_;  // the command awaiting its answer; empty when idle
   Sent sent_;
+  // The view in the frame just parsed is the latest: its arena is kept, the other one parses the
+  // frames from now on.
+  void KeepView(const v1::MatchView& view) {
+    view_ = &view;
+    scratch_ = 1 - scratch_;
+  }
+
+  struct Parsed {
+    google::protobuf::Arena arena;
+    v1::ServerMessage* message = nullptr;  // on `arena`
+  };
+
   uint64_t last_seq_ = 0;
-  v1::MatchView view_;
+  std::array<Parsed, 2> parsed_;
+  std::size_t scratch_ = 0;  // the arena the next frame is parsed on; the other holds view_
+  const v1::MatchView* view_ = &v1::MatchView::default_instance();
 };
 
 // ---- one match ----------------------------------------------------------------------------------
