@@ -78,7 +78,6 @@
 //   build/bench/match_bench --matches 1000 --open-loop-load 25,50,75 --csv open.csv
 //   build/bench/match_bench --matches 100 --open-loop-rate 200,400 --idle-connections 0
 
-#include <google/protobuf/arena.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -321,6 +320,9 @@ struct RunStats {
 struct Settings {
   tcp::endpoint endpoint;
   FrameKind kind = FrameKind::kBinary;
+  // The protocol version each connection asks for in its Hello: 2 sends a view's forces only
+  // when they changed (MatchView.forces_as_before), 1 every time.
+  unsigned protocol = 2;
   int rounds = 20;
   // The soak (--soak-seconds): after each round, each seat drops its connection with this
   // probability and comes back on a new one, resuming from its last seq; and a match that has
@@ -364,15 +366,17 @@ class PlayerEvents {
 class Player : public std::enable_shared_from_this<Player> {
  public:
   Player(asio::io_context& ioc, PlayerEvents& events, size_t seat, std::string prefix,
-         FrameKind kind, std::size_t& received)
+         FrameKind kind, unsigned protocol, std::size_t& received)
       : ws_(ioc),
         events_(events),
         seat_(seat),
         prefix_(std::move(prefix)),
         kind_(kind),
+        protocol_(protocol),
         received_(received) {}
 
-  // Connects to `endpoint` and opens the WebSocket at `target` (/ws, or /ws?match=<id>).
+  // Connects to `endpoint`, opens the WebSocket at `target` (/ws, or /ws?match=<id>) and says
+  // Hello with its protocol version; `opened` runs once the server has answered it.
   void Open(const tcp::endpoint& endpoint, std::string target, std::function<void()> opened) {
     beast::get_lowest_layer(ws_).async_connect(
         endpoint, [self = shared_from_this(), target = std::move(target),
@@ -384,7 +388,11 @@ class Player : public std::enable_shared_from_this<Player> {
             self->connecting_ = false;
             self->ws_.text(self->kind_ == FrameKind::kText);
             self->Read();
-            opened();
+            self->greeted_ = std::move(opened);
+            v1::ClientMessage hello;
+            hello.mutable_hello()->set_protocol_version(self->protocol_);
+            hello.mutable_hello()->set_client_name("match_bench");
+            self->Send(std::move(hello), 0);
           });
         });
   }
@@ -413,12 +421,12 @@ class Player : public std::enable_shared_from_this<Player> {
   uint64_t last_seq() const { return last_seq_; }
   // A connection that takes over from a dropped one: the events up to `seq` were received there.
   void ResumeAfter(uint64_t seq) { last_seq_ = seq; }
-  const v1::MatchView& view() const { return *view_; }
+  const v1::MatchView& view() const { return view_; }
   // The view includes every event received so far.
-  bool view_current() const { return view_->seq() >= last_seq_; }
+  bool view_current() const { return view_.seq() >= last_seq_; }
   std::string Describe() const {
-    return "seq " + std::to_string(last_seq_) + ", view seq " + std::to_string(view_->seq()) + " " +
-           v1::Stage_Name(view_->stage()) + "/" + aslpb::Phase_Name(view_->asl().phase()) +
+    return "seq " + std::to_string(last_seq_) + ", view seq " + std::to_string(view_.seq()) + " " +
+           v1::Stage_Name(view_.stage()) + "/" + aslpb::Phase_Name(view_.asl().phase()) +
            (busy() ? ", awaiting " + command_id_ : ", idle") + (closing_ ? ", closing" : "");
   }
 
@@ -456,19 +464,13 @@ class Player : public std::enable_shared_from_this<Player> {
   void OnFrame() {
     ++received_;
     const auto data = buffer_.cdata();
-    // A frame is parsed on an arena, whose memory is handed back all at once when the arena is
-    // reset for a later frame; the one that holds the latest view is kept until another view
-    // arrives (the player reads it in between), so frames alternate between two arenas.
-    Parsed& parsed = parsed_[scratch_];
-    parsed.arena.Reset();
-    parsed.message = google::protobuf::Arena::CreateMessage<v1::ServerMessage>(&parsed.arena);
-    v1::ServerMessage& message = *parsed.message;
-    auto decoded = proto::DecodeServerMessageInto(
+    auto decoded = proto::DecodeServerMessage(
         std::string_view(static_cast<const char*>(data.data()), data.size()),
-        ws_.got_text() ? FrameKind::kText : FrameKind::kBinary, message);
+        ws_.got_text() ? FrameKind::kText : FrameKind::kBinary);
     buffer_.consume(buffer_.size());
     if (closing_) return;  // a dropped connection: its successor receives the same again
     if (!decoded) return events_.OnFailure(seat_, "undecodable frame: " + decoded.error().message);
+    v1::ServerMessage& message = *decoded;
     if (message.has_event()) {
       if (message.event().seq() != last_seq_ + 1) {
         return events_.OnFailure(seat_, "event seq " + std::to_string(message.event().seq()) +
@@ -477,10 +479,10 @@ class Player : public std::enable_shared_from_this<Player> {
       last_seq_ = message.event().seq();
       events_.OnEvent(seat_, message.event());
     } else if (message.has_view()) {
-      KeepView(message.view());
+      KeepView(*message.mutable_view());
       events_.OnView(seat_);
     } else if (message.has_joined()) {
-      KeepView(message.joined().view());
+      KeepView(*message.mutable_joined()->mutable_view());
     }
     if (message.command_id().empty()) return;
     if (message.command_id() != command_id_) {
@@ -488,6 +490,13 @@ class Player : public std::enable_shared_from_this<Player> {
                                           "', which is not the command in flight");
     }
     command_id_.clear();
+    if (message.has_hello()) {
+      if (message.hello().protocol_version() != protocol_) {
+        return events_.OnFailure(seat_, "the server answered Hello with protocol " +
+                                            std::to_string(message.hello().protocol_version()));
+      }
+      return std::exchange(greeted_, nullptr)();
+    }
     events_.OnAnswer(seat_, message, sent_);
   }
 
@@ -498,28 +507,28 @@ class Player : public std::enable_shared_from_this<Player> {
   size_t seat_;
   std::string prefix_;
   FrameKind kind_;
+  unsigned protocol_;
   std::size_t& received_;
   bool closing_ = false;
   bool connecting_ = true;
   int commands_sent_ = 0;
   std::string command_id_;  // the command awaiting its answer; empty when idle
   Sent sent_;
-  // The view in the frame just parsed is the latest: its arena is kept, the other one parses the
-  // frames from now on.
-  void KeepView(const v1::MatchView& view) {
-    view_ = &view;
-    scratch_ = 1 - scratch_;
+  // `view`, just received, becomes the view; one that left its forces out (protocol 2) takes
+  // them (and the settings) from the view before it. Both messages are on the heap, so the
+  // swaps move pointers.
+  void KeepView(v1::MatchView& view) {
+    if (view.forces_as_before()) {
+      view.mutable_settings()->Swap(view_.mutable_settings());
+      view.mutable_side_a_force()->Swap(view_.mutable_side_a_force());
+      view.mutable_side_b_force()->Swap(view_.mutable_side_b_force());
+    }
+    view_.Swap(&view);
   }
 
-  struct Parsed {
-    google::protobuf::Arena arena;
-    v1::ServerMessage* message = nullptr;  // on `arena`
-  };
-
   uint64_t last_seq_ = 0;
-  std::array<Parsed, 2> parsed_;
-  std::size_t scratch_ = 0;  // the arena the next frame is parsed on; the other holds view_
-  const v1::MatchView* view_ = &v1::MatchView::default_instance();
+  v1::MatchView view_;
+  std::function<void()> greeted_;  // what Open runs once Hello is answered
 };
 
 // ---- one match ----------------------------------------------------------------------------------
@@ -566,8 +575,8 @@ class Game final : public PlayerEvents {
         on_seated_(std::move(on_seated)),
         on_done_(std::move(on_done)) {
     for (size_t i = 0; i < 2; ++i) {
-      players_[i] =
-          std::make_shared<Player>(ioc, *this, i, Prefix(i), settings.kind, stats.received);
+      players_[i] = std::make_shared<Player>(ioc, *this, i, Prefix(i), settings.kind,
+                                             settings.protocol, stats.received);
     }
   }
 
@@ -576,7 +585,7 @@ class Game final : public PlayerEvents {
   // both enter their units and confirm.
   void SetUp() {
     creator_ = std::make_shared<Player>(ioc_, *this, 0, Prefix(0) + "c", settings_.kind,
-                                        stats_.received);
+                                        settings_.protocol, stats_.received);
     creator_->Open(settings_.endpoint, "/ws", [this] {
       v1::ClientMessage create;
       create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
@@ -1019,8 +1028,8 @@ class Game final : public PlayerEvents {
     players_[i]->Close();
     ++reconnects_;
     ++stats_.reconnects;
-    auto player =
-        std::make_shared<Player>(ioc_, *this, i, Prefix(i), settings_.kind, stats_.received);
+    auto player = std::make_shared<Player>(ioc_, *this, i, Prefix(i), settings_.kind,
+                                           settings_.protocol, stats_.received);
     player->ResumeAfter(seq);
     players_[i] = player;
     player->Open(settings_.endpoint, MatchTarget(), [this, i, seq] {
@@ -1916,6 +1925,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_flag("--text", text, "Use JSON text frames instead of binary protobuf");
+  unsigned protocol = 2;
+  app.add_option("--protocol", protocol,
+                 "Protocol version each connection asks for: 2 sends a view's forces only when "
+                 "they changed, 1 in every view")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2));
   app.add_option("--server-binary", server_binary, "melee-server to start")->capture_default_str();
   double soak_seconds = 0;
   double churn = 0.1;
@@ -1972,6 +1987,7 @@ int main(int argc, char** argv) {
 
   testing::TempDir dir;
   Settings settings;
+  settings.protocol = protocol;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
   settings.rounds = rounds;
   auto deployment = Deployment::Start(deployment_kind, server_binary, dir.path(), server_threads,

@@ -2043,7 +2043,7 @@ bool Match::SameForEveryViewer(const Planned& planned) const {
          stored.has_locations_ordered() || stored.has_clock();
 }
 
-const std::string& Match::ViewParts(Viewer viewer) const {
+const std::shared_ptr<const std::string>& Match::ViewPartsBytes(Viewer viewer) const {
   KeptViewParts& kept = view_parts_[ViewerIndex(viewer)];
   if (!kept.bytes) {
     // WriteForces depends on the viewer only through HiddenFrom: viewers from whom nothing is
@@ -2068,10 +2068,10 @@ const std::string& Match::ViewParts(Viewer viewer) const {
       kept.bytes = std::make_shared<const std::string>(std::move(bytes));
     }
   }
-  return *kept.bytes;
+  return kept.bytes;
 }
 
-MessagePtr Match::RenderView(Viewer viewer) const {
+MessagePtr Match::RenderView(Viewer viewer, bool with_parts) const {
   // The view is sent as bytes: what changes with every event is serialized here, and the
   // settings and the forces (ViewParts) are appended as they were serialized last. Protobuf
   // merges the fields of concatenated bytes, so a client parses one MatchView.
@@ -2160,6 +2160,11 @@ MessagePtr Match::RenderView(Viewer viewer) const {
        results_.Summaries([this](uint32_t combat) { return CombatLocation(combat); })) {
     *view.add_results() = std::move(result);
   }
+  if (!with_parts) {
+    view.set_forces_as_before(true);
+    return Outbound::FromBinary(
+        FramedField(v1::ServerMessage::kViewFieldNumber, view, {SetupView(viewer)}));
+  }
   return Outbound::FromBinary(FramedField(v1::ServerMessage::kViewFieldNumber, view,
                                           {ViewParts(viewer), SetupView(viewer)}));
 }
@@ -2178,9 +2183,12 @@ MessagePtr Match::AckOf(const std::string& command_id, const AnswerBook::Answer&
 }
 
 void Match::Render(const std::vector<RenderedEvent>& events, Delivery& delivery) {
+  // Each viewer's view, whole and (for protocol 2 subscribers that hold its forces already)
+  // without the forces, each rendered once for every subscriber that gets it.
   std::array<MessagePtr, 4> views;
+  std::array<MessagePtr, 4> views_without_forces;
   std::erase_if(subscribers_, [](const Subscription& s) { return s.subscriber.expired(); });
-  for (const Subscription& s : subscribers_) {
+  for (Subscription& s : subscribers_) {
     auto subscriber = s.subscriber.lock();
     if (!subscriber) continue;
     std::vector<MessagePtr>* to = delivery.For(subscriber);
@@ -2190,8 +2198,11 @@ void Match::Render(const std::vector<RenderedEvent>& events, Delivery& delivery)
     std::vector<MessagePtr>& messages = *to;
     messages.reserve(messages.size() + events.size() + 1);
     for (const RenderedEvent& event : events) messages.push_back(event[ViewerIndex(s.viewer)]);
-    MessagePtr& view = views[ViewerIndex(s.viewer)];
-    if (!view) view = RenderView(s.viewer);
+    const std::shared_ptr<const std::string>& parts = ViewPartsBytes(s.viewer);
+    const bool as_before = s.views == Views::kForcesWhenChanged && s.parts_sent == parts;
+    MessagePtr& view = (as_before ? views_without_forces : views)[ViewerIndex(s.viewer)];
+    if (!view) view = RenderView(s.viewer, !as_before);
+    s.parts_sent = parts;
     messages.push_back(view);
   }
 }
@@ -2208,10 +2219,10 @@ void Match::Send(Delivery delivery) {
 }
 
 void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t after_seq,
-                   std::string command_id, Reply reply) {
+                   std::string command_id, Reply reply, Views views) {
   asio::post(strand_, [self = shared_from_this(), subscriber = std::move(subscriber), viewer,
-                       after_seq, command_id = std::move(command_id),
-                       reply = std::move(reply)]() mutable {
+                       after_seq, command_id = std::move(command_id), reply = std::move(reply),
+                       views]() mutable {
     if (!self->disowned_.empty()) {
       return reply({ErrorMessage(v1::ERROR_CODE_UNAVAILABLE, self->disowned_, command_id)});
     }
@@ -2223,12 +2234,14 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
                                  command_id)});
     }
     std::vector<MessagePtr> answers = std::move(*events);
-    const bool known = std::any_of(
+    auto known = std::find_if(
         self->subscribers_.begin(), self->subscribers_.end(), [&](const Subscription& s) {
           return !s.subscriber.owner_before(subscriber) && !subscriber.owner_before(s.subscriber);
         });
-    if (!known) {
-      self->subscribers_.push_back(Subscription{subscriber, viewer});
+    if (known != self->subscribers_.end()) {
+      known->views = views;
+    } else {
+      self->subscribers_.push_back(Subscription{subscriber, viewer, views, nullptr});
       if (viewer != Viewer::kSpectator) {
         storage::SessionEvent joined;
         joined.set_seat(StoredViewerSeat(viewer));
@@ -2243,6 +2256,12 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
     out.set_match_id(self->identity_.id);
     out.set_seat(WireSeat(viewer));
     *out.mutable_view() = self->RenderView(viewer)->message().view();
+    // The Joined carries the whole view: its forces are what the subscriber was sent last.
+    for (Subscription& s : self->subscribers_) {
+      if (!s.subscriber.owner_before(subscriber) && !subscriber.owner_before(s.subscriber)) {
+        s.parts_sent = self->ViewPartsBytes(viewer);
+      }
+    }
     answers.push_back(MakeMessage(std::move(joined)));
     reply(std::move(answers));
   });

@@ -146,10 +146,15 @@ class Match : public std::enable_shared_from_this<Match> {
   void Execute(engine::Viewer viewer, melee::v1::ClientMessage message, Reply reply,
                std::weak_ptr<Subscriber> reply_to = {});
 
+  // The views a subscriber is sent: whole (protocol 1), or without the settings and forces
+  // when they are what the last view it was sent held (protocol 2: MatchView.forces_as_before).
+  enum class Views { kWhole, kForcesWhenChanged };
+
   // Subscribes `subscriber` as `viewer`: answers with every event after `after_seq` as the seat
-  // may see it, then a Joined with the seat's view (carrying `command_id`), then live events.
+  // may see it, then a Joined with the seat's whole view (carrying `command_id`), then live
+  // events and views as `views` says.
   void Attach(std::weak_ptr<Subscriber> subscriber, engine::Viewer viewer, uint64_t after_seq,
-              std::string command_id, Reply reply);
+              std::string command_id, Reply reply, Views views = Views::kWhole);
 
   // Stops serving the match here because another node owns it now (its lease moved on:
   // docs/postgresql.md, "Several nodes"): every subscriber is sent an Error carrying `why`
@@ -233,6 +238,9 @@ class Match : public std::enable_shared_from_this<Match> {
   struct Subscription {
     std::weak_ptr<Subscriber> subscriber;
     engine::Viewer viewer;
+    Views views = Views::kWhole;
+    // The settings and forces the last view it was sent held (ViewPartsBytes then).
+    std::shared_ptr<const std::string> parts_sent;
   };
   // What a Location carries to its next close combat (forces that persist).
   struct LocationMemo {
@@ -337,10 +345,15 @@ class Match : public std::enable_shared_from_this<Match> {
   static void Send(Delivery delivery);
   // Returns the events after `after_seq` as `viewer` sees them (from recent_ or the log).
   engine::Result<std::vector<MessagePtr>> EventsAfter(uint64_t after_seq, engine::Viewer viewer);
-  MessagePtr RenderView(engine::Viewer viewer) const;
+  // The view of `viewer`; without the settings and forces (ViewParts), marked forces_as_before,
+  // unless `with_parts`.
+  MessagePtr RenderView(engine::Viewer viewer, bool with_parts = true) const;
   // The settings and the forces as `viewer` sees them, serialized as fields of a MatchView: kept
   // (view_parts_) until the forces change, as they change at most a few times a close combat.
-  const std::string& ViewParts(engine::Viewer viewer) const;
+  // The bytes are a new object whenever they are rendered again: a subscriber that holds the
+  // same object was sent these settings and forces.
+  const std::shared_ptr<const std::string>& ViewPartsBytes(engine::Viewer viewer) const;
+  const std::string& ViewParts(engine::Viewer viewer) const { return *ViewPartsBytes(viewer); }
   // Both sides' set-up parts as `viewer` sees them (MaskSetup), serialized as fields of a
   // MatchView: kept (setup_views_) while the parts are the same, as a part changes at most once
   // a close combat and every view shows both.

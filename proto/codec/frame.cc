@@ -77,13 +77,12 @@ bool MayHoldUnknownFields(std::string_view bytes, const pb::Descriptor& type, in
          input.CurrentPosition() != static_cast<int>(bytes.size());
 }
 
-// Parses `frame` into `message`, which it replaces (a message parsed into again reuses what its
-// fields had allocated); `what` names the envelope in error messages. `is_empty` tells whether
-// the parsed envelope holds no payload this protocol knows.
+// Parses `frame` into `message`; `what` names the envelope in error messages. `is_empty`
+// tells whether the parsed envelope holds no payload this protocol knows.
 template <class Message, class IsEmpty>
-tl::expected<void, FrameError> DecodeInto(std::string_view frame, FrameKind kind,
-                                          std::string_view what, IsEmpty is_empty,
-                                          Message& message) {
+tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
+                                         std::string_view what, IsEmpty is_empty) {
+  Message message;
   if (kind == FrameKind::kBinary) {
     if (!message.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
       return tl::unexpected(FrameError{melee::v1::ERROR_CODE_MALFORMED_FRAME,
@@ -96,10 +95,9 @@ tl::expected<void, FrameError> DecodeInto(std::string_view frame, FrameKind kind
                                        std::string(what) + " carries no message this protocol " +
                                            "knows" + DescribeUnknownFields(message)});
     }
-    return {};
+    return message;
   }
 
-  message.Clear();
   pb::util::JsonParseOptions strict;
   const pb::util::Status status = pb::util::JsonStringToMessage(frame, &message, strict);
   if (status.ok()) {
@@ -108,7 +106,7 @@ tl::expected<void, FrameError> DecodeInto(std::string_view frame, FrameKind kind
           FrameError{melee::v1::ERROR_CODE_UNKNOWN_MESSAGE,
                      std::string(what) + " carries no message this protocol knows"});
     }
-    return {};
+    return message;
   }
   // Not strictly valid. If it is valid JSON apart from unknown fields and names no known
   // message, it is a message from a newer protocol: say so rather than "malformed".
@@ -125,17 +123,6 @@ tl::expected<void, FrameError> DecodeInto(std::string_view frame, FrameKind kind
       FrameError{melee::v1::ERROR_CODE_MALFORMED_FRAME,
                  "text frame is not a valid " + std::string(what) +
                      " in the protobuf JSON mapping: " + std::string(status.message())});
-}
-
-// Parses `frame` into a new message.
-template <class Message, class IsEmpty>
-tl::expected<Message, FrameError> Decode(std::string_view frame, FrameKind kind,
-                                         std::string_view what, IsEmpty is_empty) {
-  Message message;
-  if (auto decoded = DecodeInto(frame, kind, what, is_empty, message); !decoded) {
-    return tl::unexpected(std::move(decoded.error()));
-  }
-  return message;
 }
 
 std::string Encode(const pb::Message& message, FrameKind kind) {
@@ -161,20 +148,11 @@ tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::stri
   return decoded;
 }
 
-namespace {
-bool NoServerPayload(const melee::v1::ServerMessage& message) {
-  return message.message_case() == melee::v1::ServerMessage::MESSAGE_NOT_SET;
-}
-}  // namespace
-
 tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::string_view frame,
                                                                        FrameKind kind) {
-  return Decode<melee::v1::ServerMessage>(frame, kind, "ServerMessage", NoServerPayload);
-}
-
-tl::expected<void, FrameError> DecodeServerMessageInto(std::string_view frame, FrameKind kind,
-                                                       melee::v1::ServerMessage& message) {
-  return DecodeInto(frame, kind, "ServerMessage", NoServerPayload, message);
+  return Decode<melee::v1::ServerMessage>(frame, kind, "ServerMessage", [](const auto& m) {
+    return m.message_case() == melee::v1::ServerMessage::MESSAGE_NOT_SET;
+  });
 }
 
 std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKind kind) {

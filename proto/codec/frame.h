@@ -34,11 +34,6 @@ tl::expected<melee::v1::ClientMessage, FrameError> DecodeClientMessage(std::stri
 // Decodes a frame from the server (used by clients and tests).
 tl::expected<melee::v1::ServerMessage, FrameError> DecodeServerMessage(std::string_view frame,
                                                                        FrameKind kind);
-// The same into `message`, which it replaces: a client that decodes every frame into one message
-// reuses what the last frame's fields allocated (swap out what it keeps). On an error `message`
-// holds no payload this protocol knows, or what parsed before the bytes went wrong.
-tl::expected<void, FrameError> DecodeServerMessageInto(std::string_view frame, FrameKind kind,
-                                                       melee::v1::ServerMessage& message);
 
 // Encodes a message for a frame of the given kind (JSON uses proto field names).
 std::string EncodeServerMessage(const melee::v1::ServerMessage& message, FrameKind kind);

@@ -42,6 +42,11 @@ std::string MatchIdOf(const v1::ClientMessage& message) {
   return command.GetReflection()->GetString(command, match_id);
 }
 
+// The views a connection's protocol version asks for.
+Match::Views ViewsOf(const ConnectionState& connection) {
+  return connection.protocol_version >= 2 ? Match::Views::kForcesWhenChanged : Match::Views::kWhole;
+}
+
 void ReplyWith(const Reply& reply, v1::ServerMessage message) {
   reply({MakeMessage(std::move(message))});
 }
@@ -144,7 +149,8 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
                                   id));
     }
     return connection.match->Attach(connection.subscriber, *connection.viewer,
-                                    message.resume().after_seq(), id, std::move(reply));
+                                    message.resume().after_seq(), id, std::move(reply),
+                                    ViewsOf(connection));
   }
   const std::string& match_id =
       message.has_join_seat() ? message.join_seat().match_id() : message.spectate().match_id();
@@ -195,14 +201,14 @@ void Dispatcher::HandleJoin(const v1::ClientMessage& message, ConnectionState& c
   }
   connection.match = match;
   connection.viewer = viewer;
-  match->Attach(connection.subscriber, *viewer, after_seq, id, std::move(reply));
+  match->Attach(connection.subscriber, *viewer, after_seq, id, std::move(reply),
+                ViewsOf(connection));
 }
 
 v1::ServerMessage Dispatcher::HandleHello(const v1::ClientMessage& message,
                                           ConnectionState& connection) const {
   const v1::Hello& hello = message.hello();
-  const unsigned wanted =
-      hello.protocol_version() == 0 ? kProtocolVersion : hello.protocol_version();
+  const unsigned wanted = hello.protocol_version() == 0 ? 1 : hello.protocol_version();
   if (wanted < kMinProtocolVersion || wanted > kProtocolVersion) {
     return ErrorReply(
         v1::ERROR_CODE_PROTOCOL_MISMATCH,

@@ -10,8 +10,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "proto/codec/frame.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
 #include "server/hosts.h"
@@ -228,6 +230,94 @@ TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
   EXPECT_THAT(back.error().message(), HasSubstr("never returns"));
   const v1::ServerMessage moved = b_->Act(Updates({Update("R2", v1::UPDATE_KIND_MOVE, "H4")}));
   EXPECT_THAT(moved.error().message(), HasSubstr("never returns"));
+}
+
+// Protocol 2 (Hello.protocol_version 2): a view leaves out the settings and forces when they are
+// what the last view to that connection held (MatchView.forces_as_before), and carries them again
+// once they change. Beside protocol 1 connections of the same viewers, over a Melee that goes on
+// (the forces change at its end): with the forces of the view before, each protocol 2 view is the
+// protocol 1 view, and the spectator's shows R2 only as a "?".
+TEST_F(ForcesTest, ProtocolTwoViewsLeaveOutTheForcesTheConnectionHolds) {
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch());
+  auto a2 = MatchClient::Connect(server_->ws_url());
+  auto spectator2 = MatchClient::Connect(server_->ws_url());
+  ASSERT_TRUE(a2 && spectator2);
+  ASSERT_EQ(a2->Hello(2).hello().protocol_version(), 2u);
+  ASSERT_EQ(spectator2->Hello(2).hello().protocol_version(), 2u);
+  ASSERT_TRUE(a2->Join(created_.match_id(), created_.side_a_token()).has_joined());
+  ASSERT_TRUE(
+      spectator2->Join(created_.match_id(), created_.spectator_key(), 0, true).has_joined());
+  // Each protocol 2 view, with the forces of the one before, is its protocol 1 twin's view.
+  const auto same_views = [&] {
+    Sync();
+    for (auto [two, one] :
+         {std::pair{a2.get(), a_.get()}, std::pair{spectator2.get(), spectator_.get()}}) {
+      ASSERT_TRUE(two->WaitForSeq(one->last_seq()));
+      v1::MatchView merged = two->view();
+      merged.clear_forces_as_before();
+      EXPECT_EQ(proto::SerializeDeterministic(merged), proto::SerializeDeterministic(one->view()))
+          << "protocol 2: " << merged.ShortDebugString()
+          << "\nprotocol 1: " << one->view().ShortDebugString();
+    }
+  };
+
+  aslpb::Unit hidden = Squad("R2", v1::SEAT_SIDE_B, 4, "SECRET-447");
+  hidden.set_concealed(true);
+  ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7")}, true)).has_ack());
+  ASSERT_TRUE(
+      b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7"), hidden}, false)).has_ack());
+  ASSERT_NO_FATAL_FAILURE(same_views());
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  ASSERT_NO_FATAL_FAILURE(same_views());
+  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  ASSERT_NO_FATAL_FAILURE(same_views());
+  // G1 reduces R1 to a HS (Final DR 5 at 1-1, Kill # 5: A7.302), R1 misses (DR 11): the Melee
+  // goes on, and the forces change (R1 is a HS now).
+  faces_.Push({1, 4, 5, 6});
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(same_views());
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  for (MatchClient* client : {a2.get(), spectator2.get()}) {
+    ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) { return view.ccph() == 2; }));
+  }
+  ASSERT_NO_FATAL_FAILURE(same_views());
+  EXPECT_EQ(InForce(a2->view(), "R1")->asl().kind(), aslpb::UNIT_KIND_HALF_SQUAD);
+
+  for (MatchClient* two : {a2.get(), spectator2.get()}) {
+    int without = 0;
+    int with_after_joined = 0;
+    bool joined = false;
+    for (const v1::ServerMessage& message : two->received()) {
+      if (message.has_joined()) {
+        EXPECT_FALSE(message.joined().view().forces_as_before()) << "a Joined's view is whole";
+        joined = true;
+      }
+      if (!message.has_view()) continue;
+      const v1::MatchView& view = message.view();
+      if (view.forces_as_before()) {
+        ++without;
+        EXPECT_FALSE(view.has_settings());
+        EXPECT_EQ(view.side_a_force_size(), 0);
+        EXPECT_EQ(view.side_b_force_size(), 0);
+      } else if (joined) {
+        ++with_after_joined;
+        EXPECT_GT(view.side_b_force_size(), 0);
+      }
+    }
+    EXPECT_GT(without, 5) << "most views leave the forces out";
+    EXPECT_GT(with_after_joined, 0) << "the view after the forces changed carries them";
+  }
+  // A protocol 1 connection never gets a view without its forces.
+  for (MatchClient* one : {a_.get(), b_.get(), spectator_.get()}) {
+    for (const v1::ServerMessage& message : one->received()) {
+      EXPECT_FALSE(message.has_view() && message.view().forces_as_before());
+    }
+  }
+  EXPECT_EQ(AllBytes(*spectator2).find("SECRET-447"), std::string::npos);
+  EXPECT_EQ(AllBytes(*a2).find("SECRET-447"), std::string::npos);
 }
 
 // A Melee goes on with announcements asked only of a side that can announce something (A11.2):

@@ -30,7 +30,9 @@ TEST_F(DispatcherTest, HelloAnswersVersionsAndLimits) {
   EXPECT_EQ(replies[0].command_id(), "h1");
   EXPECT_EQ(replies[0].hello().server_name(), kServerName);
   EXPECT_EQ(replies[0].hello().server_version(), kServerVersion);
-  EXPECT_EQ(replies[0].hello().protocol_version(), kProtocolVersion);
+  EXPECT_EQ(replies[0].hello().protocol_version(), 1u) << "the version the client asked for";
+  EXPECT_EQ(replies[0].hello().max_protocol_version(), kProtocolVersion);
+  EXPECT_EQ(replies[0].hello().min_protocol_version(), 1u);
   EXPECT_EQ(replies[0].hello().max_message_bytes(), 4096u);
   EXPECT_EQ(static_cast<std::size_t>(replies[0].hello().rulesets_size()), registry_.Ids().size());
   EXPECT_TRUE(connection_.greeted);
@@ -43,6 +45,16 @@ TEST_F(DispatcherTest, HelloWithoutVersionMeansVersionOne) {
   const auto replies = Handle(hello);
   ASSERT_TRUE(replies[0].has_hello());
   EXPECT_EQ(connection_.protocol_version, 1u);
+}
+
+TEST_F(DispatcherTest, HelloMayAskForVersionTwo) {
+  v1::ClientMessage hello;
+  hello.set_command_id("h1");
+  hello.mutable_hello()->set_protocol_version(2);
+  const auto replies = Handle(hello);
+  ASSERT_TRUE(replies[0].has_hello());
+  EXPECT_EQ(replies[0].hello().protocol_version(), 2u);
+  EXPECT_EQ(connection_.protocol_version, 2u);
 }
 
 TEST_F(DispatcherTest, FutureProtocolIsRefused) {

@@ -27,6 +27,15 @@ class MatchClient {
     return std::unique_ptr<MatchClient>(new MatchClient(std::move(*client)));
   }
 
+  // Says Hello asking for protocol `version` (2: views leave out forces this connection holds);
+  // returns the answer (HelloReply or Error).
+  melee::v1::ServerMessage Hello(unsigned version) {
+    melee::v1::ClientMessage message;
+    message.mutable_hello()->set_protocol_version(version);
+    message.mutable_hello()->set_client_name("match_client");
+    return Call(message);
+  }
+
   // Creates a match; returns MatchCreated (empty on failure).
   melee::v1::MatchCreated Create(melee::v1::MatchSettings settings) {
     melee::v1::ClientMessage message;
@@ -146,7 +155,8 @@ class MatchClient {
     }
     return out;
   }
-  // The latest view (from Joined or a pushed MatchView).
+  // The latest view (from Joined or a pushed MatchView; one that left its forces out has those of
+  // the view before it, and forces_as_before set).
   const melee::v1::MatchView& view() const { return view_; }
   client::SyncClient& client() { return *client_; }
 
@@ -176,7 +186,13 @@ class MatchClient {
       view_current_ = false;
     }
     if (message.has_view()) {
-      view_ = message.view();
+      melee::v1::MatchView view = message.view();
+      if (view.forces_as_before()) {  // protocol 2: as in the view before
+        *view.mutable_settings() = view_.settings();
+        *view.mutable_side_a_force() = view_.side_a_force();
+        *view.mutable_side_b_force() = view_.side_b_force();
+      }
+      view_ = std::move(view);
       view_current_ = view_.seq() >= last_seq_;
     }
     if (message.has_joined()) {

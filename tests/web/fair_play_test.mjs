@@ -50,6 +50,20 @@ async function playInPage({ unitsA, unitsB }) {
     client.addEventListener('event', (e) => client.events.push(e.detail));
     client.problems = [];
     client.addEventListener('witness', (e) => client.problems.push(e.detail.problem));
+    // Protocol 2: views that left the forces out on the wire, and whether every view the SDK
+    // handed out was whole (both forces, once they had units; no forces_as_before).
+    client.forcesLeftOut = 0;
+    client.wholeViews = true;
+    client.addEventListener('frame', (e) => {
+      if (e.detail.direction === 'in' && e.detail.text.includes('"forces_as_before":true')) {
+        client.forcesLeftOut++;
+      }
+    });
+    client.addEventListener('view', (e) => {
+      const both = e.detail.side_a_force?.length > 0 && e.detail.side_b_force?.length > 0;
+      if ((client.hadForces && !both) || 'forces_as_before' in e.detail) client.wholeViews = false;
+      if (both) client.hadForces = true;
+    });
     await client.connect();
     return client;
   };
@@ -149,6 +163,7 @@ async function playInPage({ unitsA, unitsB }) {
     steps: a.witness.stepsChecked, heads: a.witness.headsChecked, seals: a.witness.sealsChecked,
     stepsB: b.witness.stepsChecked, problems: [...a.problems, ...b.problems, ...refusals],
     tampered, witnessTampered, crypto: sdk.cryptoAvailable(),
+    forcesLeftOut: [a.forcesLeftOut, b.forcesLeftOut], wholeViews: [a.wholeViews, b.wholeViews],
   };
   a.close();
   b.close();
@@ -179,6 +194,10 @@ test('receipts and the dice witness check out on real events; tampering is flagg
   assert.match(r.witnessTampered.seed, /does not hash to the match's commitment/);
   assert.match(r.witnessTampered.signature, /signature of the head .* does not verify/);
   assert.match(r.witnessTampered.opening, /does not open its commitment/);
+  // Protocol 2: most views came without the forces the connection held, and the SDK handed out
+  // whole views all the same.
+  for (const left of r.forcesLeftOut) assert.ok(left >= 3, `views without forces: ${left}`);
+  assert.deepEqual(r.wholeViews, [true, true]);
 
   // Side A's page follows the same match from its first event and reports the same checks.
   const seat = await openPage(context, problems);

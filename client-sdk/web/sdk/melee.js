@@ -264,6 +264,10 @@ export class MeleeClient extends EventTarget {
     socket.onopen = () => {
       this.#heard();
       this.#startHeartbeat(socket);
+      // Protocol 2: a view leaves out the forces this connection already holds (#onView puts
+      // back those of the view before). Its answer needs no waiting: the server reads in order.
+      this.#write(
+          {command_id: newCommandId(), hello: {protocol_version: 2, client_name: 'melee.js'}});
       this.#join();
     };
     socket.onmessage = (message) => {
@@ -418,6 +422,14 @@ export class MeleeClient extends EventTarget {
   }
 
   #onView(view) {
+    if (view.forces_as_before && this.view) {
+      // The settings and both forces are as in the view before (protocol 2): pages get whole views.
+      const {forces_as_before: _, ...rest} = view;
+      view = rest;
+      for (const key of ['settings', 'side_a_force', 'side_b_force']) {
+        if (key in this.view) view[key] = this.view[key];
+      }
+    }
     this.view = view;
     this.dispatchEvent(new CustomEvent('view', { detail: view }));
   }

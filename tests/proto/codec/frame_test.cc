@@ -1,6 +1,5 @@
 #include "proto/codec/frame.h"
 
-#include <google/protobuf/arena.h>
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
 #include <google/protobuf/stubs/logging.h>
@@ -279,32 +278,6 @@ TEST(FrameTest, ServerMessageRoundTripInBothKinds) {
     ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
     EXPECT_EQ(decoded->error().rule_ref(), "A11.16");
     EXPECT_EQ(decoded->error().code(), v1::ERROR_CODE_RULE_VIOLATION);
-  }
-}
-
-// A client that parses every frame into one message (on an arena, as match_bench does) gets
-// exactly what a fresh decode gives, whatever the message held before; bad bytes are an error.
-TEST(FrameTest, DecodingIntoAMessageReplacesWhatItHeld) {
-  v1::ServerMessage view;
-  view.set_command_id("c2");
-  view.mutable_view()->set_seq(7);
-  view.mutable_view()->add_side_a_force()->set_id("A1");
-  v1::ServerMessage event;
-  event.mutable_event()->set_seq(8);
-  for (FrameKind kind : {FrameKind::kBinary, FrameKind::kText}) {
-    google::protobuf::Arena arena;
-    auto* into = google::protobuf::Arena::CreateMessage<v1::ServerMessage>(&arena);
-    for (const v1::ServerMessage* sent : {&view, &event, &view}) {
-      ASSERT_TRUE(DecodeServerMessageInto(EncodeServerMessage(*sent, kind), kind, *into));
-      EXPECT_EQ(SerializeDeterministic(*into), SerializeDeterministic(*sent));
-    }
-    auto bad =
-        DecodeServerMessageInto(kind == FrameKind::kBinary ? "\xff\xff" : "{nope", kind, *into);
-    ASSERT_FALSE(bad.has_value());
-    EXPECT_EQ(bad.error().code, v1::ERROR_CODE_MALFORMED_FRAME);
-    auto empty = DecodeServerMessageInto(kind == FrameKind::kBinary ? "" : "{}", kind, *into);
-    ASSERT_FALSE(empty.has_value());
-    EXPECT_EQ(empty.error().code, v1::ERROR_CODE_UNKNOWN_MESSAGE);
   }
 }
 
