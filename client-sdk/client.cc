@@ -182,7 +182,11 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
   uint64_t generation = 0;  // a callback of an older connection is ignored
   bool stopped = false;
   bool joined = false;
+  std::string hello_id;
   std::string join_id;
+  // The settings and forces of the last view that carried them: a protocol 2 view that leaves
+  // them out (forces_as_before) is handed on with these.
+  v1::MatchView kept_forces;
   uint64_t last_seq = 0;
   std::string prefix;
   unsigned next_id = 1;
@@ -238,9 +242,39 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
                     [self = shared_from_this(), generation_now](error_code ec) {
       if (generation_now != self->generation || self->stopped) return;
       if (ec) return self->Lost("cannot connect to " + self->seat.url + ": " + ec.message());
+      self->Hello();
       self->Join();
       self->ReadNext(generation_now);
     });
+  }
+
+  // Asks for protocol 2 (views leave out forces this connection holds: ShowView puts them back).
+  // The server reads a connection's frames in order, so the Join after it needs no waiting.
+  void Hello() {
+    v1::ClientMessage hello;
+    hello_id = NextId();
+    hello.set_command_id(hello_id);
+    hello.mutable_hello()->set_protocol_version(2);
+    hello.mutable_hello()->set_client_name("melee-sdk");
+    Write(melee::proto::EncodeClientMessage(hello, options.kind));
+  }
+
+  // Hands `view` to the view handler whole: one that left its forces out gets those kept.
+  void ShowView(const v1::MatchView& view) {
+    if (!view.forces_as_before()) {
+      kept_forces.Clear();
+      *kept_forces.mutable_settings() = view.settings();
+      *kept_forces.mutable_side_a_force() = view.side_a_force();
+      *kept_forces.mutable_side_b_force() = view.side_b_force();
+      if (on_view) on_view(view);
+      return;
+    }
+    v1::MatchView whole = view;
+    whole.clear_forces_as_before();
+    *whole.mutable_settings() = kept_forces.settings();
+    *whole.mutable_side_a_force() = kept_forces.side_a_force();
+    *whole.mutable_side_b_force() = kept_forces.side_b_force();
+    if (on_view) on_view(whole);
   }
 
   void Join() {
@@ -273,6 +307,9 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     auto message = melee::proto::DecodeServerMessage(frame, text ? FrameKind::kText
                                                                  : FrameKind::kBinary);
     if (!message) return;  // not ours to judge; the server's messages are well formed
+    // Hello's answer: protocol 2, or (a server that speaks only 1) an error; either way the
+    // views that follow are handled (ShowView).
+    if (!message->command_id().empty() && message->command_id() == hello_id) return;
     if (!message->command_id().empty() && message->command_id() == join_id) {
       if (message->has_error()) {
         // A wrong token or an unknown match: retrying cannot help.
@@ -284,7 +321,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
         joined = true;
         delay = options.reconnect_delay;
         SetState(ConnectionState::kJoined, seat.match_id);
-        if (on_view) on_view(message->joined().view());
+        ShowView(message->joined().view());
         for (const Pending& command : pending) {
           Write(melee::proto::EncodeClientMessage(command.message, options.kind));
         }
@@ -303,7 +340,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     if (message->has_view()) {
-      if (on_view) on_view(message->view());
+      ShowView(message->view());
       return;
     }
     for (auto it = pending.begin(); it != pending.end(); ++it) {

@@ -1,6 +1,7 @@
 // melee::client::Client (asynchronous): two clients play a close combat through callbacks; a
 // client whose server restarts reconnects, resumes from its last seq and sends its unanswered
-// command again (applied once); wss:// with certificate checks; a forged token stops the client.
+// command again (applied once); wss:// with certificate checks; a forged token stops the client;
+// views handed on whole when the server leaves their forces out (protocol 2).
 
 #include "client-sdk/client.h"
 
@@ -14,12 +15,13 @@
 
 #include "melee/asl/v1/asl.pb.h"
 #include "server/net.h"
+#include "server/transport/server.h"
 #include "tests/testing/asl_commands.h"
 #include "tests/testing/async_seat.h"
 #include "tests/testing/certificate.h"
+#include "tests/testing/match_client.h"
 #include "tests/testing/scripted_faces.h"
 #include "tests/testing/temp_dir.h"
-#include "server/transport/server.h"
 #include "tests/testing/test_server.h"
 
 namespace melee::client {
@@ -94,6 +96,48 @@ TEST(AsyncClientTest, TwoClientsPlayACloseCombatThroughCallbacks) {
   ASSERT_TRUE(b.WaitForSeq(a.last_seq()));
   EXPECT_EQ(b.view().stage(), v1::STAGE_ENDED);
   EXPECT_EQ(a.seqs(), b.seqs()) << "both saw every event once, in order";
+}
+
+// The client asks for protocol 2, so the server leaves the forces out of most views; OnView
+// still gets whole views: each one, from the first with both units on, holds both forces, and
+// the last is the view a protocol 1 connection of the same seat holds.
+TEST(AsyncClientTest, OnViewGetsWholeViewsWhenTheServerLeavesTheForcesOut) {
+  testing::ScriptedFaces faces(4);
+  server::ServerHooks hooks;
+  hooks.dice = faces.Source();
+  testing::TestServer server({}, hooks);
+  const v1::MatchCreated created = CreateMatch(server.ws_url());
+  auto wire = testing::MatchClient::Connect(server.ws_url());   // protocol 2, raw frames
+  auto whole = testing::MatchClient::Connect(server.ws_url());  // protocol 1
+  ASSERT_TRUE(wire && whole);
+  ASSERT_EQ(wire->Hello(2).hello().protocol_version(), 2u);
+  ASSERT_TRUE(wire->Join(created.match_id(), created.side_a_token()).has_joined());
+  ASSERT_TRUE(whole->Join(created.match_id(), created.side_a_token()).has_joined());
+  Loop loop;
+  Seat a(loop.executor(), {server.ws_url(), created.match_id(), created.side_a_token(), false});
+  Seat b(loop.executor(), {server.ws_url(), created.match_id(), created.side_b_token(), false});
+  a.client().Start();
+  b.client().Start();
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
+  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
+  ASSERT_NO_FATAL_FAILURE(SetUpAndAnnounce(a, b));
+  ASSERT_TRUE(wire->WaitForSeq(a.last_seq()));
+  ASSERT_TRUE(whole->WaitForSeq(a.last_seq()));
+
+  int left_out = 0;
+  for (const v1::ServerMessage& message : wire->received()) {
+    left_out += message.has_view() && message.view().forces_as_before() ? 1 : 0;
+  }
+  EXPECT_GE(left_out, 3) << "the server left the forces out of the views after the set-up";
+  bool both_on = false;
+  for (const v1::MatchView& view : a.views()) {
+    EXPECT_FALSE(view.forces_as_before());
+    const bool both = view.side_a_force_size() == 1 && view.side_b_force_size() == 1;
+    EXPECT_TRUE(both || !both_on) << "a view without the forces: " << view.ShortDebugString();
+    both_on = both_on || both;
+  }
+  EXPECT_TRUE(both_on);
+  EXPECT_EQ(a.view().SerializeAsString(), whole->view().SerializeAsString());
 }
 
 TEST(AsyncClientTest, AfterAServerRestartItResumesAndSendsItsUnansweredCommandOnce) {

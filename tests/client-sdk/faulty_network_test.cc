@@ -170,11 +170,11 @@ TEST(FaultyNetworkTest, ConnectionsCutAtFrameBoundariesLoseAndDoubleNothing) {
   FaultProxy& to_a = fixture.to_a;
   FaultProxy& to_b = fixture.to_b;
   // A's connections die after every 8th frame the server sends (an answer or an event lost after
-  // the command was applied); B's after every 3rd frame B sends (its join, the command it sends
-  // again, then the next command: that one reaches the server, its answer never comes back on
-  // that connection). Each connection gets one command further than the last, at least.
+  // the command was applied); B's after every 4th frame B sends (its Hello, its join, the command
+  // it sends again, then the next command: that one reaches the server, its answer never comes
+  // back on that connection). Each connection gets one command further than the last, at least.
   to_a.DropAfterFrames(FaultProxy::Direction::kToClient, 8);
-  to_b.DropAfterFrames(FaultProxy::Direction::kToServer, 3);
+  to_b.DropAfterFrames(FaultProxy::Direction::kToServer, 4);
   fixture.StartSeats();
   Seat& a = *fixture.a;
   Seat& b = *fixture.b;

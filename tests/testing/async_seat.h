@@ -56,6 +56,7 @@ class Seat {
     client_->OnView([this](const melee::v1::MatchView& view) {
       std::lock_guard lock(mutex_);
       view_ = view;
+      views_.push_back(view);
       changed_.notify_all();
     });
     client_->OnState([this](client::ConnectionState state, const std::string& detail) {
@@ -123,6 +124,11 @@ class Seat {
     std::lock_guard lock(mutex_);
     return view_;
   }
+  // Every view the client handed to OnView, in order.
+  std::vector<melee::v1::MatchView> views() {
+    std::lock_guard lock(mutex_);
+    return views_;
+  }
   std::string detail() {
     std::lock_guard lock(mutex_);
     return detail_;
@@ -137,6 +143,7 @@ class Seat {
   std::vector<client::ConnectionState> states_;
   std::string detail_;
   melee::v1::MatchView view_;
+  std::vector<melee::v1::MatchView> views_;
 };
 
 }  // namespace melee::testing
