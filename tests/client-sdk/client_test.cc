@@ -72,6 +72,15 @@ void SetUpAndAnnounce(Seat& a, Seat& b) {
   ASSERT_TRUE(a.WaitForSeq(b.last_seq()));
 }
 
+// Starts both clients, waits until both joined, then sets up and announces.
+void JoinSetUpAndAnnounce(Seat& a, Seat& b) {
+  a.client().Start();
+  b.client().Start();
+  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
+  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
+  ASSERT_NO_FATAL_FAILURE(SetUpAndAnnounce(a, b));
+}
+
 TEST(AsyncClientTest, TwoClientsPlayACloseCombatThroughCallbacks) {
   testing::ScriptedFaces faces(4);
   faces.Push({1, 2, 5, 6});  // A eliminates R1 (no Melee follows); no 2 or 12
@@ -82,11 +91,7 @@ TEST(AsyncClientTest, TwoClientsPlayACloseCombatThroughCallbacks) {
   Loop loop;
   Seat a(loop.executor(), {server.ws_url(), created.match_id(), created.side_a_token(), false});
   Seat b(loop.executor(), {server.ws_url(), created.match_id(), created.side_b_token(), false});
-  a.client().Start();
-  b.client().Start();
-  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
-  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
-  ASSERT_NO_FATAL_FAILURE(SetUpAndAnnounce(a, b));
+  ASSERT_NO_FATAL_FAILURE(JoinSetUpAndAnnounce(a, b));
 
   const auto sealed = b.Send(Declare("R1", "G1"));
   ASSERT_TRUE(sealed.has_value()) << sealed.error().message;
@@ -116,11 +121,7 @@ TEST(AsyncClientTest, OnViewGetsWholeViewsWhenTheServerLeavesTheForcesOut) {
   Loop loop;
   Seat a(loop.executor(), {server.ws_url(), created.match_id(), created.side_a_token(), false});
   Seat b(loop.executor(), {server.ws_url(), created.match_id(), created.side_b_token(), false});
-  a.client().Start();
-  b.client().Start();
-  ASSERT_TRUE(a.WaitForState(ConnectionState::kJoined));
-  ASSERT_TRUE(b.WaitForState(ConnectionState::kJoined));
-  ASSERT_NO_FATAL_FAILURE(SetUpAndAnnounce(a, b));
+  ASSERT_NO_FATAL_FAILURE(JoinSetUpAndAnnounce(a, b));
   ASSERT_TRUE(wire->WaitForSeq(a.last_seq()));
   ASSERT_TRUE(whole->WaitForSeq(a.last_seq()));
 
