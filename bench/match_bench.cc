@@ -446,6 +446,19 @@ class Player : public std::enable_shared_from_this<Player> {
                     });
   }
 
+  // `view`, just received, becomes the view; one that left its forces out (protocol 2) takes
+  // them (and the settings) from the view before it. Both messages are on the heap, so the
+  // swaps move pointers
+  // (client::WholeView would copy the forces of every view).
+  void KeepView(v1::MatchView& view) {
+    if (view.forces_as_before()) {
+      view.mutable_settings()->Swap(view_.mutable_settings());
+      view.mutable_side_a_force()->Swap(view_.mutable_side_a_force());
+      view.mutable_side_b_force()->Swap(view_.mutable_side_b_force());
+    }
+    view_.Swap(&view);
+  }
+
   void SendClose() {
     ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](error_code) {});
   }
@@ -514,18 +527,6 @@ class Player : public std::enable_shared_from_this<Player> {
   int commands_sent_ = 0;
   std::string command_id_;  // the command awaiting its answer; empty when idle
   Sent sent_;
-  // `view`, just received, becomes the view; one that left its forces out (protocol 2) takes
-  // them (and the settings) from the view before it. Both messages are on the heap, so the
-  // swaps move pointers.
-  void KeepView(v1::MatchView& view) {
-    if (view.forces_as_before()) {
-      view.mutable_settings()->Swap(view_.mutable_settings());
-      view.mutable_side_a_force()->Swap(view_.mutable_side_a_force());
-      view.mutable_side_b_force()->Swap(view_.mutable_side_b_force());
-    }
-    view_.Swap(&view);
-  }
-
   uint64_t last_seq_ = 0;
   v1::MatchView view_;
   std::function<void()> greeted_;  // what Open runs once Hello is answered

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "client-sdk/dice_witness.h"
+#include "client-sdk/whole_view.h"
 #include "server/net.h"
 
 namespace melee::client {
@@ -184,9 +185,9 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
   bool joined = false;
   std::string hello_id;
   std::string join_id;
-  // The settings and forces of the last view that carried them: a protocol 2 view that leaves
-  // them out (forces_as_before) is handed on with these.
-  v1::MatchView kept_forces;
+  // The last view handed on, whole: a protocol 2 view that leaves the forces out
+  // (forces_as_before) takes them from it.
+  v1::MatchView whole_view;
   uint64_t last_seq = 0;
   std::string prefix;
   unsigned next_id = 1;
@@ -259,22 +260,10 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     Write(melee::proto::EncodeClientMessage(hello, options.kind));
   }
 
-  // Hands `view` to the view handler whole: one that left its forces out gets those kept.
+  // Hands `view` to the view handler whole (WholeView).
   void ShowView(const v1::MatchView& view) {
-    if (!view.forces_as_before()) {
-      kept_forces.Clear();
-      *kept_forces.mutable_settings() = view.settings();
-      *kept_forces.mutable_side_a_force() = view.side_a_force();
-      *kept_forces.mutable_side_b_force() = view.side_b_force();
-      if (on_view) on_view(view);
-      return;
-    }
-    v1::MatchView whole = view;
-    whole.clear_forces_as_before();
-    *whole.mutable_settings() = kept_forces.settings();
-    *whole.mutable_side_a_force() = kept_forces.side_a_force();
-    *whole.mutable_side_b_force() = kept_forces.side_b_force();
-    if (on_view) on_view(whole);
+    whole_view = WholeView(view, whole_view);
+    if (on_view) on_view(whole_view);
   }
 
   void Join() {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "client-sdk/sync_client.h"
+#include "client-sdk/whole_view.h"
 #include "melee/v1/envelope.pb.h"
 
 namespace melee::testing {
@@ -155,8 +156,8 @@ class MatchClient {
     }
     return out;
   }
-  // The latest view (from Joined or a pushed MatchView; one that left its forces out has those of
-  // the view before it, and forces_as_before set).
+  // The latest view (from Joined or a pushed MatchView), whole: one that left its forces out has
+  // those of the view before it (client::WholeView).
   const melee::v1::MatchView& view() const { return view_; }
   client::SyncClient& client() { return *client_; }
 
@@ -186,13 +187,7 @@ class MatchClient {
       view_current_ = false;
     }
     if (message.has_view()) {
-      melee::v1::MatchView view = message.view();
-      if (view.forces_as_before()) {  // protocol 2: as in the view before
-        *view.mutable_settings() = view_.settings();
-        *view.mutable_side_a_force() = view_.side_a_force();
-        *view.mutable_side_b_force() = view_.side_b_force();
-      }
-      view_ = std::move(view);
+      view_ = client::WholeView(message.view(), view_);  // protocol 2: forces as before
       view_current_ = view_.seq() >= last_seq_;
     }
     if (message.has_joined()) {
