@@ -197,7 +197,7 @@ void Server::DoAccept() {
                          beast::bind_front_handler(&Server::OnAccept, this));
 }
 
-void Server::OnAccept(error_code ec, tcp::socket socket) {
+void Server::OnAccept(error_code ec, StrandSocket socket) {
   if (ec) {
     if (ec == asio::error::operation_aborted || stopping_) return;
     spdlog::warn("accept: {}", ec.message());
@@ -211,8 +211,8 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
     if (auto slot = connections_.Admit(address, &refusal)) {
       metrics_.connections_accepted.Increment();
       if (tls_) {
-        std::make_shared<HttpSession<TlsStream>>(
-            TlsStream(beast::tcp_stream(std::move(socket)), *tls_), context_, std::move(*slot))
+        std::make_shared<HttpSession<TlsStream>>(TlsStream(StrandStream(std::move(socket)), *tls_),
+                                                 context_, std::move(*slot))
             ->Run();
       } else {
         std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
@@ -228,13 +228,12 @@ void Server::OnAccept(error_code ec, tcp::socket socket) {
   if (!stopping_) DoAccept();
 }
 
-void Server::Refuse(tcp::socket socket, const std::string& address, const std::string& refusal) {
+void Server::Refuse(StrandSocket socket, const std::string& address, const std::string& refusal) {
   if (auto slot = connections_.AdmitRefused(address)) {
     // Read the request: GET /healthz is answered, anything else gets a 503 naming the limit.
     if (tls_) {
-      std::make_shared<HttpSession<TlsStream>>(
-          TlsStream(beast::tcp_stream(std::move(socket)), *tls_), context_, std::move(*slot),
-          refusal)
+      std::make_shared<HttpSession<TlsStream>>(TlsStream(StrandStream(std::move(socket)), *tls_),
+                                               context_, std::move(*slot), refusal)
           ->Run();
     } else {
       std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,

@@ -63,10 +63,10 @@ class Server {
 
  private:
   void DoAccept();
-  void OnAccept(error_code ec, tcp::socket socket);
+  void OnAccept(error_code ec, StrandSocket socket);
   // Answers a connection a limit refused (`refusal` says which) with a 503, or its GET /healthz,
   // then closes it.
-  void Refuse(tcp::socket socket, const std::string& address, const std::string& refusal);
+  void Refuse(StrandSocket socket, const std::string& address, const std::string& refusal);
   void ScheduleDeadlineSweep();
   // With a relay (--smtp-url), starts the delivery thread of mails; `port`: the one listened on
   // (for the links' default public URL).

@@ -25,9 +25,10 @@
 namespace melee::server {
 
 // The two transports a session runs on: plain TCP, and TLS over TCP (when the server has a
-// certificate). Sessions are templates over them; everything else is the same.
-using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+// certificate). Sessions are templates over them; everything else is the same. Both run on the
+// connection's strand (Strand, server/net.h).
+using PlainStream = StrandStream;
+using TlsStream = beast::ssl_stream<StrandStream>;
 
 // Reads HTTP requests on one connection; hands an upgrade to a WebSocketSession.
 template <class Stream>
