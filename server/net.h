@@ -18,8 +18,8 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
 // A connection's strand, as a concrete type. Streams and sockets on it skip the type-erased
-// any_io_executor on every asynchronous step (copying and querying it cost ~5 % of the
-// server's CPU under load: docs/benchmarks.md, step 24).
+// any_io_executor, which every asynchronous step copied and queried (4.8 % of the server's
+// samples under load were in its functions; docs/benchmarks.md, step 24).
 using Strand = asio::strand<asio::io_context::executor_type>;
 using StrandSocket = asio::basic_stream_socket<tcp, Strand>;
 using StrandStream = beast::basic_stream<tcp, Strand>;
