@@ -80,6 +80,20 @@ std::string FramedField(int field, const google::protobuf::MessageLite& head,
   return out;
 }
 
+// Field `field` of a ServerMessage whose bytes are `lead`, then `tail` serialized (which protobuf
+// merges into what `lead` holds), built in one string of the size it ends at.
+std::string FramedFieldAfter(int field, std::string_view lead,
+                             const google::protobuf::MessageLite& tail) {
+  const size_t size = lead.size() + tail.ByteSizeLong();
+  std::string out = FieldHeader(field, size);
+  const size_t header = out.size();
+  out.resize(header + size);
+  std::memcpy(out.data() + header, lead.data(), lead.size());
+  auto* at = reinterpret_cast<uint8_t*>(out.data() + header + lead.size());
+  tail.SerializeWithCachedSizesToArray(at);
+  return out;
+}
+
 constexpr std::array<Viewer, 4> kViewers = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
                                             Viewer::kSpectator};
 
@@ -245,10 +259,16 @@ struct Match::Planned {
   storage::StoredEvent stored;
   // Ruleset events: the event, and what the viewers are shown of it (RulesetHost::RenderEvent),
   // rendered as it was applied (ApplyAndShow): empty when it is shown as logged
-  // (LoggedEventField), one message when it is shown alike to every viewer, else four (indexed
-  // by engine::Viewer). So a plan keeps no copy of the states around its events.
+  // (LoggedEventField), one rendering when it is shown alike to every viewer, else four
+  // (indexed by engine::Viewer). So a plan keeps no copy of the states around its events.
+  // Each rendering is kept as its MatchEvent's deterministic bytes, serialized while the tree
+  // was still in the cache: the trees are freed warm, and the plan carries a few strings across
+  // the append instead of dozens of cold blocks (docs/benchmarks.md, step 25). What the commit
+  // adds (RenderShown) needs of a tree only its kind and which declarations a reveal shows.
   std::optional<AnyEvent> event;
-  std::vector<v1::MatchEvent> shown;
+  std::vector<std::string> shown;
+  std::array<v1::MatchEvent::KindCase, 4> shown_kind{};
+  std::array<uint8_t, 4> revealed_sides{};  // declarations_revealed: 1 side_a, 2 side_b
   // Unit updates: the forces before and after them (what each viewer may see of the update).
   std::shared_ptr<const Forces> forces_before;
   std::shared_ptr<const Forces> forces_after;
@@ -1684,18 +1704,16 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
     RenderedEvent& rendered = committed.emplace_back();
     if (const int field = planned.event ? host_.LoggedEventField(*planned.event) : 0) {
       rendered.fill(RenderLogged(planned, field, seq, recorded_unix_ms));
+    } else if (planned.event) {
+      rendered = RenderShown(planned, seq, recorded_unix_ms);
     } else if (SameForEveryViewer(planned)) {
       rendered.fill(MakeMessage(stamped(RenderEvent(planned, Viewer::kDirector))));
     } else {
       std::array<v1::ServerMessage, 4> messages;
-      std::array<v1::MatchEvent*, 4> events{};
       std::array<v1::MatchEvent, 4> rendered_for = RenderEventForEach(planned);
       for (Viewer viewer : kViewers) {
-        v1::ServerMessage& message = messages[ViewerIndex(viewer)];
-        message = stamped(std::move(rendered_for[ViewerIndex(viewer)]));
-        events[ViewerIndex(viewer)] = message.mutable_event();
+        messages[ViewerIndex(viewer)] = stamped(std::move(rendered_for[ViewerIndex(viewer)]));
       }
-      OpenSeals(planned, seq, events);
       // Viewers who see the event alike share one message, serialized once.
       for (size_t i = 0; i < rendered.size(); ++i) {
         std::string bytes = messages[i].SerializeAsString();
@@ -1820,16 +1838,46 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
   return committed;
 }
 
+RenderedEvent Match::RenderShown(const Planned& planned, uint64_t seq, int64_t recorded_unix_ms) {
+  const storage::RulesetEvent& logged = planned.stored.ruleset_event();
+  const size_t renderings = planned.shown.size();
+  // What the commit adds to each rendering: the stamp, the fields from the log entry, and the
+  // seals' openings. Written after the rendering's bytes, which protobuf merges into the one
+  // message the tree edits made before (a sub-message met twice is merged, a repeated field
+  // appended to, a scalar set last wins).
+  std::array<v1::MatchEvent, 4> added;
+  for (size_t i = 0; i < renderings; ++i) {
+    added[i].set_match_id(identity_.id);
+    added[i].set_seq(seq);
+    added[i].set_recorded_unix_ms(recorded_unix_ms);
+    AddLoggedFields(logged, planned.shown_kind[i], added[i]);
+  }
+  RenderedEvent out;
+  if (renderings == 1) {
+    out.fill(Outbound::FromBinary(
+        FramedFieldAfter(v1::ServerMessage::kEventFieldNumber, planned.shown[0], added[0])));
+    return out;
+  }
+  OpenSeals(planned, seq, added);
+  // Viewers who see the event alike share one message.
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::string bytes =
+        FramedFieldAfter(v1::ServerMessage::kEventFieldNumber, planned.shown[i], added[i]);
+    for (size_t j = 0; j < i && !out[i]; ++j) {
+      if (*out[j]->Frame(proto::FrameKind::kBinary) == bytes) out[i] = out[j];
+    }
+    if (!out[i]) out[i] = Outbound::FromBinary(std::move(bytes));
+  }
+  return out;
+}
+
 void Match::OpenSeals(const Planned& planned, uint64_t seq,
-                      const std::array<v1::MatchEvent*, 4>& rendered) {
-  const auto event_of = [&](Viewer viewer) -> v1::MatchEvent& {
-    return *rendered[ViewerIndex(viewer)];
-  };
+                      std::array<v1::MatchEvent, 4>& added) {
   if (!planned.event) return;
   const storage::Cause& cause = planned.stored.ruleset_event().cause();
   const auto sealer = SeatOfStored(cause.seat());
   if (!cause.seal_nonce().empty() && sealer &&
-      event_of(Viewer::kDirector).has_declaration_sealed()) {
+      planned.shown_kind[ViewerIndex(Viewer::kDirector)] == v1::MatchEvent::kDeclarationSealed) {
     // A new seal: its opening goes to whoever sees the declaration itself (the sealer; everyone
     // when the rules make it public at once), and waits for the reveal for the others.
     v1::SealOpening opening;
@@ -1838,14 +1886,12 @@ void Match::OpenSeals(const Planned& planned, uint64_t seq,
     opening.set_receipt(cause.receipt());
     opening.set_nonce(cause.seal_nonce());
     opening.set_sealed(cause.sealed());
-    const std::string owners =
-        proto::SerializeDeterministic(event_of(engine::ViewerOf(*sealer)));
+    // Whoever is shown the sealer's own rendering sees the declaration already.
+    const std::string& owners = planned.shown[ViewerIndex(engine::ViewerOf(*sealer))];
     bool all = true;
     for (Viewer viewer : kViewers) {
-      v1::MatchEvent& event = event_of(viewer);
-      if (viewer == engine::ViewerOf(*sealer) ||
-          proto::SerializeDeterministic(event) == owners) {
-        *event.mutable_declaration_sealed()->mutable_opening() = opening;
+      if (viewer == engine::ViewerOf(*sealer) || planned.shown[ViewerIndex(viewer)] == owners) {
+        *added[ViewerIndex(viewer)].mutable_declaration_sealed()->mutable_opening() = opening;
       } else {
         all = false;
       }
@@ -1854,16 +1900,18 @@ void Match::OpenSeals(const Planned& planned, uint64_t seq,
         all ? std::nullopt : std::optional<v1::SealOpening>(std::move(opening));
     return;
   }
-  if (!event_of(Viewer::kDirector).has_declarations_revealed()) return;
+  if (planned.shown_kind[ViewerIndex(Viewer::kDirector)] !=
+      v1::MatchEvent::kDeclarationsRevealed) {
+    return;
+  }
   // A reveal opens the commitments of the declarations it shows.
   std::array<bool, 2> opened{};
   for (Viewer viewer : kViewers) {
-    v1::DeclarationsRevealed& revealed = *event_of(viewer).mutable_declarations_revealed();
     for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
       const size_t i = SeatIndex(seat);
-      const bool shown = seat == Seat::kSideA ? revealed.has_side_a() : revealed.has_side_b();
+      const bool shown = (planned.revealed_sides[ViewerIndex(viewer)] & (i == 0 ? 1 : 2)) != 0;
       if (!shown || !unopened_[i]) continue;
-      *revealed.add_openings() = *unopened_[i];
+      *added[ViewerIndex(viewer)].mutable_declarations_revealed()->add_openings() = *unopened_[i];
       if (viewer == Viewer::kSpectator) opened[i] = true;
     }
   }
@@ -1948,10 +1996,8 @@ v1::MatchEvent Match::RenderEvent(Planned& planned, Viewer viewer) const {
     clock.set_vacation_days(logged.vacation_days());
     clock.set_vacation_until_unix_ms(logged.vacation_until_unix_ms());
     clock.set_vacation_days_left(logged.vacation_days_left());
-  } else if (planned.event && !planned.shown.empty()) {
-    out = std::move(planned.shown[planned.shown.size() == 1 ? 0 : ViewerIndex(viewer)]);
-    AddLoggedFields(stored.ruleset_event(), out);
   }
+  // (A ruleset event is rendered by RenderShown or RenderLogged, never here.)
   return out;
 }
 
@@ -1966,27 +2012,40 @@ void Match::ApplyAndShow(const RulesetHost& host, AnyState& state, AnyEvent even
   host.ruleset().Apply(state, event);
   const std::string& logged = planned.stored.ruleset_event().event();
   if (host.LoggedEventField(event) == 0) {
+    std::array<v1::MatchEvent, 4> trees;
+    size_t renderings = 1;
     if (host.SameForEveryViewer(event)) {
-      host.RenderEvent(logged, state, event, Viewer::kDirector, planned.shown.emplace_back());
+      host.RenderEvent(logged, state, event, Viewer::kDirector, trees[0]);
     } else {
-      planned.shown.resize(kViewers.size());
-      std::vector<v1::MatchEvent>& shown = planned.shown;
-      host.RenderEventForEach(logged, state, event, {&shown[0], &shown[1], &shown[2], &shown[3]});
+      renderings = kViewers.size();
+      host.RenderEventForEach(logged, state, event, {&trees[0], &trees[1], &trees[2], &trees[3]});
+    }
+    planned.shown.reserve(renderings);
+    for (size_t i = 0; i < kViewers.size(); ++i) {
+      const v1::MatchEvent& tree = trees[renderings == 1 ? 0 : i];
+      planned.shown_kind[i] = tree.kind_case();
+      if (tree.has_declarations_revealed()) {
+        planned.revealed_sides[i] =
+            static_cast<uint8_t>((tree.declarations_revealed().has_side_a() ? 1 : 0) |
+                                 (tree.declarations_revealed().has_side_b() ? 2 : 0));
+      }
+      if (i < renderings) planned.shown.push_back(proto::SerializeDeterministic(tree));
     }
   }
   planned.event = std::move(event);
 }
 
-void Match::AddLoggedFields(const storage::RulesetEvent& logged, v1::MatchEvent& out) {
+void Match::AddLoggedFields(const storage::RulesetEvent& logged, v1::MatchEvent::KindCase kind,
+                            v1::MatchEvent& out) {
   if (logged.cause().deadline_default()) out.set_by_default(true);
   if (logged.dice_step() != 0) {
     out.set_dice_step(logged.dice_step());
     out.set_revealed_seed(logged.revealed_seed());
   }
-  if (out.has_declaration_sealed()) {
+  if (kind == v1::MatchEvent::kDeclarationSealed) {
     out.mutable_declaration_sealed()->set_receipt(logged.cause().receipt());
   }
-  if (out.has_choice_requested()) {
+  if (kind == v1::MatchEvent::kChoiceRequested) {
     out.mutable_choice_requested()->set_deadline_unix_ms(logged.deadline_unix_ms());
   }
 }
@@ -2000,7 +2059,7 @@ MessagePtr Match::RenderLogged(const Planned& planned, int field, uint64_t seq,
   event.set_match_id(identity_.id);
   event.set_seq(seq);
   event.set_recorded_unix_ms(recorded_unix_ms);
-  AddLoggedFields(logged, event);
+  AddLoggedFields(logged, v1::MatchEvent::KIND_NOT_SET, event);
   return Outbound::FromBinary(
       FramedField(v1::ServerMessage::kEventFieldNumber, event,
                   {FieldHeader(field, logged.event().size()), logged.event()}));

@@ -362,9 +362,13 @@ class Match : public std::enable_shared_from_this<Match> {
   // as the bytes of its message: what RenderEvent would build, without building it.
   MessagePtr RenderLogged(const Planned& planned, int field, uint64_t seq,
                           int64_t recorded_unix_ms) const;
-  // `planned` as `viewer` sees it. A ruleset event was rendered when it was planned
-  // (ApplyAndShow): its rendering is moved out of `planned`, so each viewer's is taken once.
+  // `planned`, an event of the match's own (not a ruleset's), as `viewer` sees it.
   melee::v1::MatchEvent RenderEvent(Planned& planned, engine::Viewer viewer) const;
+  // A ruleset event rendered when it was planned (ApplyAndShow), as event `seq` of the log: the
+  // kept bytes of each viewer's rendering, then the fields the log entry and the commit add and
+  // the seals' openings (OpenSeals), framed as each viewer's message; viewers who see alike
+  // share one.
+  RenderedEvent RenderShown(const Planned& planned, uint64_t seq, int64_t recorded_unix_ms);
   // RenderEvent for the four viewers (indexed by engine::Viewer).
   std::array<melee::v1::MatchEvent, 4> RenderEventForEach(Planned& planned) const;
   // Applies the ruleset event `event` (logged in `planned.stored` already) to `state`, and
@@ -373,16 +377,18 @@ class Match : public std::enable_shared_from_this<Match> {
   static void ApplyAndShow(const RulesetHost& host, engine::AnyState& state, engine::AnyEvent event,
                            Planned& planned);
   // The fields of a ruleset event's message that come from its log entry, not from the ruleset.
+  // `kind`: what the ruleset's rendering of the event is (its generic kind).
   static void AddLoggedFields(const melee::storage::v1::RulesetEvent& logged,
-                              melee::v1::MatchEvent& out);
+                              melee::v1::MatchEvent::KindCase kind, melee::v1::MatchEvent& out);
   // Whether every viewer sees `planned` alike: the rules hide nothing in it, so it is rendered
   // (and serialized, and sent) once for all four.
   bool SameForEveryViewer(const Planned& planned) const;
-  // Adds the openings of sealed commitments (seal scheme 2) to the rendered event `seq`: a new
-  // seal's to the viewers who see its declaration already, and at a reveal the openings of the
-  // declarations it shows. Keeps the ones not public yet in unopened_.
+  // Adds the openings of sealed commitments (seal scheme 2) to what each viewer's rendering of
+  // event `seq` gets added (`added`, by engine::Viewer): a new seal's to the viewers who see its
+  // declaration already, and at a reveal the openings of the declarations it shows. Keeps the
+  // ones not public yet in unopened_.
   void OpenSeals(const Planned& planned, uint64_t seq,
-                 const std::array<melee::v1::MatchEvent*, 4>& rendered);
+                 std::array<melee::v1::MatchEvent, 4>& added);
   // Whether a close combat is being set up or played (the ATTACKER may not order Locations).
   bool CombatUnderWay() const;
   // Whether the match waits for `seat` now: its set-up, or what the rules wait for.

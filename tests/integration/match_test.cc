@@ -4,6 +4,7 @@
 // and every bad input with its documented error.
 
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
@@ -261,6 +262,72 @@ TEST_F(MatchTest, PlaysACompleteSealedCloseCombatOverBinaryFrames) {
     EXPECT_EQ(set_up.situation().units_size(), 3) << "G1, R1 and the concealed R2 carry over";
   }
   EXPECT_EQ(a_->last_seq(), b_->last_seq());
+}
+
+// A ruleset event's frame is the bytes its rendering was kept as when it was planned, then the
+// fields the commit adds (the stamp, the receipt, the seals' openings), which protobuf merges
+// (Match::RenderShown). A follower on text frames, whose JSON is made from those bytes parsed,
+// gets exactly the events a binary follower of the same viewer parses; and each seat's events,
+// resumed from the log on a new connection, are the ones it was sent live.
+TEST_F(MatchTest, EveryFollowerOfAViewerGetsTheSameEventsLiveAsTextOrResumed) {
+  Seat();
+  auto a_text = MatchClient::Connect(server_.ws_url(), proto::FrameKind::kText);
+  auto director = MatchClient::Connect(server_.ws_url());
+  auto director_text = MatchClient::Connect(server_.ws_url(), proto::FrameKind::kText);
+  ASSERT_TRUE(a_text && director && director_text);
+  ASSERT_TRUE(a_text->Join(created_.match_id(), created_.side_a_token()).has_joined());
+  ASSERT_TRUE(director->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+  ASSERT_TRUE(
+      director_text->Join(created_.match_id(), created_.director_token(), 0, true).has_joined());
+  SetUpAndAnnounce();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  faces_.Push({3, 4, 4, 3});
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  const auto next_ccph = [](const v1::MatchView& view) { return view.ccph() == 2; };
+  for (MatchClient* client :
+       {a_.get(), b_.get(), a_text.get(), director.get(), director_text.get()}) {
+    ASSERT_TRUE(client->WaitForView(next_ccph));
+  }
+  const auto same_events = [](const MatchClient& one, const MatchClient& other) {
+    const std::vector<v1::MatchEvent> first = one.events();
+    const std::vector<v1::MatchEvent> second = other.events();
+    ASSERT_EQ(first.size(), second.size());
+    for (size_t i = 0; i < first.size(); ++i) {
+      EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(first[i], second[i]))
+          << "event " << first[i].seq() << ":\n" << first[i].DebugString() << "against\n"
+          << second[i].DebugString();
+    }
+  };
+  same_events(*a_, *a_text);
+  same_events(*director, *director_text);
+  // What the commit adds is there: the stamp on every event, a seal's receipt, its opening for
+  // the sealer, both openings at the reveal. (These dice are scripted, so no step is revealed.)
+  bool sealed = false;
+  bool revealed = false;
+  for (const v1::MatchEvent& event : a_->events()) {
+    EXPECT_EQ(event.match_id(), created_.match_id());
+    if (event.has_declaration_sealed() && event.declaration_sealed().seat() == v1::SEAT_SIDE_A) {
+      sealed = true;
+      EXPECT_EQ(event.declaration_sealed().receipt().size(), 32u);
+      EXPECT_TRUE(event.declaration_sealed().has_opening());
+    }
+    if (event.has_declarations_revealed()) {
+      revealed = true;
+      EXPECT_EQ(event.declarations_revealed().openings_size(), 2);
+    }
+  }
+  EXPECT_TRUE(sealed);
+  EXPECT_TRUE(revealed);
+  // Resumed from the log (the server keeps only 3 recent events here): the same events.
+  for (auto* seat : {&a_, &b_}) {
+    auto again = MatchClient::Connect(server_.ws_url());
+    ASSERT_TRUE(again);
+    const std::string& token =
+        seat == &a_ ? created_.side_a_token() : created_.side_b_token();
+    ASSERT_TRUE(again->Join(created_.match_id(), token).has_joined());
+    ASSERT_TRUE(again->WaitForSeq((*seat)->last_seq()));
+    same_events(**seat, *again);
+  }
 }
 
 // The opponent's dictionary attack (seal scheme 2): B seals an attack that includes its
