@@ -522,8 +522,8 @@ void SqliteEventStore::Append(AppendBatch batch, AppendCallback done) {
   group_->Append(std::move(batch), std::move(done));
 }
 
-StoreResult<SqliteEventStore::Head> SqliteEventStore::HeadOf(const std::string& match_id) {
-  if (auto it = heads_.find(match_id); it != heads_.end()) return it->second;
+StoreResult<SqliteEventStore::Head*> SqliteEventStore::HeadOf(const std::string& match_id) {
+  if (auto it = heads_.find(match_id); it != heads_.end()) return &it->second;
   Statement& select = statements_->select_head;
   sqlite3_reset(select.get());
   select.Bind(1, match_id);
@@ -550,8 +550,7 @@ StoreResult<SqliteEventStore::Head> SqliteEventStore::HeadOf(const std::string& 
     return tl::unexpected(SqliteError(writer_, rc, "cannot read the head of match " + match_id));
   }
   sqlite3_reset(select.get());
-  heads_[match_id] = head;
-  return head;
+  return &heads_.insert_or_assign(match_id, head).first->second;
 }
 
 GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
@@ -582,7 +581,6 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
   if (const int begin = Run(sql.begin); begin != SQLITE_DONE) {
     fail_all(SqliteError(writer_, begin, "cannot start a transaction on " + path_));
   } else {
-    std::map<std::string, Head, std::less<>> tentative;  // heads written by this transaction
     bool aborted = false;
     for (std::size_t i = 0; i < work.size() && !aborted; ++i) {
       const AppendBatch& batch = work[i].batch;
@@ -614,15 +612,14 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
                                       0});
         continue;
       }
-      Head head;
-      if (auto it = tentative.find(batch.match_id); it != tentative.end()) {
-        head = it->second;
-      } else if (auto read = HeadOf(batch.match_id); read) {
-        head = *read;
-      } else {
-        results[i] = tl::unexpected(read.error());
+      // The head as this transaction leaves it so far (an earlier batch of the same match in it
+      // included): cached until the batch's rows are in, then advanced.
+      auto cached = HeadOf(batch.match_id);
+      if (!cached) {
+        results[i] = tl::unexpected(cached.error());
         continue;
       }
+      Head head = **cached;
       if (batch.expected_seq != head.seq) {
         results[i] = tl::unexpected(
             StoreError{StoreErrorCode::kConflict,
@@ -717,7 +714,7 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
         aborted = true;
         break;
       }
-      tentative[batch.match_id] = head;
+      **cached = head;  // nothing was added to heads_ since HeadOf: the pointer holds
       events += batch.payloads.size();
       results[i] = Appended{first_seq, head.seq, head.hash};
     }
@@ -736,7 +733,6 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
                                 ": SQLite reported the commit, but wrote none of it to the WAL",
                             0});
       } else {
-        for (auto& [match_id, head] : tentative) heads_[match_id] = head;
         outcome.committed = true;
         outcome.events = events;
       }

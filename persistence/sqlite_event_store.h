@@ -20,12 +20,14 @@
 #include <cstddef>
 #include <deque>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "persistence/event_store.h"
 #include "persistence/group_commit.h"
@@ -144,6 +146,16 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
     int64_t event_id = 0;  // rowid of the last event; 0 when there is none
   };
   struct WriterStatements;
+  // Heads by match id, looked up by any string-like key without building a std::string.
+  struct IdHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+  };
+  struct IdEqual {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+  using Heads = boost::unordered_flat_map<std::string, Head, IdHash, IdEqual>;
 
   SqliteEventStore(std::string path, Options options);
 
@@ -156,8 +168,9 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
   // Writes `work` in one transaction and says how each batch fared; on the writer thread (the
   // group-commit hook).
   GroupOutcome Commit(std::deque<Pending>& work);
-  // Returns the head of `match_id` from the cache or the database; on the writer thread.
-  StoreResult<Head> HeadOf(const std::string& match_id);
+  // The head of `match_id` as the writer's connection sees it, from the cache or else the
+  // database (and then cached); on the writer thread. The pointer holds until heads_ changes.
+  StoreResult<Head*> HeadOf(const std::string& match_id);
   // Runs `body` with the reader connection locked.
   template <class F>
   auto WithReader(F&& body);
@@ -172,7 +185,10 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
 
   std::atomic<std::size_t> truncations_ = 0;
 
-  std::map<std::string, Head, std::less<>> heads_;  // writer thread only: committed heads
+  // Writer thread only: each match's head as the writer's connection sees it. A batch's head is
+  // cached once its rows are in (committed, or in the transaction under way); any failure that
+  // may have undone rows drops the entries it could have touched (the database is the truth).
+  Heads heads_;
   // The queue and the writer thread (persistence/group_commit.h); stopped first.
   std::unique_ptr<GroupCommit> group_;
 

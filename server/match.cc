@@ -600,9 +600,11 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
   // holds every match while the server runs, so the reference holds then.)
   services_.store.Append(
       std::move(batch),
-      [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan, next_plan,
-       planned_events, recorded, reply = std::move(reply), command_id, append_started, notices,
-       reply_to = std::move(reply_to)](persistence::StoreResult<persistence::Appended> appended) {
+      [weak = weak_from_this(), lifeline = services_.lifeline,
+       shared_plan = std::move(shared_plan), next_plan = std::move(next_plan), planned_events,
+       recorded, reply = std::move(reply), command_id = std::move(command_id), append_started,
+       notices, reply_to = std::move(reply_to)](
+          persistence::StoreResult<persistence::Appended> appended) mutable {
         std::lock_guard alive(lifeline->mutex);
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
@@ -610,8 +612,12 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
         self->services_.metrics.store_append_seconds.Observe(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - append_started)
                 .count());
-        asio::post(self->strand_, [self, shared_plan, next_plan, planned_events, recorded, reply,
-                                   command_id, notices, reply_to,
+        // Called once: what it holds moves on to the strand, so that the plan and the reply are
+        // freed there, after the commit, and not by the store's thread when it drops the group.
+        asio::post(self->strand_, [self, shared_plan = std::move(shared_plan),
+                                   next_plan = std::move(next_plan), planned_events, recorded,
+                                   reply = std::move(reply), command_id = std::move(command_id),
+                                   notices, reply_to = std::move(reply_to),
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {

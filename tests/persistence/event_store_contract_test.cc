@@ -443,6 +443,55 @@ TEST_P(EventStoreContractTest, ABatchTheDatabaseRefusesFailsAloneAndWritesNothin
   EXPECT_TRUE(store->AppendAndWait(with_notice("refused", "d4")).has_value());
 }
 
+// Batches of one match queued together (so, usually, in one transaction): when the database
+// refuses the middle one, the head the next one chains from is the first one's, not the refused
+// one's, and what the transaction leaves reads back whole and chained.
+TEST_P(EventStoreContractTest, ARefusedBatchLeavesItsMatchAtTheHeadOfTheBatchBeforeIt) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  AppendBatch first = Batch("m", 0, {"a"});
+  first.notices = {OutboxNotice{.delivery_id = "taken",
+                                .match_id = "m",
+                                .seat = "side_a",
+                                .body = "{}",
+                                .created_unix_ms = 1}};
+  ASSERT_TRUE(store->AppendAndWait(std::move(first)).has_value());
+  AppendBatch refused_batch = Batch("m", 2, {"refused"});
+  refused_batch.notices = {OutboxNotice{.delivery_id = "taken",
+                                        .match_id = "m",
+                                        .seat = "side_a",
+                                        .body = "{}",
+                                        .created_unix_ms = 2}};
+  std::promise<StoreResult<Appended>> before, refused, after;
+  store->Append(Batch("m", 1, {"b"}), [&](auto r) { before.set_value(std::move(r)); });
+  store->Append(std::move(refused_batch), [&](auto r) { refused.set_value(std::move(r)); });
+  store->Append(Batch("m", 2, {"c"}), [&](auto r) { after.set_value(std::move(r)); });
+  auto appended_before = before.get_future().get();
+  ASSERT_TRUE(appended_before.has_value()) << appended_before.error().message;
+  EXPECT_FALSE(refused.get_future().get().has_value());
+  auto appended_after = after.get_future().get();
+  ASSERT_TRUE(appended_after.has_value()) << appended_after.error().message;
+  EXPECT_EQ(appended_after->first_seq, 3u);
+  const auto expect_log = [](EventStore& at) {
+    auto events = at.Read("m");
+    ASSERT_TRUE(events.has_value()) << events.error().message;
+    ASSERT_EQ(events->size(), 3u);
+    EXPECT_EQ((*events)[0].payload, "a");
+    EXPECT_EQ((*events)[1].payload, "b");
+    EXPECT_EQ((*events)[2].payload, "c");
+    EXPECT_EQ((*events)[2].prev_hash, (*events)[1].hash);
+    EXPECT_EQ((*events)[2].hash, ChainHash((*events)[1].hash, "c"));
+  };
+  expect_log(*store);
+  // The head the store keeps is the log's: the next append chains from "c".
+  auto next = store->AppendAndWait(Batch("m", 3, {"d"}));
+  ASSERT_TRUE(next.has_value()) << next.error().message;
+  EXPECT_EQ(next->last_seq, 4u);
+  auto events = store->Read("m");
+  ASSERT_TRUE(events.has_value());
+  EXPECT_EQ(events->back().prev_hash, (*events)[2].hash);
+}
+
 TEST_P(EventStoreContractTest, EventsSurviveReopening) {
   Hash head{};
   {
