@@ -449,19 +449,18 @@ TEST_P(EventStoreContractTest, ABatchTheDatabaseRefusesFailsAloneAndWritesNothin
 TEST_P(EventStoreContractTest, ARefusedBatchLeavesItsMatchAtTheHeadOfTheBatchBeforeIt) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  AppendBatch first = Batch("m", 0, {"a"});
-  first.notices = {OutboxNotice{.delivery_id = "taken",
-                                .match_id = "m",
-                                .seat = "side_a",
-                                .body = "{}",
-                                .created_unix_ms = 1}};
-  ASSERT_TRUE(store->AppendAndWait(std::move(first)).has_value());
-  AppendBatch refused_batch = Batch("m", 2, {"refused"});
-  refused_batch.notices = {OutboxNotice{.delivery_id = "taken",
-                                        .match_id = "m",
-                                        .seat = "side_a",
-                                        .body = "{}",
-                                        .created_unix_ms = 2}};
+  // A batch with a notice whose delivery id is "taken": the database refuses the second one.
+  const auto with_taken_notice = [](uint64_t expected_seq, std::string payload) {
+    AppendBatch batch = Batch("m", expected_seq, {std::move(payload)});
+    batch.notices = {OutboxNotice{.delivery_id = "taken",
+                                  .match_id = "m",
+                                  .seat = "side_a",
+                                  .body = "{}",
+                                  .created_unix_ms = 1}};
+    return batch;
+  };
+  ASSERT_TRUE(store->AppendAndWait(with_taken_notice(0, "a")).has_value());
+  AppendBatch refused_batch = with_taken_notice(2, "refused");
   std::promise<StoreResult<Appended>> before, refused, after;
   store->Append(Batch("m", 1, {"b"}), [&](auto r) { before.set_value(std::move(r)); });
   store->Append(std::move(refused_batch), [&](auto r) { refused.set_value(std::move(r)); });
