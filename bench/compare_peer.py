@@ -37,7 +37,7 @@ COLUMNS = [
     "system", "rep", "matches", "rounds_per_match", "rounds_per_s", "commands_per_s",
     "commands_per_round", "round_p50_ms", "round_p95_ms", "round_p99_ms", "server_cpu_s",
     "server_cpu_us_per_round", "server_cpu_us_per_command", "server_rss_mib", "client_cpu_s",
-    "checks_ok", "started", "loadavg_1m", "source",
+    "checks_ok", "started", "loadavg_1m", "source", "melee_withdrawal",
 ]
 
 
@@ -132,14 +132,15 @@ def run_peer(scratch, matches, rounds, out_dir, rep):
     return rows, ok
 
 
-def run_melee(bench, matches, rounds, out_dir, rep):
+def run_melee(bench, matches, rounds, out_dir, rep, melee_withdrawal):
     """One match_bench over every N (closed loop); returns a row per N."""
     table = os.path.join(out_dir, "melee-rep%d.csv" % rep)
     text = os.path.join(out_dir, "melee-rep%d.txt" % rep)
     started = datetime.datetime.now().isoformat(timespec="seconds")
     load = os.getloadavg()[0]
     status = run_logged([bench, "--matches", ",".join(map(str, matches)), "--rounds", str(rounds),
-                         "--idle-connections", "0", "--fresh-server", "--csv", table], REPO,
+                         "--idle-connections", "0", "--fresh-server", "--csv", table,
+                         "--melee-withdrawal", melee_withdrawal], REPO,
                         text)
     if not os.path.isfile(table):
         log("   match_bench failed (exit %d), see %s" % (status, text))
@@ -163,6 +164,7 @@ def run_melee(bench, matches, rounds, out_dir, rep):
                 "server_rss_mib": int(r["rss_after_kib"]) / 1024,
                 "client_cpu_s": float(r["client_cpu_s"]), "checks_ok": int(good),
                 "started": started, "loadavg_1m": load, "source": os.path.basename(table),
+                "melee_withdrawal": melee_withdrawal,
             })
     ok = status == 0 and len(rows) == len(matches) and all(row["checks_ok"] for row in rows)
     if status != 0:
@@ -231,6 +233,10 @@ def main():
     parser.add_argument("--out", help="output folder (default: BUILD/compare-peer/<date-time>)")
     parser.add_argument("--peer", default=os.path.join(REPO, "..", "shared", "peers", "bgio"),
                         help="the peer harness to copy (default: REPO/../shared/peers/bgio)")
+    parser.add_argument("--melee-withdrawal", choices=("none", "allowed"), default="none",
+                        help="Melee's matches: the SSR 'no voluntary Withdrawal from Melee' (none: "
+                             "nothing to announce in the 3-vs-3, as in the peer's game, which has "
+                             "no Withdrawal) or allowed (both sides announce each CCPh)")
     parser.add_argument("--no-npm-ci", dest="npm_ci", action="store_false",
                         help="reuse the copy's node_modules from an earlier run")
     args = parser.parse_args()
@@ -263,7 +269,8 @@ def main():
         for system, runner in (("boardgame.io", lambda: run_peer(scratch, args.matches,
                                                                  args.rounds, out_dir, rep)),
                                ("Melee", lambda: run_melee(bench, args.matches, args.rounds,
-                                                           out_dir, rep))):
+                                                           out_dir, rep,
+                                                           args.melee_withdrawal))):
             log("-- rep %d: %s (load average %.2f) ..." % (rep, system, os.getloadavg()[0]))
             new, good = runner()
             ok = ok and good

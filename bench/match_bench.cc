@@ -12,8 +12,12 @@
 // confirm. The timed rounds start once every match's close combat is under way.
 //
 // A round (timed) is:
-//  - the announcements the rules ask for: in a Melee both sides announce, ATTACKER first; a seat
-//    sends an empty asl Announce when its view is in phase ANNOUNCE with to_act = its seat;
+//  - the announcements the rules ask for: with the matches' default option melee_withdrawal =
+//    none (--melee-withdrawal; the scenario special rule "no voluntary Withdrawal from Melee",
+//    A11.2), none in this 3-vs-3 as ../shared/bench-workload.md has it, unless the dice created a
+//    leader (a SMC may attack alone, A11.14); with allowed, in a Melee both sides announce,
+//    ATTACKER first. A seat sends an empty asl Announce when its view is in phase ANNOUNCE with
+//    to_act = its seat;
 //  - both seals in the same instant: back to back, who goes first alternating by round; each
 //    side's i-th present squad attacks enemy foes[(i + round) % len(foes)] (foes: the enemy's
 //    present squads, or any present enemy unit when it has no squad left), squads on the same
@@ -24,7 +28,8 @@
 // The round ends when both seats hold the resolved state, either
 //  - the Melee goes on (A11.15): the server itself starts the next CCPh's close combat in B1 with
 //    the carried units and the other side as ATTACKER; both views show a higher ccph, stage
-//    PLAYING, phase ANNOUNCE, and the next round starts from there with no command; or
+//    PLAYING, phase ANNOUNCE (DECLARE when no side is asked to announce), and the next round
+//    starts from there with no command; or
 //  - the close combat ended without a Melee (stage ENDED, the view's `melee` false).
 // After a round of the second kind the next round first brings the units back (timed, as in a
 // real game): each side with no unit left in B1 re-enters its three squads as reinforcements
@@ -323,6 +328,10 @@ struct Settings {
   // The protocol version each connection asks for in its Hello: 2 sends a view's forces only
   // when they changed (MatchView.forces_as_before), 1 every time.
   unsigned protocol = 2;
+  // The asl option melee_withdrawal each match is created with: "none" is the scenario special
+  // rule "no voluntary Withdrawal from Melee" (A11.2), under which a side in this 3-vs-3 has
+  // nothing to announce and the server asks it nothing; "allowed" asks both sides each CCPh.
+  std::string melee_withdrawal = "none";
   int rounds = 20;
   // The soak (--soak-seconds): after each round, each seat drops its connection with this
   // probability and comes back on a new one, resuming from its last seq; and a match that has
@@ -589,7 +598,9 @@ class Game final : public PlayerEvents {
                                         settings_.protocol, stats_.received);
     creator_->Open(settings_.endpoint, "/ws", [this] {
       v1::ClientMessage create;
-      create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+      v1::MatchSettings& match = *create.mutable_create_match()->mutable_settings();
+      match.set_ruleset("asl");
+      (*match.mutable_options())["melee_withdrawal"] = settings_.melee_withdrawal;
       creator_->Send(std::move(create), 0);
     });
   }
@@ -688,10 +699,16 @@ class Game final : public PlayerEvents {
         mine.public_state = PublicState(view);
         mine.holds_location = HoldsLocation(view, seat);
         mine.attacker = view.asl().attacker();
-        if (goes_on && view.asl().phase() != aslpb::PHASE_ANNOUNCE) {
+        // Under the SSR a side is asked only when it can announce (a SMC the dice created,
+        // A11.14), so the next CCPh may start at the declarations.
+        const aslpb::Phase phase = view.asl().phase();
+        const bool asked_nothing =
+            settings_.melee_withdrawal == "none" && phase == aslpb::PHASE_DECLARE;
+        if (goes_on && phase != aslpb::PHASE_ANNOUNCE && !asked_nothing) {
           return Fail(std::string("seat ") + v1::Seat_Name(seat) + ": the Melee went on into " +
                       "CCPh " + std::to_string(view.ccph()) + " in phase " +
-                      aslpb::Phase_Name(view.asl().phase()) + ", not ANNOUNCE");
+                      aslpb::Phase_Name(phase) + ", not ANNOUNCE" +
+                      (settings_.melee_withdrawal == "none" ? " or DECLARE" : ""));
         }
       }
     }
@@ -1471,7 +1488,7 @@ void PrintRow(const Row& row) {
 // ends and a row per idle-connection measurement; docs/benchmarks.md describes every column.
 class CsvReport {
  public:
-  static constexpr std::array<const char*, 47> kColumns = {
+  static constexpr std::array<const char*, 48> kColumns = {
       "mode",
       "frames",
       "server_threads",
@@ -1518,16 +1535,18 @@ class CsvReport {
       "deployment",
       "others_cpu_s",
       "server_store_cpu_s",
-      "server_cpu_us_per_command_outside_store"};
+      "server_cpu_us_per_command_outside_store",
+      "melee_withdrawal"};
 
   // Opens `path` (replacing it) and writes the header; check ok().
   CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed,
-            std::string deployment)
+            std::string deployment, std::string melee_withdrawal)
       : out_(path, std::ios::trunc),
         frames_(std::move(frames)),
         threads_(std::to_string(server_threads)),
         seed_(std::to_string(seed)),
-        deployment_(std::move(deployment)) {
+        deployment_(std::move(deployment)),
+        melee_withdrawal_(std::move(melee_withdrawal)) {
     std::vector<std::string> header(kColumns.begin(), kColumns.end());
     Write(header);
   }
@@ -1585,7 +1604,8 @@ class CsvReport {
            deployment_,
            deployment_ == "sqlite" ? "" : Fixed(run.others_cpu_seconds, 2),
            Fixed(run.store_cpu_seconds, 2),
-           Fixed(row.cpu_us_per_command - row.store_cpu_us_per_command, 1)});
+           Fixed(row.cpu_us_per_command - row.store_cpu_us_per_command, 1),
+           melee_withdrawal_});
   }
 
   // `mode` is "idle-after-runs" or "idle-fresh".
@@ -1596,6 +1616,7 @@ class CsvReport {
     fields[1] = frames_;
     fields[2] = threads_;
     fields[Column("deployment")] = deployment_;
+    fields[Column("melee_withdrawal")] = melee_withdrawal_;
     fields[Column("rss_before_kib")] = std::to_string(rss_before);
     fields[Column("rss_after_kib")] = std::to_string(rss_after);
     fields[Column("idle_connections")] = std::to_string(connections);
@@ -1628,6 +1649,7 @@ class CsvReport {
   std::string threads_;
   std::string seed_;
   std::string deployment_;
+  std::string melee_withdrawal_;
 };
 
 // ---- the server ---------------------------------------------------------------------------------
@@ -1932,6 +1954,13 @@ int main(int argc, char** argv) {
                  "they changed, 1 in every view")
       ->capture_default_str()
       ->check(CLI::Range(1, 2));
+  std::string melee_withdrawal = "none";
+  app.add_option("--melee-withdrawal", melee_withdrawal,
+                 "The matches' asl option melee_withdrawal: none (the SSR 'no voluntary "
+                 "Withdrawal from Melee': no side of this 3-vs-3 has anything to announce, as the "
+                 "workload and the peer's game have it) or allowed (both sides announce each CCPh)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "allowed"}));
   app.add_option("--server-binary", server_binary, "melee-server to start")->capture_default_str();
   double soak_seconds = 0;
   double churn = 0.1;
@@ -1979,7 +2008,8 @@ int main(int argc, char** argv) {
   const std::string frames = text ? "text" : "binary";
   std::unique_ptr<CsvReport> csv;
   if (!csv_path.empty()) {
-    csv = std::make_unique<CsvReport>(csv_path, frames, server_threads, seed, deployment_kind);
+    csv = std::make_unique<CsvReport>(csv_path, frames, server_threads, seed, deployment_kind,
+                                      melee_withdrawal);
     if (!csv->ok()) {
       std::cerr << "match_bench: cannot write --csv " << csv_path << "\n";
       return 2;
@@ -1989,6 +2019,7 @@ int main(int argc, char** argv) {
   testing::TempDir dir;
   Settings settings;
   settings.protocol = protocol;
+  settings.melee_withdrawal = melee_withdrawal;
   settings.kind = text ? FrameKind::kText : FrameKind::kBinary;
   settings.rounds = rounds;
   auto deployment = Deployment::Start(deployment_kind, server_binary, dir.path(), server_threads,
@@ -2032,8 +2063,8 @@ int main(int argc, char** argv) {
   std::printf(
       "match_bench: %s, the round once forces "
       "persist: asl 3-vs-3 Melee in B1 set up once, sealed declarations, units re-enter when a "
-      "side is gone, %s frames, %d rounds per match, %s, 1 client thread%s\n",
-      where.c_str(), text ? "JSON text" : "binary protobuf", rounds,
+      "side is gone, melee_withdrawal %s, %s frames, %d rounds per match, %s, 1 client thread%s\n",
+      where.c_str(), melee_withdrawal.c_str(), text ? "JSON text" : "binary protobuf", rounds,
       closed_loop && open_rates.empty() && open_loads.empty()
           ? "closed loop"
           : (closed_loop

@@ -24,6 +24,7 @@ const ruleset = document.getElementById('ruleset');
 
 function showVariant() {
   document.getElementById('variant-field').hidden = ruleset.value !== 'vv';
+  document.getElementById('withdrawal-field').hidden = ruleset.value !== 'asl';
 }
 
 // Reads "name = value" lines into an options map; throws naming the line that is not one.
@@ -52,6 +53,12 @@ function settingsFromForm() {
     if (value) settings[name] = value;
   }
   if (settings.ruleset === 'vv') settings.variant = data.get('variant');
+  // The scenario special rule "no voluntary Withdrawal from Melee" (asl option melee_withdrawal);
+  // a line in the rules options says it too, and wins.
+  if (settings.ruleset === 'asl' && data.get('melee_withdrawal') === 'none' &&
+      !('melee_withdrawal' in settings.options)) {
+    settings.options.melee_withdrawal = 'none';
+  }
   const pace = String(data.get('pace') || '');
   if (pace) settings.pace = { preset: pace, on_expiry: data.get('on_expiry') };
   for (const name of ['declaration_deadline_seconds', 'choice_deadline_seconds']) {

@@ -37,6 +37,20 @@ export function sideLabel(settings, key) {
   return name ? `${label} (${name})` : label;
 }
 
+// The match's rules options in words: the ones the players agreed on at creation.
+export function houseRules(settings) {
+  const options = settings?.options || {};
+  const known = {
+    'declaration_order=sealed': 'declarations sealed, then revealed together',
+    'declaration_order=attacker_first': 'the ATTACKER declares first (A11.12 as written)',
+    'melee_withdrawal=none':
+      'SSR: no voluntary Withdrawal from Melee (A11.2; broken units still withdraw, A11.16)',
+  };
+  const words = Object.keys(options).sort().map((name) =>
+    known[`${name}=${options[name]}`] || `${name} = ${options[name]}`);
+  return words.length ? `Rules options: ${words.join('; ')}` : '';
+}
+
 function outcomeWords(settings, outcome) {
   if (outcome === 'RESULT_OUTCOME_SIDE_A_WON') return `${sideLabel(settings, 'side_a')} won`;
   if (outcome === 'RESULT_OUTCOME_SIDE_B_WON') return `${sideLabel(settings, 'side_b')} won`;
@@ -104,6 +118,9 @@ export class MatchStatus {
     $('players').textContent = named
       ? `${sideLabel(settings, 'side_a')} v ${sideLabel(settings, 'side_b')}`
       : '';
+    const rules = houseRules(settings);
+    $('house-rules').textContent = rules;
+    $('house-rules').hidden = !rules;
     for (const { key } of kSeats) {
       $(`${key}-result-label`).textContent = outcomeWords(settings,
         key === 'side_a' ? 'RESULT_OUTCOME_SIDE_A_WON' : 'RESULT_OUTCOME_SIDE_B_WON');

@@ -263,6 +263,11 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
       !r) {
     return tl::unexpected(r.error());
   }
+  if (auto r = ParseChoice<bool>(values, "melee_withdrawal", {{"allowed", true}, {"none", false}},
+                                 options.melee_withdrawal);
+      !r) {
+    return tl::unexpected(r.error());
+  }
   if (auto it = values.find("sn_ift"); it != values.end()) {
     std::array<IftResult, 11> column;
     size_t count = 0;
@@ -286,6 +291,7 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
   }
   static const std::set<std::string, std::less<>> kKnown = {"burning_wreck",
                                                             "escort_drm_when_bu",
+                                                            "melee_withdrawal",
                                                             "sn_ift",
                                                             "declaration_order",
                                                             "optional_hth",
@@ -298,7 +304,8 @@ Result<Options> ParseOptions(const MatchOptions& match_options) {
       return Reject("", "unknown asl option '" + key.substr(0, 32) +
                             "' (known: declaration_order, optional_hth, sw_destruction, "
                             "above_ten_to_one, leader_creation_finns_japanese, "
-                            "dare_death_non_hth_drm, burning_wreck, escort_drm_when_bu, sn_ift)");
+                            "dare_death_non_hth_drm, burning_wreck, escort_drm_when_bu, "
+                            "melee_withdrawal, sn_ift)");
     }
   }
   return options;

@@ -299,6 +299,11 @@ struct Options {
   // ASL-AMB-16: the +1/+2 Personnel Escort DRM (A11.51) is void when the vehicle is BU (false),
   // or applies whatever the vehicle's crew status (true).
   bool escort_drm_when_bu = false;
+  // A scenario special rule the players may agree on (not a gap of the rulebook): "no voluntary
+  // Withdrawal from Melee". With it no unit may announce A11.2 Withdrawal; a broken unit in Melee
+  // still must withdraw, or be announced unable to (A11.16). A side with nothing else to announce
+  // (no SMC that may attack alone, A11.14; no HtH to declare, J2.31) is then not asked.
+  bool melee_withdrawal = true;
   // ATMM-AMB (README): the C13.7 table pins on a dr of 6; a Final dr above 6 pins as well.
   // The A11.622 sN attack reads the 16-FP column of the IFT for Original DR 2..12. The column
   // is not in the shared sources: this is a placeholder [DEFAULT - NOT FROM RULES] except DR 7
@@ -328,6 +333,7 @@ struct Options {
 //   dare_death_non_hth_drm -3..3
 //   burning_wreck          le | lt
 //   escort_drm_when_bu     void | applies
+//   melee_withdrawal       allowed | none (an SSR: no voluntary Withdrawal from Melee, A11.2)
 //   sn_ift                 11 comma-separated IFT results for DR 2..12: Nkia, k/N, Nmc, nmc,
 //                          ptc, ne
 Result<Options> ParseOptions(const MatchOptions& options);

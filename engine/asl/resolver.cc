@@ -385,6 +385,12 @@ Result<void> Play::Announce(Seat seat, const asl::Announce& command) {
     if (unit.disrupted) {
       return Reject("A11.2", "Disrupted " + Named(unit) + " cannot withdraw (ASL-AMB-14)");
     }
+    if (!work_.options.melee_withdrawal && !unit.broken) {
+      return Reject("A11.2", Named(unit) +
+                                 " cannot withdraw: this match's SSR (option melee_withdrawal = "
+                                 "none) allows no voluntary Withdrawal from Melee; only a broken "
+                                 "unit withdraws (A11.16)");
+    }
   }
   std::vector<uint16_t> unable;
   if (Result<void> named =

@@ -430,6 +430,7 @@ bool CanAnnounce(const State& state, Seat seat) {
     if (IsSmc(unit.kind)) return true;  // A11.14
     if (!state.melee) continue;
     if (unit.broken) return true;  // A11.16
+    if (!state.options.melee_withdrawal) continue;  // the SSR: no voluntary Withdrawal
     if (!unit.berserk && !unit.pinned && !unit.disrupted) return true;  // A11.2
   }
   return false;

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,11 +71,12 @@ class ForcesTest : public ::testing::Test {
                      server::ServerConfig{}, hooks_, dir_.path() / "data"); }
 
   // Starts the server, creates an asl match and seats both sides and a spectator.
-  void StartAslMatch() {
+  void StartAslMatch(const std::map<std::string, std::string>& options = {}) {
     Start();
     auto creator = MatchClient::Connect(server_->ws_url());
     v1::MatchSettings settings;
     settings.set_ruleset("asl");
+    for (const auto& [name, value] : options) (*settings.mutable_options())[name] = value;
     created_ = creator->Create(settings);
     ASSERT_NO_FATAL_FAILURE(JoinAll());
   }
@@ -366,6 +368,65 @@ TEST_F(ForcesTest, AMeleeGoingOnAsksAnnouncementsOnlyOfASideThatCanAnnounce) {
   ASSERT_TRUE(a_->Act(AnnounceNothing()).has_ack());
   Sync();
   EXPECT_EQ(b_->view().asl().phase(), aslpb::PHASE_DECLARE);
+}
+
+// The scenario special rule "no voluntary Withdrawal from Melee" (asl option melee_withdrawal =
+// none, agreed at creation): a Melee goes on into the next CCPh at the declarations, both sides'
+// announcements of nothing made for them in the batch that began it (A11.2: neither may withdraw;
+// A11.14, J2.31: nothing else to announce), through a restart too.
+TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations) {
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch({{"melee_withdrawal", "none"}}));
+  EXPECT_EQ(a_->view().settings().options().at("melee_withdrawal"), "none")
+      << "the SSR is public: every seat sees what was agreed";
+  ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7")}, true)).has_ack());
+  ASSERT_TRUE(b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  faces_.Push({5, 6, 5, 6});  // both miss (DR 11 at 1-1): a Melee (A11.15)
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  Sync();
+  const uint64_t before_ccph2 = a_->last_seq();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+    ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) {
+      return view.asl().phase() == aslpb::PHASE_DECLARE;
+    })) << client->view().ShortDebugString();
+  }
+  EXPECT_EQ(a_->view().asl().attacker(), v1::SEAT_SIDE_B);
+  int announced = 0;
+  for (const v1::MatchEvent& event : spectator_->events()) {
+    if (event.seq() > before_ccph2 && event.has_asl() &&
+        event.asl().kind() == aslpb::EVENT_KIND_ANNOUNCED) {
+      EXPECT_EQ(event.asl().announce().withdraw_size(), 0) << event.ShortDebugString();
+      ++announced;
+    }
+  }
+  EXPECT_EQ(announced, 2) << "each side's announcement of nothing is in the log";
+  const v1::ServerMessage withdraw = b_->Act(AnnounceNothing());
+  ASSERT_TRUE(withdraw.has_error());
+  EXPECT_EQ(withdraw.error().rule_ref(), "A11.2") << "the announcements are over in this CCPh";
+
+  // A restart: the match comes back at the declarations of CCPh 2, and plays on.
+  a_.reset();
+  b_.reset();
+  spectator_.reset();
+  server_.reset();
+  Start();
+  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  EXPECT_EQ(a_->view().ccph(), 2u);
+  EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
+  faces_.Push({5, 6, 5, 6});
+  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+  ASSERT_NO_FATAL_FAILURE(WaitForCcph(3));
+  ASSERT_TRUE(a_->WaitForView(
+      [](const v1::MatchView& view) { return view.asl().phase() == aslpb::PHASE_DECLARE; }));
+  EXPECT_EQ(a_->view().asl().attacker(), v1::SEAT_SIDE_A);
 }
 
 // Unit updates between close combats: each is checked, logged, shown to the opponent as the

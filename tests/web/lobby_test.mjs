@@ -64,6 +64,8 @@ test('lobby, seats, no leaked token, reconnect after a server restart', async ()
   assert.equal(await lobby.getByLabel('Rules', { exact: true }).inputValue(), 'asl');
   await lobby.getByLabel(/Time to declare/).fill('600');
   assert.equal(await lobby.locator('#variant-field').isHidden(), true, 'no edition for asl');
+  // The players agree on the SSR "no voluntary Withdrawal from Melee" (asl option melee_withdrawal).
+  await lobby.getByLabel(/Withdrawal from Melee/).selectOption('none');
   await lobby.screenshot({ path: path.join(shots, 'lobby-form.png'), fullPage: true });
   await lobby.getByRole('button', { name: 'Create match' }).click();
   await lobby.waitForSelector('#links:not([hidden])');
@@ -106,6 +108,11 @@ test('lobby, seats, no leaked token, reconnect after a server restart', async ()
     assert.ok(!page.url().includes('t='), 'the token left the address bar');
   }
   assert.match(await seatA.locator('#events').innerText(), /match opened: asl/);
+  for (const page of [seatA, seatB, spectator]) {
+    await page.waitForSelector('#house-rules:not([hidden])');
+    assert.match(await page.locator('#house-rules').innerText(),
+      /SSR: no voluntary Withdrawal from Melee \(A11\.2/, 'every page shows the agreed SSR');
+  }
 
   // ---- side A enters its set-up (through the SDK in the lobby's page); every page sees it ----
   await lobby.evaluate(async ({ m, t, units }) => {

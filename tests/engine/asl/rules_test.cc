@@ -274,6 +274,63 @@ TEST(AslFlow, A112AnnouncementsOnlyFromASideThatCanAnnounce) {
                                          "announced unable to";
 }
 
+// A11.2 under a scenario special rule the players agree on, "no voluntary Withdrawal from Melee"
+// (option melee_withdrawal = none): a side in Melee with nothing else to announce is not asked; a
+// Withdrawal announced anyway is refused naming A11.2; a broken unit in Melee still must withdraw
+// or be announced unable to (A11.16), so its side is still asked.
+TEST(AslFlow, A112SsrNoVoluntaryWithdrawalFromMelee) {
+  const AslRules rules;
+  ScriptedDice none({});
+  const auto at_announce = [&](const Situation& situation, const MatchOptions& options) {
+    State state = *rules.NewState(options);
+    auto events = rules.Decide(state, situation.attacker, asl::SetUp{situation}, none);
+    EXPECT_TRUE(events) << (events ? "" : Describe(events.error()));
+    for (const Event& event : events ? *events : std::vector<Event>{}) rules.Apply(state, event);
+    EXPECT_EQ(state.phase, Phase::kAnnounce);
+    return state;
+  };
+  MatchOptions ssr;
+  ssr.values["melee_withdrawal"] = "none";
+  Situation melee;
+  melee.location.melee = true;
+  melee.units = {Mmc("G1", kA, 4, 7), Mmc("R1", kB, 4, 7)};
+
+  State as_written = at_announce(melee, {});
+  EXPECT_TRUE(CanAnnounce(as_written, kA)) << "A11.2: G1 may try to Withdraw";
+  asl::Announce withdraw_g1;
+  withdraw_g1.withdraw = {"G1"};
+  EXPECT_TRUE(rules.Decide(as_written, kA, withdraw_g1, none));
+
+  State state = at_announce(melee, ssr);
+  EXPECT_FALSE(CanAnnounce(state, kA)) << "the SSR: no voluntary Withdrawal, nothing to announce";
+  EXPECT_FALSE(CanAnnounce(state, kB));
+  auto refused = rules.Decide(state, kA, withdraw_g1, none);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().rule_ref, "A11.2");
+  EXPECT_THAT(refused.error().message, HasSubstr("melee_withdrawal"));
+  EXPECT_TRUE(rules.Decide(state, kA, asl::Announce{}, none)) << "announcing nothing is legal";
+
+  Unit broken = Mmc("R2", kB, 4, 7);
+  broken.broken = true;
+  melee.units.push_back(broken);
+  state = at_announce(melee, ssr);
+  EXPECT_TRUE(CanAnnounce(state, kB)) << "A11.16: a broken unit in Melee must still withdraw";
+  auto nothing = rules.Decide(state, kA, asl::Announce{}, none);
+  ASSERT_TRUE(nothing);
+  for (const Event& event : *nothing) rules.Apply(state, event);
+  auto silent = rules.Decide(state, kB, asl::Announce{}, none);
+  ASSERT_FALSE(silent);
+  EXPECT_EQ(silent.error().rule_ref, "A11.16");
+  asl::Announce withdraw_r2;
+  withdraw_r2.withdraw = {"R2"};
+  EXPECT_TRUE(rules.Decide(state, kB, withdraw_r2, none))
+      << "A11.16: the broken unit withdraws under the SSR";
+
+  MatchOptions typo;
+  typo.values["melee_withdrawal"] = "never";
+  EXPECT_FALSE(rules.NewState(typo)) << "a value not allowed is refused";
+}
+
 // The CC DRM of the player aid, each with its rule, and FP halving per application.
 TEST(AslFlow, InfantryDrmAndHalvings) {
   Situation situation;
