@@ -265,6 +265,10 @@ class AslHost final : public RulesetHost {
     return hides_something || asl::CanAnnounce(s, seat);
   }
 
+  bool AsksEverySideAtStart(const AnyState& state) const override {
+    return StateOf(state).options.melee_withdrawal;  // the SSR: only who can announce is asked
+  }
+
   DecodedCommand DefaultAction(const AnyState& state, Seat) const override {
     const asl::State& s = StateOf(state);
     switch (s.phase) {

@@ -771,7 +771,11 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
       if (!start) return tl::unexpected(start.error());
       plan.started = true;
       plan.state = initial_state_;  // every close combat starts from the match's options
-      return PlanRuleset(seat, *start, "", std::move(plan), false);
+      auto started = PlanRuleset(seat, *start, "", std::move(plan), false);
+      if (started && !host_.AsksEverySideAtStart(started->state)) {
+        return EnterSilentAnnouncements(std::move(started));
+      }
+      return started;
     }
     case v1::ClientMessage::kFlagForDirector: {
       const v1::FlagForDirector& flag = message.flag_for_director();
@@ -883,6 +887,11 @@ Result<Match::Plan> Match::PlanCommand(Seat seat, const v1::ClientMessage& messa
         plan.client_entropy = seal.client_entropy();
       }
       auto planned = PlanRuleset(seat, *command, message.command_id(), std::move(plan), false);
+      // Under options that take announcements away, the DEFENDER with nothing it could announce
+      // is not asked after the ATTACKER's announcement either.
+      if (planned && message.has_announce() && !host_.AsksEverySideAtStart(planned->state)) {
+        planned = EnterSilentAnnouncements(std::move(planned));
+      }
       // The overrun is taken from the bank before the answer, in the same append.
       if (planned && drawn) {
         planned->entries.insert(planned->entries.begin(), Planned::Of(std::move(*drawn)));
@@ -1054,7 +1063,10 @@ Result<Match::Plan> Match::PlanMeleeGoingOn(const Carried& carried) const {
   if (!parts) return tl::unexpected(parts.error());
   auto start = host_.StartCommand(*parts);
   if (!start) return tl::unexpected(start.error());
-  auto planned = PlanRuleset(attacker, *start, "", std::move(plan), false);
+  return EnterSilentAnnouncements(PlanRuleset(attacker, *start, "", std::move(plan), false));
+}
+
+Result<Match::Plan> Match::EnterSilentAnnouncements(Result<Plan> planned) const {
   // Announcements are asked only of a side that can announce something (A11.2, A11.14, A11.16,
   // J2.31): for one that cannot, "nothing" goes in at once, logged as its announcement.
   for (;;) {

@@ -312,6 +312,9 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<Plan> PlanRuleset(engine::Seat seat, const DecodedCommand& command,
                                    const std::string& command_id, Plan plan,
                                    bool deadline_default) const;
+  // `planned`, with "nothing" entered for each side it then owes an announcement that has
+  // nothing it could announce (RulesetHost::CanAnnounce), as that side's logged announcement.
+  engine::Result<Plan> EnterSilentAnnouncements(engine::Result<Plan> planned) const;
   // Where the match stands for notices, in `state` and `setup` (`started`: a close combat is
   // under way), with the deadline of its step as `plan` would leave it.
   Situation SituationOf(bool started, const engine::AnyState& state, const SetupState& setup,

@@ -169,6 +169,11 @@ class RulesetHost {
   virtual bool CanAnnounce(const engine::AnyState& /*state*/, engine::Seat /*seat*/) const {
     return true;
   }
+  // Whether a close combat started from a set-up asks each side to announce even when it has
+  // nothing it could announce. The rules as written ask both at the start of every CCPh; a match
+  // whose options take announcements away (asl's SSR melee_withdrawal = none) asks only a side
+  // that can announce something there too, as a Melee that goes on always does.
+  virtual bool AsksEverySideAtStart(const engine::AnyState& /*state*/) const { return true; }
   // The facts the set-up parts give so far (either side may give them; CheckSetup keeps them
   // consistent).
   virtual SetupFacts FactsOf(const SetupParts& parts) const = 0;

@@ -63,6 +63,19 @@ v1::UnitUpdate Update(const std::string& unit, v1::UpdateKind kind,
   return update;
 }
 
+// Side A's 8-1 leader `id`, stacked on `on`.
+aslpb::Unit Leader81(const std::string& id, const std::string& on) {
+  aslpb::Unit leader;
+  leader.set_id(id);
+  leader.set_owner(v1::SEAT_SIDE_A);
+  leader.set_kind(aslpb::UNIT_KIND_LEADER);
+  leader.set_morale(8);
+  leader.set_leadership(-1);
+  leader.set_name("8-1");
+  leader.set_stacked_on(on);
+  return leader;
+}
+
 class ForcesTest : public ::testing::Test {
  protected:
   ForcesTest() { hooks_.dice = faces_.Source(); }
@@ -100,6 +113,16 @@ class ForcesTest : public ::testing::Test {
     }
   }
 
+  // Stops the server and starts it again on the same data; joins both seats and a spectator again.
+  void Restart() {
+    a_.reset();
+    b_.reset();
+    spectator_.reset();
+    server_.reset();
+    Start();
+    ASSERT_NO_FATAL_FAILURE(JoinAll());
+  }
+
   // Both announce nothing, ATTACKER first.
   void Announce(MatchClient& attacker, MatchClient& defender) {
     Sync();
@@ -134,14 +157,7 @@ TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
   ASSERT_NO_FATAL_FAILURE(StartAslMatch());
   // CCPh 1: G1 (a 4-6-7) and L1 (an 8-1 leader on it) of side A attack into G3; side B holds it
   // with R1 (a 4-4-7) and R2, a concealed 4-4-7 only B (and the director) may know.
-  aslpb::Unit leader;
-  leader.set_id("L1");
-  leader.set_owner(v1::SEAT_SIDE_A);
-  leader.set_kind(aslpb::UNIT_KIND_LEADER);
-  leader.set_morale(8);
-  leader.set_leadership(-1);
-  leader.set_name("8-1");
-  leader.set_stacked_on("G1");
+  const aslpb::Unit leader = Leader81("L1", "G1");
   ASSERT_TRUE(
       a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7"), leader}, true)).has_ack());
   aslpb::Unit hidden = Squad("R2", v1::SEAT_SIDE_B, 4, "SECRET-447");
@@ -200,12 +216,7 @@ TEST_F(ForcesTest, AMeleeGoesOnThroughThreeCcphsWithoutAUnitEnteredTwice) {
 
   // A restart in the middle: the forces, the CCPh and the close combat under way come back.
   const uint64_t seen = a_->last_seq();
-  a_.reset();
-  b_.reset();
-  spectator_.reset();
-  server_.reset();
-  Start();
-  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  ASSERT_NO_FATAL_FAILURE(Restart());
   EXPECT_EQ(a_->last_seq(), seen);
   EXPECT_EQ(a_->view().ccph(), 3u);
   EXPECT_EQ(InForce(a_->view(), "R1")->asl().kind(), aslpb::UNIT_KIND_HALF_SQUAD);
@@ -370,10 +381,24 @@ TEST_F(ForcesTest, AMeleeGoingOnAsksAnnouncementsOnlyOfASideThatCanAnnounce) {
   EXPECT_EQ(b_->view().asl().phase(), aslpb::PHASE_DECLARE);
 }
 
+// Counts the asl announcements `client` saw after event `after`, each of nothing.
+int AnnouncementsOfNothingAfter(const MatchClient& client, uint64_t after) {
+  int announced = 0;
+  for (const v1::MatchEvent& event : client.events()) {
+    if (event.seq() > after && event.has_asl() &&
+        event.asl().kind() == aslpb::EVENT_KIND_ANNOUNCED) {
+      EXPECT_EQ(event.asl().announce().withdraw_size(), 0) << event.ShortDebugString();
+      ++announced;
+    }
+  }
+  return announced;
+}
+
 // The scenario special rule "no voluntary Withdrawal from Melee" (asl option melee_withdrawal =
-// none, agreed at creation): a Melee goes on into the next CCPh at the declarations, both sides'
-// announcements of nothing made for them in the batch that began it (A11.2: neither may withdraw;
-// A11.14, J2.31: nothing else to announce), through a restart too.
+// none, agreed at creation): no side has anything to announce here (A11.2: neither may withdraw;
+// A11.14, J2.31: no SMC, no HtH), so the first close combat and the Melee that goes on into the
+// next CCPh start at the declarations, both sides' announcements of nothing made for them in the
+// batch that began each; through a restart too.
 TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations) {
   ASSERT_NO_FATAL_FAILURE(StartAslMatch({{"melee_withdrawal", "none"}}));
   EXPECT_EQ(a_->view().settings().options().at("melee_withdrawal"), "none")
@@ -383,8 +408,14 @@ TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations)
   Sync();
   ASSERT_TRUE(a_->Act(Confirm()).has_ack());
   Sync();
+  const uint64_t before_ccph1 = a_->last_seq();
   ASSERT_TRUE(b_->Act(Confirm()).has_ack());
-  ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
+  Sync();
+  for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+    EXPECT_EQ(client->view().asl().phase(), aslpb::PHASE_DECLARE)
+        << client->view().ShortDebugString();
+  }
+  EXPECT_EQ(AnnouncementsOfNothingAfter(*spectator_, before_ccph1), 2);
   faces_.Push({5, 6, 5, 6});  // both miss (DR 11 at 1-1): a Melee (A11.15)
   ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
   Sync();
@@ -397,26 +428,14 @@ TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations)
     })) << client->view().ShortDebugString();
   }
   EXPECT_EQ(a_->view().asl().attacker(), v1::SEAT_SIDE_B);
-  int announced = 0;
-  for (const v1::MatchEvent& event : spectator_->events()) {
-    if (event.seq() > before_ccph2 && event.has_asl() &&
-        event.asl().kind() == aslpb::EVENT_KIND_ANNOUNCED) {
-      EXPECT_EQ(event.asl().announce().withdraw_size(), 0) << event.ShortDebugString();
-      ++announced;
-    }
-  }
-  EXPECT_EQ(announced, 2) << "each side's announcement of nothing is in the log";
+  EXPECT_EQ(AnnouncementsOfNothingAfter(*spectator_, before_ccph2), 2)
+      << "each side's announcement of nothing is in the log";
   const v1::ServerMessage withdraw = b_->Act(AnnounceNothing());
   ASSERT_TRUE(withdraw.has_error());
   EXPECT_EQ(withdraw.error().rule_ref(), "A11.2") << "the announcements are over in this CCPh";
 
   // A restart: the match comes back at the declarations of CCPh 2, and plays on.
-  a_.reset();
-  b_.reset();
-  spectator_.reset();
-  server_.reset();
-  Start();
-  ASSERT_NO_FATAL_FAILURE(JoinAll());
+  ASSERT_NO_FATAL_FAILURE(Restart());
   EXPECT_EQ(a_->view().ccph(), 2u);
   EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
   faces_.Push({5, 6, 5, 6});
@@ -427,6 +446,32 @@ TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations)
   ASSERT_TRUE(a_->WaitForView(
       [](const v1::MatchView& view) { return view.asl().phase() == aslpb::PHASE_DECLARE; }));
   EXPECT_EQ(a_->view().asl().attacker(), v1::SEAT_SIDE_A);
+}
+
+// Under the same SSR a side that can still announce something is asked: side A's 8-1 leader may
+// attack alone (A11.14), side B has nothing to announce and is not asked after A's announcement.
+TEST_F(ForcesTest, UnderTheNoWithdrawalSsrASideWithASmcIsStillAsked) {
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch({{"melee_withdrawal", "none"}}));
+  const aslpb::Unit leader = Leader81("L1", "G1");
+  ASSERT_TRUE(
+      a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7"), leader}, true)).has_ack());
+  ASSERT_TRUE(b_->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  Sync();
+  EXPECT_EQ(b_->view().asl().phase(), aslpb::PHASE_ANNOUNCE);
+  EXPECT_EQ(b_->view().asl().to_act(), v1::SEAT_SIDE_A) << "A11.14: L1 may attack alone";
+  const uint64_t before = a_->last_seq();
+  ASSERT_TRUE(a_->Act(AnnounceNothing()).has_ack());
+  Sync();
+  for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
+    EXPECT_EQ(client->view().asl().phase(), aslpb::PHASE_DECLARE)
+        << client->view().ShortDebugString();
+  }
+  EXPECT_EQ(AnnouncementsOfNothingAfter(*spectator_, before), 2)
+      << "A's announcement, and B's made for it in the same batch";
 }
 
 // Unit updates between close combats: each is checked, logged, shown to the opponent as the
