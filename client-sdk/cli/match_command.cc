@@ -360,6 +360,7 @@ MatchCommands::MatchCommands(CLI::App& app, MatchArgs& args) : args_(args) {
       ->capture_default_str();
   create_->add_option("--option", args_.options,
                       "A ruleset option KEY=VALUE, repeatable (README, Rules coverage: e.g. "
+                      "asl's melee_withdrawal=none, the SSR 'no voluntary Withdrawal from Melee'; "
                       "coc's leader_hit_effects, vv's grenades_per_assault_max)");
   create_->add_option("--choice-deadline", args_.choice_deadline_seconds,
                       "Seconds a seat has to answer a choice (0: the server's default)");
