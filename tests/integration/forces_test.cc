@@ -132,6 +132,17 @@ class ForcesTest : public ::testing::Test {
     Sync();
   }
 
+  // B's R1 and A's G1 attack each other and both miss (DR 11 at 1-1): the Melee goes on into
+  // CCPh 2 (A11.15). `before`: the last event before A's seal.
+  void BothMissIntoCcph2(uint64_t& before) {
+    faces_.Push({5, 6, 5, 6});
+    ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
+    Sync();
+    before = a_->last_seq();
+    ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
+    ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  }
+
   // Waits until every client sees CCPh `ccph` under way.
   void WaitForCcph(uint32_t ccph) {
     for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
@@ -348,12 +359,8 @@ TEST_F(ForcesTest, AMeleeGoingOnAsksAnnouncementsOnlyOfASideThatCanAnnounce) {
   ASSERT_TRUE(b_->Act(Confirm()).has_ack());
   // The first CCPh: nobody is in Melee yet, so both announce (nothing), as the rules ask.
   ASSERT_NO_FATAL_FAILURE(Announce(*a_, *b_));
-  faces_.Push({5, 6, 5, 6});  // both miss: a Melee
-  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  Sync();
-  const uint64_t before_ccph2 = a_->last_seq();
-  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
-  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  uint64_t before_ccph2 = 0;
+  ASSERT_NO_FATAL_FAILURE(BothMissIntoCcph2(before_ccph2));
   for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
     ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) {
       return view.asl().phase() == aslpb::PHASE_ANNOUNCE && view.asl().to_act() == v1::SEAT_SIDE_A;
@@ -416,12 +423,8 @@ TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAMeleeGoesOnStraightToTheDeclarations)
         << client->view().ShortDebugString();
   }
   EXPECT_EQ(AnnouncementsOfNothingAfter(*spectator_, before_ccph1), 2);
-  faces_.Push({5, 6, 5, 6});  // both miss (DR 11 at 1-1): a Melee (A11.15)
-  ASSERT_TRUE(b_->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
-  Sync();
-  const uint64_t before_ccph2 = a_->last_seq();
-  ASSERT_TRUE(a_->Act(Seal({{{"G1"}, {"R1"}}})).has_ack());
-  ASSERT_NO_FATAL_FAILURE(WaitForCcph(2));
+  uint64_t before_ccph2 = 0;
+  ASSERT_NO_FATAL_FAILURE(BothMissIntoCcph2(before_ccph2));
   for (MatchClient* client : {a_.get(), b_.get(), spectator_.get()}) {
     ASSERT_TRUE(client->WaitForView([](const v1::MatchView& view) {
       return view.asl().phase() == aslpb::PHASE_DECLARE;
