@@ -477,6 +477,30 @@ TEST_F(ForcesTest, UnderTheNoWithdrawalSsrASideWithASmcIsStillAsked) {
       << "A's announcement, and B's made for it in the same batch";
 }
 
+// No leak under the SSR: a side with a concealed unit is asked to announce even when it has
+// nothing it could announce, so the other side cannot tell from "not asked" what its "?" is not
+// (a SMC, a unit able to withdraw); its announcement shows nothing of the "?".
+TEST_F(ForcesTest, UnderTheNoWithdrawalSsrAConcealedSideIsStillAsked) {
+  ASSERT_NO_FATAL_FAILURE(StartAslMatch({{"melee_withdrawal", "none"}}));
+  ASSERT_TRUE(a_->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 4, "4-6-7")}, true)).has_ack());
+  aslpb::Unit hidden = Squad("R1", v1::SEAT_SIDE_B, 4, "SECRET-447");
+  hidden.set_concealed(true);
+  ASSERT_TRUE(b_->Act(EnterUnits({hidden}, false)).has_ack());
+  Sync();
+  ASSERT_TRUE(a_->Act(Confirm()).has_ack());
+  Sync();
+  ASSERT_TRUE(b_->Act(Confirm()).has_ack());
+  Sync();
+  EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_ANNOUNCE);
+  EXPECT_EQ(a_->view().asl().to_act(), v1::SEAT_SIDE_B)
+      << "A has nothing to announce and is not asked; B, concealed, is";
+  ASSERT_TRUE(b_->Act(AnnounceNothing()).has_ack());
+  Sync();
+  EXPECT_EQ(a_->view().asl().phase(), aslpb::PHASE_DECLARE);
+  EXPECT_EQ(AllBytes(*a_).find("SECRET-447"), std::string::npos);
+  EXPECT_EQ(AllBytes(*spectator_).find("SECRET-447"), std::string::npos);
+}
+
 // Unit updates between close combats: each is checked, logged, shown to the opponent as the
 // rules allow ("?" for a concealed unit), carried into the next close combat and through a
 // restart.
