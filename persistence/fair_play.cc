@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -176,19 +177,27 @@ int DieOfDraw(const Seed& seed, std::string_view message) {
 
 CommittedDice::CommittedDice(const Seed& seed, std::string match_id, uint64_t step,
                              std::string entropy_a, std::string entropy_b)
-    : seed_(seed),
-      match_id_(std::move(match_id)),
-      step_(step),
-      entropy_a_(std::move(entropy_a)),
-      entropy_b_(std::move(entropy_b)) {}
+    : seed_(seed), step_(step) {
+  InitMessage(match_id, entropy_a, entropy_b);
+}
 
 CommittedDice::CommittedDice(const SeedChain& chain, std::string match_id, uint64_t step,
                              std::string entropy_a, std::string entropy_b)
-    : chain_(&chain),
-      match_id_(std::move(match_id)),
-      step_(step),
-      entropy_a_(std::move(entropy_a)),
-      entropy_b_(std::move(entropy_b)) {}
+    : chain_(&chain), step_(step) {
+  InitMessage(match_id, entropy_a, entropy_b);
+}
+
+void CommittedDice::InitMessage(std::string_view match_id, std::string_view entropy_a,
+                                std::string_view entropy_b) {
+  // Cut from DieMessage itself, so the two cannot drift apart: the draw's number sits between
+  // the last '|' before it and the first '|' after it.
+  const std::string whole = DieMessage(match_id, step_, 0, entropy_a, entropy_b);
+  const size_t head = std::string_view("melee/v1/die|").size() + match_id.size() + 1 +
+                      std::to_string(step_).size() + 1;
+  message_head_ = whole.substr(0, head);
+  message_tail_ = whole.substr(head + 1);  // after the draw's "0"
+  message_.reserve(whole.size() + 20);
+}
 
 const Seed& CommittedDice::seed() {
   if (chain_ != nullptr) {
@@ -201,8 +210,12 @@ const Seed& CommittedDice::seed() {
 int CommittedDice::NextD6() {
   seed();
   for (;;) {
-    const int die =
-        DieOfDraw(seed_, DieMessage(match_id_, step_, draws_++, entropy_a_, entropy_b_));
+    char number[20];
+    const auto [end, ec] = std::to_chars(std::begin(number), std::end(number), draws_++);
+    message_.assign(message_head_);
+    message_.append(number, end);
+    message_.append(message_tail_);
+    const int die = DieOfDraw(seed_, message_);
     if (die != 0) return die;
   }
 }

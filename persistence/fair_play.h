@@ -120,12 +120,17 @@ class CommittedDice final : public engine::Dice {
   int NextD6() override;
 
  private:
+  // DieMessage(match_id, step, draw, entropy_a, entropy_b) is message_head_ + draw +
+  // message_tail_: both made once, so a draw formats only its number (into message_, reused).
+  void InitMessage(std::string_view match_id, std::string_view entropy_a,
+                   std::string_view entropy_b);
+
   const SeedChain* chain_ = nullptr;  // set while seed_ is still to be looked up
   Seed seed_{};
-  std::string match_id_;
   uint64_t step_;
-  std::string entropy_a_;
-  std::string entropy_b_;
+  std::string message_head_;  // "melee/v1/die|<match_id>|<step>|"
+  std::string message_tail_;  // "|<hex entropy_a>|<hex entropy_b>"
+  std::string message_;
   uint64_t draws_ = 0;
 };
 

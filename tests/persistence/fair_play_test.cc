@@ -178,6 +178,27 @@ TEST(FairPlayExampleTest, DocsFairPlayMdFirstTenDiceOfStepOne) {
   }
 }
 
+TEST(FairPlayExampleTest, CommittedDiceDrawWhatDieMessageSaysForEveryDrawNumber) {
+  // CommittedDice formats only the draw's number per die; whatever the step's digits, the
+  // entropies (one empty) and the draw's digits, each die is DieOfDraw of DieMessage's text.
+  const Seed s1 = ExampleS1();
+  for (const uint64_t step : {uint64_t{0}, uint64_t{1}, uint64_t{4096}, uint64_t{123456789}}) {
+    for (const std::string& entropy_b : {ExampleEntropyB(), std::string()}) {
+      CommittedDice dice(s1, std::string(kExampleMatch), step, ExampleEntropyA(), entropy_b);
+      uint64_t draw = 0;
+      for (int i = 0; i < 120; ++i) {
+        int expected = 0;
+        while (expected == 0) {
+          expected = DieOfDraw(
+              s1, DieMessage(kExampleMatch, step, draw++, ExampleEntropyA(), entropy_b));
+        }
+        ASSERT_EQ(dice.RollDie("dr"), expected) << "step " << step << ", die " << i;
+      }
+      EXPECT_EQ(dice.draws(), draw);
+    }
+  }
+}
+
 TEST(FairPlayExampleTest, DocsFairPlayMdWithoutEntropyBTheDiceAreOthers) {
   // docs/fair-play.md: "the dice would be others entirely (6, 5, 5, 3, ... for this seed)".
   CommittedDice dice(ExampleS1(), std::string(kExampleMatch), 1, ExampleEntropyA(), "");
