@@ -189,8 +189,8 @@ CommittedDice::CommittedDice(const SeedChain& chain, std::string match_id, uint6
 
 void CommittedDice::InitMessage(std::string_view match_id, std::string_view entropy_a,
                                 std::string_view entropy_b) {
-  // Cut from DieMessage itself, so the two cannot drift apart: the draw's number sits between
-  // the last '|' before it and the first '|' after it.
+  // Cut from DieMessage's own text for draw 0, so the two cannot drift apart: the head is
+  // everything before the draw's "0", the tail everything after it.
   const std::string whole = DieMessage(match_id, step_, 0, entropy_a, entropy_b);
   const size_t head = std::string_view("melee/v1/die|").size() + match_id.size() + 1 +
                       std::to_string(step_).size() + 1;
