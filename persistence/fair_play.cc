@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -98,9 +98,7 @@ std::string RawPublicKey(EVP_PKEY* key) {
 
 }  // namespace
 
-Seed PreviousSeed(const Seed& seed) {
-  return Sha256(AsView(seed));
-}
+Seed PreviousSeed(const Seed& seed) { return Sha256(AsView(seed)); }
 
 SeedChain::SeedChain(const Seed& top, uint64_t length) : length_(length) {
   // Walk down from s_N once, keeping s_0, s_64, ... (and s_N itself, last).
@@ -175,14 +173,14 @@ int DieOfDraw(const Seed& seed, std::string_view message) {
   return x < kRejectFrom ? static_cast<int>(x % 6) + 1 : 0;
 }
 
-CommittedDice::CommittedDice(const Seed& seed, std::string match_id, uint64_t step,
-                             std::string entropy_a, std::string entropy_b)
+CommittedDice::CommittedDice(const Seed& seed, std::string_view match_id, uint64_t step,
+                             std::string_view entropy_a, std::string_view entropy_b)
     : seed_(seed), step_(step) {
   InitMessage(match_id, entropy_a, entropy_b);
 }
 
-CommittedDice::CommittedDice(const SeedChain& chain, std::string match_id, uint64_t step,
-                             std::string entropy_a, std::string entropy_b)
+CommittedDice::CommittedDice(const SeedChain& chain, std::string_view match_id, uint64_t step,
+                             std::string_view entropy_a, std::string_view entropy_b)
     : chain_(&chain), step_(step) {
   InitMessage(match_id, entropy_a, entropy_b);
 }

@@ -105,12 +105,12 @@ int DieOfDraw(const Seed& seed, std::string_view message);
 // The dice of one resolution step, drawn as above. Not thread-safe (one per resolution).
 class CommittedDice final : public engine::Dice {
  public:
-  CommittedDice(const Seed& seed, std::string match_id, uint64_t step, std::string entropy_a,
-                std::string entropy_b);
+  CommittedDice(const Seed& seed, std::string_view match_id, uint64_t step,
+                std::string_view entropy_a, std::string_view entropy_b);
   // The dice of step `step` of `chain` (which must outlive them): its seed is looked up on the
   // first draw, so a step that rolls nothing costs no hashing.
-  CommittedDice(const SeedChain& chain, std::string match_id, uint64_t step, std::string entropy_a,
-                std::string entropy_b);
+  CommittedDice(const SeedChain& chain, std::string_view match_id, uint64_t step,
+                std::string_view entropy_a, std::string_view entropy_b);
   // How many draws were made (rejected ones included).
   uint64_t draws() const { return draws_; }
   // The step's seed (looked up now if no die was drawn yet).
