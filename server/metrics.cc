@@ -151,8 +151,19 @@ void Metrics::SyncStoreFailedAppends(uint64_t total) {
   synced_failed_appends_ = total;
 }
 
-void Metrics::CountCommand(const std::string& name) {
-  commands_.Add({{"command", name}}).Increment();
+void Metrics::CountCommand(int number, const std::string& name) {
+  if (number < 0 || number >= kCachedCommands) {
+    commands_.Add({{"command", name}}).Increment();
+    return;
+  }
+  std::atomic<prometheus::Counter*>& cached = command_counters_[static_cast<size_t>(number)];
+  prometheus::Counter* counter = cached.load(std::memory_order_acquire);
+  if (counter == nullptr) {
+    // Two threads may both get here: Family::Add gives both the same counter.
+    counter = &commands_.Add({{"command", name}});
+    cached.store(counter, std::memory_order_release);
+  }
+  counter->Increment();
 }
 
 }  // namespace melee::server

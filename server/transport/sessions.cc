@@ -29,9 +29,10 @@ constexpr auto kLingerTimeout = std::chrono::seconds(2);
 std::string ServerHeader() { return std::string(kServerName) + "/" + kServerVersion; }
 
 // The name of a command as it appears in the protocol (the oneof field name), for metrics.
-std::string CommandName(const v1::ClientMessage& message) {
+const std::string& CommandName(const v1::ClientMessage& message) {
+  static const std::string kNone = "none";
   const auto* field = v1::ClientMessage::descriptor()->FindFieldByNumber(message.command_case());
-  return field != nullptr ? field->name() : "none";
+  return field != nullptr ? field->name() : kNone;
 }
 
 }  // namespace
@@ -318,7 +319,7 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
   auto message =
       melee::proto::DecodeClientMessage(frame, text ? FrameKind::kText : FrameKind::kBinary);
   if (!message) return SendError(message.error().code, message.error().message);
-  context_.metrics.CountCommand(CommandName(*message));
+  context_.metrics.CountCommand(message->command_case(), CommandName(*message));
   if (message->has_create_match()) {
     long retry_after = 0;
     if (auto refused = LimitMatchCreation(context_, slot_.address(), &retry_after)) {

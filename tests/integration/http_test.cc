@@ -43,6 +43,31 @@ TEST(HttpTest, MetricsAreInPrometheusTextFormat) {
       << result.body;
 }
 
+// Each decoded command is counted under its name, from two connections (the counters are cached
+// by field number: the first count and the later ones land on the same series).
+TEST(HttpTest, MetricsCountEachCommandByItsName) {
+  testing::TestServer server;
+  for (int connection = 0; connection < 2; ++connection) {
+    auto client = testing::MatchClient::Connect(server.ws_url());
+    for (int i = 0; i < 3; ++i) {
+      melee::v1::ClientMessage ping;
+      ping.set_command_id("p" + std::to_string(i));
+      ping.mutable_ping()->set_nonce(static_cast<uint64_t>(i));
+      ASSERT_TRUE(client->Call(ping).has_pong());
+    }
+    melee::v1::ClientMessage create;
+    create.set_command_id("c");
+    create.mutable_create_match()->mutable_settings()->set_ruleset("asl");
+    ASSERT_TRUE(client->Call(create).has_match_created());
+  }
+  const auto metrics = testing::HttpGet(server.port(), "/metrics");
+  EXPECT_NE(metrics.body.find("melee_commands_total{command=\"ping\"} 6\n"), std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("melee_commands_total{command=\"create_match\"} 2\n"),
+            std::string::npos)
+      << metrics.body;
+}
+
 TEST(HttpTest, UnknownPathIs404WithAnErrorBody) {
   testing::TestServer server;
   const auto result = testing::HttpGet(server.port(), "/nope");
