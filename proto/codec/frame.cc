@@ -8,6 +8,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "proto/codec/json.h"
@@ -164,12 +165,19 @@ std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKi
 }
 
 std::string SerializeDeterministic(const google::protobuf::MessageLite& message) {
-  std::string bytes;
+  // Sized first, then written in one pass into a string of that size: a StringOutputStream
+  // grows its string a doubling at a time, zeroing each new part, and the message is written
+  // through the buffered slow path across the parts (every logged event passes here).
+  const size_t size = message.ByteSizeLong();
+  std::string bytes(size, '\0');
   {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
+    google::protobuf::io::ArrayOutputStream array(bytes.data(), static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&array);
     coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
+    message.SerializeWithCachedSizes(&coded);
+    if (coded.HadError() || static_cast<size_t>(coded.ByteCount()) != size) {
+      throw std::logic_error("SerializeDeterministic: the message changed while it was written");
+    }
   }
   return bytes;
 }

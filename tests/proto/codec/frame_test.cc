@@ -1,6 +1,8 @@
 #include "proto/codec/frame.h"
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/reflection.h>
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
@@ -251,6 +253,43 @@ TEST(FrameTest, BinaryDecodingDropsWhatDiscardUnknownFieldsDropsWhateverTheBytes
   // Both ways through the decoder were taken many times.
   EXPECT_GT(with_unknown, 1000) << parsed;
   EXPECT_GT(parsed - with_unknown, 1000) << parsed;
+}
+
+// The log's bytes: equal to protobuf's own deterministic serialization (map entries sorted,
+// whatever order they were inserted in), for messages from empty to many times the size a
+// StringOutputStream starts with.
+TEST(FrameTest, SerializeDeterministicIsProtobufsDeterministicSerialization) {
+  const auto reference = [](const google::protobuf::MessageLite& message) {
+    std::string bytes;
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+    coded.Trim();
+    return std::string(bytes.data(), static_cast<size_t>(coded.ByteCount()));
+  };
+  EXPECT_EQ(SerializeDeterministic(v1::ClientMessage()), "");
+  for (int entries : {1, 3, 40, 2000}) {
+    v1::ClientMessage forward;
+    v1::ClientMessage backward;
+    forward.set_command_id("c" + std::to_string(entries));
+    backward.set_command_id(forward.command_id());
+    auto& a = *forward.mutable_create_match()->mutable_settings()->mutable_options();
+    auto& b = *backward.mutable_create_match()->mutable_settings()->mutable_options();
+    for (int i = 0; i < entries; ++i) {
+      a["option_" + std::to_string(i)] = std::string(static_cast<size_t>(i % 37), 'x');
+    }
+    for (int i = entries - 1; i >= 0; --i) {
+      b["option_" + std::to_string(i)] = std::string(static_cast<size_t>(i % 37), 'x');
+    }
+    const std::string bytes = SerializeDeterministic(forward);
+    EXPECT_EQ(bytes, reference(forward)) << entries << " entries";
+    EXPECT_EQ(bytes, SerializeDeterministic(backward)) << entries << " entries";
+    EXPECT_EQ(bytes.size(), forward.ByteSizeLong());
+    v1::ClientMessage back;
+    ASSERT_TRUE(back.ParseFromString(bytes));
+    EXPECT_EQ(back.create_match().settings().options().size(), static_cast<size_t>(entries));
+  }
 }
 
 TEST(FrameTest, JsonWithAnUnknownCommandIsUnknownMessage) {
