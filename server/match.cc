@@ -94,6 +94,9 @@ std::string FramedFieldAfter(int field, std::string_view lead,
   return out;
 }
 
+// What ViewPartsBytes reserves beyond the size of the viewer's last ViewParts: a few units more.
+constexpr std::size_t kViewPartsSlack = 1024;
+
 constexpr std::array<Viewer, 4> kViewers = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
                                             Viewer::kSpectator};
 
@@ -2136,12 +2139,15 @@ const std::shared_ptr<const std::string>& Match::ViewPartsBytes(Viewer viewer) c
     if (!kept.bytes) {
       // The bytes of a MatchView holding only the settings and the forces.
       std::string bytes;
+      std::size_t& last_size = view_parts_sizes_[ViewerIndex(viewer)];
+      bytes.reserve(last_size + kViewPartsSlack);
       {
         google::protobuf::io::StringOutputStream stream(&bytes);
         google::protobuf::io::CodedOutputStream out(&stream);
         proto::WriteSubmessage(v1::MatchView::kSettingsFieldNumber, identity_.settings, out);
         WriteForces(host_, forces_, viewer, out, &unit_bytes_);
       }
+      last_size = bytes.size();
       kept.bytes = std::make_shared<const std::string>(std::move(bytes));
     }
   }

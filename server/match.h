@@ -467,6 +467,10 @@ class Match : public std::enable_shared_from_this<Match> {
     bool whole = false;  // no unit is hidden from the viewer: shared by every such viewer
   };
   mutable std::array<KeptViewParts, 4> view_parts_;
+  // The size of each viewer's last ViewParts, not cleared with them: the next are written into a
+  // string reserved that large (the forces seldom shrink), not grown by doublings as they are
+  // written, each copying what was written so far and leaving up to twice the size allocated.
+  mutable std::array<std::size_t, 4> view_parts_sizes_{};
   // Each unit's bytes as ViewParts last wrote them, kept by the unit's version: when the forces
   // change, only the units that changed are serialized again.
   mutable UnitBytes unit_bytes_;
