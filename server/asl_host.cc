@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -356,34 +357,99 @@ class AslHost final : public RulesetHost {
     return !(e.kind == asl::EventKind::kDeclarationSealed && e.seat != seat);
   }
 
+  // The tree of what RenderAround gives the viewer: the rest of the MatchEvent, then the logged
+  // event or its masked copy, parsed.
   void RenderEvent(std::string_view logged, const AnyState& after, const AnyEvent& event,
                    Viewer viewer, v1::MatchEvent& out) const override {
-    Show(EventOf(event), LoggedForm<aslpb::AslEvent>(logged), StateOf(after), viewer, out);
+    ShownAround shown;
+    RenderAround(logged, after, event, std::array<Viewer, 1>{viewer}, shown);
+    out.MergeFrom(shown.around[0]);
+    *out.mutable_asl() = LoggedForm<aslpb::AslEvent>(shown.as_logged[0] ? logged : shown.masked[0]);
   }
 
-  // The logged event is read once, then masked for each viewer: copied for each but the last,
-  // which takes it. A viewer who may not see a seal gets a copy made without it, not a copy of
-  // the seal to clear.
-  void RenderEventForEach(std::string_view logged, const AnyState& after, const AnyEvent& event,
-                          const std::array<v1::MatchEvent*, 4>& out) const override {
+  int AroundField() const override { return v1::MatchEvent::kAslFieldNumber; }
+
+  // The logged event is parsed only for the kinds whose rendering reads or masks it, once for
+  // all the viewers; a viewer who sees it as logged gets the logged bytes themselves.
+  void RenderAround(std::string_view logged, const AnyState& after, const AnyEvent& event,
+                    std::span<const Viewer> viewers, ShownAround& out) const override {
     const asl::Event& e = EventOf(event);
     const asl::State& state = StateOf(after);
-    aslpb::AslEvent shown = LoggedForm<aslpb::AslEvent>(logged);
-    std::optional<aslpb::AslEvent> unsealed;  // `shown` without its seal, made when first needed
-    for (size_t i = 0; i < out.size(); ++i) {
-      const auto viewer = static_cast<Viewer>(i);
-      if (e.kind == asl::EventKind::kDeclarationSealed &&
-          !asl::DeclarationsShown(state, viewer)[SeatIndex(e.seat)]) {
-        if (!unsealed) {
-          std::unique_ptr<aslpb::Seal> seal(shown.release_seal());
-          unsealed = shown;
-          shown.set_allocated_seal(seal.release());
+    std::optional<aslpb::AslEvent> parsed;
+    const auto read = [&]() -> const aslpb::AslEvent& {
+      if (!parsed) parsed = LoggedForm<aslpb::AslEvent>(logged);
+      return *parsed;
+    };
+    std::optional<std::string> unsealed;  // the seal's event as those who may not see it see it
+    std::array<std::optional<aslpb::Seal>, 2> seals;  // a reveal's declarations, converted
+    for (size_t k = 0; k < viewers.size(); ++k) {
+      const Viewer viewer = viewers[k];
+      v1::MatchEvent& around = out.around[k];
+      out.as_logged[k] = true;
+      switch (e.kind) {
+        case asl::EventKind::kSetUp: {
+          // Concealed units the viewer may not know are "?" (the engine's view decides).
+          const asl::View view = Rules().MakeView(state, viewer);
+          if (std::none_of(view.units.begin(), view.units.end(),
+                           [](const asl::ViewedUnit& unit) { return unit.hidden; })) {
+            break;
+          }
+          aslpb::AslEvent shown = read();
+          for (int i = 0;
+               i < shown.situation().units_size() && static_cast<size_t>(i) < view.units.size();
+               ++i) {
+            if (view.units[i].hidden) {
+              *shown.mutable_situation()->mutable_units(i) = Hidden(shown.situation().units(i));
+            }
+          }
+          out.masked[k] = Serialize(shown);
+          out.as_logged[k] = false;
+          break;
         }
-        Show(e, *unsealed, state, viewer, *out[i]);
-      } else if (i + 1 == out.size()) {
-        Show(e, std::move(shown), state, viewer, *out[i]);
-      } else {
-        Show(e, shown, state, viewer, *out[i]);
+        case asl::EventKind::kDeclarationSealed:
+          around.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
+          if (!asl::DeclarationsShown(state, viewer)[SeatIndex(e.seat)]) {
+            if (!unsealed) {
+              aslpb::AslEvent shown = read();
+              shown.clear_seal();
+              shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
+              unsealed = Serialize(shown);
+            }
+            out.masked[k] = *unsealed;
+            out.as_logged[k] = false;
+          }
+          break;
+        case asl::EventKind::kDeclarationsRevealed: {
+          v1::DeclarationsRevealed* revealed = around.mutable_declarations_revealed();
+          const auto declarations = asl::DeclarationsShown(state, viewer);
+          // Each side's declaration is converted once, for every viewer it is shown to.
+          for (size_t i = 0; i < declarations.size(); ++i) {
+            if (!declarations[i]) continue;
+            if (!seals[i]) seals[i] = proto::SealToProto(*declarations[i]);
+            *(i == 0 ? revealed->mutable_side_a() : revealed->mutable_side_b())->mutable_asl() =
+                *seals[i];
+          }
+          break;
+        }
+        case asl::EventKind::kChoiceRequested: {
+          v1::ChoiceRequested* choice = around.mutable_choice_requested();
+          choice->set_choice_id(std::to_string(e.choice->id));
+          choice->set_seat(proto::SideToProto(e.choice->seat));
+          choice->set_rule_ref(std::string(ChoiceRule(e.choice->kind)));
+          choice->set_prompt(std::string(ChoicePrompt(e.choice->kind)));
+          *choice->mutable_options() = read().choice().options();
+          choice->set_min_selected(static_cast<uint32_t>(e.choice->min_selected));
+          choice->set_max_selected(static_cast<uint32_t>(e.choice->max_selected));
+          choice->set_default_if_timeout(e.choice->kind == asl::ChoiceKind::kCaptureSelection
+                                             ? "the first unit of the set"
+                                             : "nobody withdraws");
+          break;
+        }
+        case asl::EventKind::kPhaseEnded:
+          around.mutable_match_ended()->set_summary(read().text());
+          break;
+        default:
+          break;
       }
     }
   }
@@ -691,63 +757,6 @@ class AslHost final : public RulesetHost {
   }
 
  private:
-  // `e` as `viewer` may see it: `shown` is the event as logged, `after` the state it leaves.
-  void Show(const asl::Event& e, aslpb::AslEvent shown, const asl::State& after, Viewer viewer,
-            v1::MatchEvent& out) const {
-    switch (e.kind) {
-      case asl::EventKind::kSetUp: {
-        // Concealed units the viewer may not know are "?" (the engine's view decides).
-        const asl::View view = Rules().MakeView(after, viewer);
-        for (int i = 0; i < shown.situation().units_size() &&
-                        static_cast<size_t>(i) < view.units.size();
-             ++i) {
-          if (view.units[i].hidden) {
-            *shown.mutable_situation()->mutable_units(i) = Hidden(shown.situation().units(i));
-          }
-        }
-        break;
-      }
-      case asl::EventKind::kDeclarationSealed:
-        out.mutable_declaration_sealed()->set_seat(proto::SideToProto(e.seat));
-        if (!asl::DeclarationsShown(after, viewer)[SeatIndex(e.seat)]) {
-          shown.clear_seal();
-          shown.set_text(std::string(engine::Name(e.seat)) + " sealed its declaration");
-        }
-        break;
-      case asl::EventKind::kDeclarationsRevealed: {
-        v1::DeclarationsRevealed* revealed = out.mutable_declarations_revealed();
-        const auto declarations = asl::DeclarationsShown(after, viewer);
-        if (declarations[0]) {
-          *revealed->mutable_side_a()->mutable_asl() = proto::SealToProto(*declarations[0]);
-        }
-        if (declarations[1]) {
-          *revealed->mutable_side_b()->mutable_asl() = proto::SealToProto(*declarations[1]);
-        }
-        break;
-      }
-      case asl::EventKind::kChoiceRequested: {
-        v1::ChoiceRequested* choice = out.mutable_choice_requested();
-        choice->set_choice_id(std::to_string(e.choice->id));
-        choice->set_seat(proto::SideToProto(e.choice->seat));
-        choice->set_rule_ref(std::string(ChoiceRule(e.choice->kind)));
-        choice->set_prompt(std::string(ChoicePrompt(e.choice->kind)));
-        *choice->mutable_options() = shown.choice().options();
-        choice->set_min_selected(static_cast<uint32_t>(e.choice->min_selected));
-        choice->set_max_selected(static_cast<uint32_t>(e.choice->max_selected));
-        choice->set_default_if_timeout(e.choice->kind == asl::ChoiceKind::kCaptureSelection
-                                           ? "the first unit of the set"
-                                           : "nobody withdraws");
-        break;
-      }
-      case asl::EventKind::kPhaseEnded:
-        out.mutable_match_ended()->set_summary(shown.text());
-        break;
-      default:
-        break;
-    }
-    *out.mutable_asl() = std::move(shown);
-  }
-
   std::unique_ptr<const engine::Ruleset> ruleset_;
 };
 

@@ -10,6 +10,7 @@
 #include <boost/asio/post.hpp>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -2031,26 +2032,40 @@ std::array<v1::MatchEvent, 4> Match::RenderEventForEach(Planned& planned) const 
 void Match::ApplyAndShow(const RulesetHost& host, AnyState& state, AnyEvent event,
                          Planned& planned) {
   host.ruleset().Apply(state, event);
-  const std::string& logged = planned.stored.ruleset_event().event();
   if (host.LoggedEventField(event) == 0) {
-    std::array<v1::MatchEvent, 4> trees;
-    size_t renderings = 1;
-    if (host.SameForEveryViewer(event)) {
-      host.RenderEvent(logged, state, event, Viewer::kDirector, trees[0]);
+    const std::string& logged = planned.stored.ruleset_event().event();
+    // Rendered once for every viewer when it is shown alike, else for each. A host that renders
+    // around the logged bytes leaves its own message out of the trees: a viewer who sees it as
+    // logged is sent those bytes after the rest of the MatchEvent, not a copy of them parsed
+    // into a tree and serialized again.
+    static constexpr std::array<Viewer, 1> kAlike = {Viewer::kDirector};
+    const std::span<const Viewer> viewers = host.SameForEveryViewer(event)
+                                                ? std::span<const Viewer>(kAlike)
+                                                : std::span<const Viewer>(kViewers);
+    const int field = host.AroundField();
+    ShownAround shown;
+    if (field != 0) {
+      host.RenderAround(logged, state, event, viewers, shown);
     } else {
-      renderings = kViewers.size();
-      host.RenderEventForEach(logged, state, event, {&trees[0], &trees[1], &trees[2], &trees[3]});
+      for (size_t k = 0; k < viewers.size(); ++k) {
+        host.RenderEvent(logged, state, event, viewers[k], shown.around[k]);
+      }
     }
-    planned.shown.reserve(renderings);
+    planned.shown.reserve(viewers.size());
     for (size_t i = 0; i < kViewers.size(); ++i) {
-      const v1::MatchEvent& tree = trees[renderings == 1 ? 0 : i];
+      const size_t k = viewers.size() == 1 ? 0 : i;
+      const v1::MatchEvent& tree = shown.around[k];
       planned.shown_kind[i] = tree.kind_case();
       if (tree.has_declarations_revealed()) {
         planned.revealed_sides[i] =
             static_cast<uint8_t>((tree.declarations_revealed().has_side_a() ? 1 : 0) |
                                  (tree.declarations_revealed().has_side_b() ? 2 : 0));
       }
-      if (i < renderings) planned.shown.push_back(proto::SerializeDeterministic(tree));
+      if (i >= viewers.size()) continue;
+      planned.shown.push_back(
+          field == 0 ? proto::SerializeDeterministic(tree)
+                     : proto::SerializeDeterministicWith(
+                           tree, field, shown.as_logged[k] ? logged : shown.masked[k]));
     }
   }
   planned.event = std::move(event);

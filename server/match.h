@@ -376,7 +376,8 @@ class Match : public std::enable_shared_from_this<Match> {
   std::array<melee::v1::MatchEvent, 4> RenderEventForEach(Planned& planned) const;
   // Applies the ruleset event `event` (logged in `planned.stored` already) to `state`, and
   // renders it into `planned.shown` while the state after it is at hand (RulesetHost::
-  // RenderEvent), unless the host shows it as logged: a plan keeps no copy of the states.
+  // RenderAround, or RenderEvent), unless the host shows it as logged: a plan keeps no copy of
+  // the states.
   static void ApplyAndShow(const RulesetHost& host, engine::AnyState& state, engine::AnyEvent event,
                            Planned& planned);
   // The fields of a ruleset event's message that come from its log entry, not from the ruleset.

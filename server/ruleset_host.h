@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -70,6 +71,18 @@ inline LoggedDie LoggedDieOf(const melee::v1::DieRoll& die, std::optional<engine
   logged.seat = seat;
   return logged;
 }
+
+// An event as some viewers see it, rendered around its logged bytes (RulesetHost::RenderAround):
+// for each viewer, the MatchEvent without the ruleset's own field (`around`), and that field's
+// bytes: the logged event as it is (`as_logged`), or as it is masked for the viewer (`masked`).
+// The viewer's MatchEvent is `around` serialized, then that field after it
+// (proto::SerializeDeterministicWith): a ruleset's field (32..34) is above every other field a
+// ruleset event sets.
+struct ShownAround {
+  std::array<melee::v1::MatchEvent, 4> around;
+  std::array<std::string, 4> masked;
+  std::array<bool, 4> as_logged{};
+};
 
 // Returns the logged event `Message` that a host's own LogEvent wrote as `logged`, for
 // RenderEvent. The match hands back only bytes LogEvent wrote (or that a replay checked equal to
@@ -199,15 +212,6 @@ class RulesetHost {
   virtual void RenderEvent(std::string_view logged, const engine::AnyState& after,
                            const engine::AnyEvent& event, engine::Viewer viewer,
                            melee::v1::MatchEvent& out) const = 0;
-  // RenderEvent for each of the four viewers, `out` indexed by engine::Viewer (side A, side B,
-  // director, spectator). A host may read the logged event once for all four.
-  virtual void RenderEventForEach(std::string_view logged, const engine::AnyState& after,
-                                  const engine::AnyEvent& event,
-                                  const std::array<melee::v1::MatchEvent*, 4>& out) const {
-    for (size_t i = 0; i < out.size(); ++i) {
-      RenderEvent(logged, after, event, static_cast<engine::Viewer>(i), *out[i]);
-    }
-  }
   // Whether RenderEvent shows `event` alike to every viewer (nothing in it is hidden from
   // anyone), so that it is rendered once for all. False, the safe answer, renders it for each.
   virtual bool SameForEveryViewer(const engine::AnyEvent&) const { return false; }
@@ -215,6 +219,20 @@ class RulesetHost {
   // bytes LogEvent logs, with no field of the generic kinds: the match then sends those bytes
   // without building the event again. 0, the safe answer: RenderEvent builds it.
   virtual int LoggedEventField(const engine::AnyEvent&) const { return 0; }
+  // The MatchEvent field of the ruleset's own message when the host renders its events around
+  // the logged bytes (RenderAround): a viewer who sees the event as logged is then sent those
+  // bytes, without a tree of them built, copied and serialized again for each viewer. 0, the
+  // default: the match renders a tree for each viewer (RenderEvent).
+  virtual int AroundField() const { return 0; }
+  // RenderEvent for each of `viewers` (at most four; the k-th fills `out`'s k-th entries), with
+  // the ruleset's message left out of the tree and given as bytes: see ShownAround. Called only
+  // when AroundField() is not 0.
+  virtual void RenderAround(std::string_view /*logged*/, const engine::AnyState& /*after*/,
+                            const engine::AnyEvent& /*event*/,
+                            std::span<const engine::Viewer> /*viewers*/,
+                            ShownAround& /*out*/) const {
+    throw std::logic_error("RenderAround: this host renders trees (AroundField is 0)");
+  }
   // Fills the ruleset part of `out` with what `viewer` sees of `state`.
   virtual void RenderView(const engine::AnyState& state, engine::Viewer viewer,
                           melee::v1::MatchView& out) const = 0;

@@ -182,6 +182,33 @@ std::string SerializeDeterministic(const google::protobuf::MessageLite& message)
   return bytes;
 }
 
+std::string SerializeDeterministicWith(const google::protobuf::MessageLite& message,
+                                       int field_number, std::string_view bytes) {
+  using google::protobuf::internal::WireFormatLite;
+  using google::protobuf::io::CodedOutputStream;
+  const size_t size = message.ByteSizeLong();
+  const uint32_t tag =
+      WireFormatLite::MakeTag(field_number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  const size_t field = CodedOutputStream::VarintSize32(tag) +
+                       CodedOutputStream::VarintSize32(static_cast<uint32_t>(bytes.size())) +
+                       bytes.size();
+  std::string out(size + field, '\0');
+  {
+    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(out.size()));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeWithCachedSizes(&coded);
+    coded.WriteTag(tag);
+    coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
+    coded.WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+    if (coded.HadError() || static_cast<size_t>(coded.ByteCount()) != out.size()) {
+      throw std::logic_error(
+          "SerializeDeterministicWith: the message changed while it was written");
+    }
+  }
+  return out;
+}
+
 std::string LengthDelimited(int field_number, std::string_view bytes) {
   using google::protobuf::internal::WireFormatLite;
   std::string out;

@@ -43,6 +43,14 @@ std::string EncodeClientMessage(const melee::v1::ClientMessage& message, FrameKi
 // give equal bytes: what the event log hashes and what receipts are computed over.
 std::string SerializeDeterministic(const google::protobuf::MessageLite& message);
 
+// Returns `message` serialized deterministically, then `bytes` as its length-delimited field
+// `field_number`, in one string: the deterministic serialization of `message` with that field set
+// to the submessage whose bytes are `bytes`, when `field_number` is above every field `message`
+// has set (protobuf writes fields in number order). So a message can carry a submessage already
+// serialized (a logged event) without parsing it into a tree and serializing it again.
+std::string SerializeDeterministicWith(const google::protobuf::MessageLite& message,
+                                       int field_number, std::string_view bytes);
+
 // Returns `bytes` as field `field_number` of a message, length-delimited (tag, length, bytes):
 // the serialization of a message whose only field is the submessage serialized as `bytes`.
 std::string LengthDelimited(int field_number, std::string_view bytes);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "engine/asl/protocol.h"
@@ -256,9 +257,9 @@ TEST_F(AslHostTest, ACloseCombatLeavesOnlyWhatTheNextOneCanHold) {
 }
 
 // The match sends an event LoggedEventField names as its logged bytes, without rendering it
-// (Match::RenderLogged), and renders any other for the four viewers at once
-// (RenderEventForEach). For every event of 20 whole close combats, each must be byte for byte
-// what RenderEvent gives each viewer alone.
+// (Match::RenderLogged), and renders any other around its logged bytes (RenderAround, the test
+// below). For every event of 20 whole close combats, the logged bytes must be byte for byte
+// what RenderEvent gives each viewer.
 TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
   namespace asl = engine::asl;
   auto unit = [](std::string id, Seat owner, asl::UnitKind kind, int firepower,
@@ -308,15 +309,6 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
       for (const engine::AnyEvent& event : *events) {
         const std::string logged_form = host_->LogEvent(state, event);
         host_->ruleset().Apply(state, event);
-        // Rendered for the four viewers at once: as rendered for each alone.
-        std::array<v1::MatchEvent, 4> each;
-        host_->RenderEventForEach(logged_form, state, event,
-                                  {&each[0], &each[1], &each[2], &each[3]});
-        for (size_t i = 0; i < each.size(); ++i) {
-          v1::MatchEvent alone;
-          host_->RenderEvent(logged_form, state, event, static_cast<Viewer>(i), alone);
-          EXPECT_EQ(each[i].SerializeAsString(), alone.SerializeAsString()) << alone.DebugString();
-        }
         const int field = host_->LoggedEventField(event);
         if (field == 0) {
           ++rendered_apart;
@@ -336,6 +328,88 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
   }
   EXPECT_GT(rendered_apart, 0);  // the set-up, the seals, the reveal, the phase's end
   EXPECT_GE(shown_as_logged.size(), 2u);  // announcements, attacks
+}
+
+// Rendered around its logged bytes (RenderAround, which the match uses as it applies each event),
+// every event is, for each viewer, the very bytes of RenderEvent's tree serialized: the rest of
+// the MatchEvent, then the logged event or its masked copy. Played with and without a concealed
+// unit (A12), so that a set-up and the seals are masked for some viewers and not for others.
+TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEachViewer) {
+  namespace asl = engine::asl;
+  constexpr std::array<Viewer, 4> kAll = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
+                                          Viewer::kSpectator};
+  constexpr std::array<Viewer, 1> kAlike = {Viewer::kDirector};
+  std::map<v1::MatchEvent::KindCase, int> kinds;  // of the events rendered around their bytes
+  int masked = 0;
+  int as_logged = 0;
+  for (const bool concealed : {false, true}) {
+    asl::Situation situation;
+    for (const auto& [id, owner] :
+         std::vector<std::pair<std::string, Seat>>{{"G1", Seat::kSideA},
+                                                   {"G2", Seat::kSideA},
+                                                   {"R1", Seat::kSideB},
+                                                   {"R2", Seat::kSideB}}) {
+      asl::Unit& unit = situation.units.emplace_back();
+      unit.id = id;
+      unit.name = id == "R2" ? "SECRET-R2" : "4-4-7";
+      unit.owner = owner;
+      unit.kind = asl::UnitKind::kSquad;
+      unit.firepower = 4;
+      unit.morale = 7;
+      unit.concealed = concealed && id == "R2";
+    }
+    asl::Seal attacker;
+    attacker.attacks.emplace_back().attackers = {"G1", "G2"};
+    attacker.attacks.back().targets = {"R1"};
+    asl::Seal defender;
+    defender.attacks.emplace_back().attackers = {"R1"};
+    defender.attacks.back().targets = {"G1"};
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      engine::AnyState state = *host_->ruleset().NewState({});
+      engine::SplitMix64 bits(seed);
+      engine::SourceDice dice(bits);
+      for (const auto& [seat, command] :
+           std::vector<std::pair<Seat, asl::Command>>{{Seat::kSideA, asl::SetUp{situation}},
+                                                      {Seat::kSideA, asl::Announce{}},
+                                                      {Seat::kSideB, asl::Announce{}},
+                                                      {Seat::kSideA, attacker},
+                                                      {Seat::kSideB, defender}}) {
+        if (host_->Ended(state)) break;
+        auto events = host_->ruleset().Decide(state, seat, engine::AnyCommand(command), dice);
+        if (!events) break;  // (an announcement the rules skip for this side)
+        for (const engine::AnyEvent& event : *events) {
+          const std::string logged = host_->LogEvent(state, event);
+          host_->ruleset().Apply(state, event);
+          if (host_->LoggedEventField(event) != 0) continue;
+          const bool alike = host_->SameForEveryViewer(event);
+          ShownAround shown;
+          host_->RenderAround(
+              logged, state, event,
+              alike ? std::span<const Viewer>(kAlike) : std::span<const Viewer>(kAll), shown);
+          const std::span<const Viewer> viewers =
+              alike ? std::span<const Viewer>(kAlike) : std::span<const Viewer>(kAll);
+          for (size_t k = 0; k < viewers.size(); ++k) {
+            v1::MatchEvent tree;
+            host_->RenderEvent(logged, state, event, viewers[k], tree);
+            EXPECT_FALSE(shown.around[k].has_asl());
+            EXPECT_EQ(
+                proto::SerializeDeterministicWith(shown.around[k], host_->AroundField(),
+                                                  shown.as_logged[k] ? logged : shown.masked[k]),
+                proto::SerializeDeterministic(tree))
+                << tree.DebugString();
+            ++kinds[tree.kind_case()];
+            ++(shown.as_logged[k] ? as_logged : masked);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(host_->AroundField(), v1::MatchEvent::kAslFieldNumber);
+  EXPECT_GT(kinds[v1::MatchEvent::kDeclarationSealed], 0);
+  EXPECT_GT(kinds[v1::MatchEvent::kDeclarationsRevealed], 0);
+  EXPECT_GT(kinds[v1::MatchEvent::KIND_NOT_SET], 0);  // the set-ups
+  EXPECT_GT(masked, 0);                               // a seal, a set-up with its concealed unit
+  EXPECT_GT(as_logged, 0);                            // the rest
 }
 
 }  // namespace

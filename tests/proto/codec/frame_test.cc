@@ -292,6 +292,32 @@ TEST(FrameTest, SerializeDeterministicIsProtobufsDeterministicSerialization) {
   }
 }
 
+// A message with a submessage given as bytes (a logged event spliced into a MatchEvent): the
+// deterministic bytes of the message with that submessage set, whatever the sizes (lengths of
+// one to three varint bytes), and parsed back to the same message.
+TEST(FrameTest, SerializeDeterministicWithASubmessagesBytesIsTheMessageWithIt) {
+  for (size_t text : {size_t{0}, size_t{5}, size_t{200}, size_t{20000}}) {
+    v1::MatchEvent around;
+    around.set_match_id("m-1");
+    around.set_seq(7);
+    around.mutable_declaration_sealed()->set_seat(v1::SEAT_SIDE_B);
+    melee::asl::v1::AslEvent asl;
+    asl.set_text(std::string(text, 'y'));
+    const std::string bytes = SerializeDeterministic(asl);
+    v1::MatchEvent whole = around;
+    *whole.mutable_asl() = asl;
+    const std::string spliced =
+        SerializeDeterministicWith(around, v1::MatchEvent::kAslFieldNumber, bytes);
+    EXPECT_EQ(spliced, SerializeDeterministic(whole)) << text << " bytes of text";
+    v1::MatchEvent back;
+    ASSERT_TRUE(back.ParseFromString(spliced));
+    EXPECT_EQ(back.asl().text().size(), text);
+    EXPECT_EQ(back.declaration_sealed().seat(), v1::SEAT_SIDE_B);
+  }
+  EXPECT_EQ(SerializeDeterministicWith(v1::MatchEvent(), v1::MatchEvent::kAslFieldNumber, ""),
+            LengthDelimited(v1::MatchEvent::kAslFieldNumber, ""));
+}
+
 TEST(FrameTest, JsonWithAnUnknownCommandIsUnknownMessage) {
   auto decoded =
       DecodeClientMessage(R"({"command_id":"1","launch_missiles":{}})", FrameKind::kText);
