@@ -44,6 +44,39 @@ std::string ErrorOf(const engine::Result<void>& result) {
   return result ? "ok" : result.error().message;
 }
 
+// A Location of 4-4-7 squads, side A's `side_a` and side B's `side_b`; the squad R2 is named
+// SECRET-R2, and concealed (A12) when `concealed`.
+engine::asl::Situation Squads(const std::vector<std::string>& side_a,
+                              const std::vector<std::string>& side_b, bool concealed) {
+  engine::asl::Situation situation;
+  for (const auto& [ids, owner] :
+       {std::pair{&side_a, Seat::kSideA}, std::pair{&side_b, Seat::kSideB}}) {
+    for (const std::string& id : *ids) {
+      engine::asl::Unit& unit = situation.units.emplace_back();
+      unit.id = id;
+      unit.name = id == "R2" ? "SECRET-R2" : "4-4-7";
+      unit.owner = owner;
+      unit.kind = engine::asl::UnitKind::kSquad;
+      unit.firepower = 4;
+      unit.morale = 7;
+      unit.concealed = concealed && id == "R2";
+    }
+  }
+  return situation;
+}
+
+// The commands of one close combat in `situation`: the set-up, both sides announcing nothing,
+// side A's seal `attacker`, side B's `defender`.
+std::vector<std::pair<Seat, engine::asl::Command>> OneCloseCombat(
+    const engine::asl::Situation& situation, const engine::asl::Seal& attacker,
+    const engine::asl::Seal& defender) {
+  return {{Seat::kSideA, engine::asl::SetUp{situation}},
+          {Seat::kSideA, engine::asl::Announce{}},
+          {Seat::kSideB, engine::asl::Announce{}},
+          {Seat::kSideA, attacker},
+          {Seat::kSideB, defender}};
+}
+
 class AslHostTest : public ::testing::Test {
  protected:
   std::unique_ptr<const RulesetHost> host_ = MakeAslHost();
@@ -73,7 +106,8 @@ TEST_F(AslHostTest, ASideEntersOnlyItsOwnUnitsWithUniqueIds) {
 // A11.19: the other side and spectators see a concealed unit as "?" with its id only; its owner
 // and the director see it whole.
 TEST_F(AslHostTest, ConcealedUnitsOfASetUpAreHiddenFromTheOtherSide) {
-  const v1::SubmitSetup part = Part({Unit("R1", v1::SEAT_SIDE_B), Unit("R2", v1::SEAT_SIDE_B, true)});
+  const v1::SubmitSetup part =
+      Part({Unit("R1", v1::SEAT_SIDE_B), Unit("R2", v1::SEAT_SIDE_B, true)});
   for (Viewer viewer : {Viewer::kSideA, Viewer::kSpectator}) {
     const v1::SubmitSetup shown = host_->MaskSetup(part, Seat::kSideB, viewer);
     EXPECT_EQ(shown.asl().units(0).name(), "4-4-7");
@@ -94,23 +128,11 @@ TEST_F(AslHostTest, ConcealedUnitsOfASetUpAreHiddenFromTheOtherSide) {
 TEST_F(AslHostTest, ASetUpIsShownAlikeToEveryViewerOnlyWithoutAConcealedUnit) {
   namespace asl = engine::asl;
   for (const bool concealed : {false, true}) {
-    asl::Situation situation;
-    for (const auto& [id, owner] : std::vector<std::pair<std::string, Seat>>{
-             {"G1", Seat::kSideA}, {"R1", Seat::kSideB}, {"R2", Seat::kSideB}}) {
-      asl::Unit& unit = situation.units.emplace_back();
-      unit.id = id;
-      unit.name = id == "R2" ? "SECRET-R2" : "4-4-7";
-      unit.owner = owner;
-      unit.kind = asl::UnitKind::kSquad;
-      unit.firepower = 4;
-      unit.morale = 7;
-      unit.concealed = concealed && id == "R2";
-    }
+    const asl::Situation situation = Squads({"G1"}, {"R1", "R2"}, concealed);
     engine::AnyState state = *host_->ruleset().NewState({});
     engine::ScriptedDice dice({3, 4, 3, 4});  // any Ambush dr (A11.4)
-    auto events = host_->ruleset().Decide(state, Seat::kSideA,
-                                          engine::AnyCommand(asl::Command(asl::SetUp{situation})),
-                                          dice);
+    auto events = host_->ruleset().Decide(
+        state, Seat::kSideA, engine::AnyCommand(asl::Command(asl::SetUp{situation})), dice);
     ASSERT_TRUE(events.has_value()) << events.error().message;
     const engine::AnyEvent& set_up = events->front();
     const std::string logged = host_->LogEvent(state, set_up);
@@ -298,12 +320,7 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
     engine::AnyState state = *host_->ruleset().NewState({});
     engine::SplitMix64 bits(seed);
     engine::SourceDice dice(bits);
-    for (const auto& [seat, command] : std::vector<std::pair<Seat, asl::Command>>{
-             {Seat::kSideA, asl::SetUp{situation}},
-             {Seat::kSideA, asl::Announce{}},
-             {Seat::kSideB, asl::Announce{}},
-             {Seat::kSideA, attacker},
-             {Seat::kSideB, defender}}) {
+    for (const auto& [seat, command] : OneCloseCombat(situation, attacker, defender)) {
       auto events = host_->ruleset().Decide(state, seat, engine::AnyCommand(command), dice);
       ASSERT_TRUE(events.has_value()) << events.error().message;
       for (const engine::AnyEvent& event : *events) {
@@ -316,8 +333,8 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
         }
         EXPECT_TRUE(host_->SameForEveryViewer(event));
         const std::string logged = proto::LengthDelimited(field, logged_form);
-        for (Viewer viewer : {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
-                              Viewer::kSpectator}) {
+        for (Viewer viewer :
+             {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector, Viewer::kSpectator}) {
           v1::MatchEvent rendered;
           host_->RenderEvent(logged_form, state, event, viewer, rendered);
           EXPECT_EQ(rendered.SerializeAsString(), logged) << rendered.DebugString();
@@ -326,7 +343,7 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
       }
     }
   }
-  EXPECT_GT(rendered_apart, 0);  // the set-up, the seals, the reveal, the phase's end
+  EXPECT_GT(rendered_apart, 0);           // the set-up, the seals, the reveal, the phase's end
   EXPECT_GE(shown_as_logged.size(), 2u);  // announcements, attacks
 }
 
@@ -343,21 +360,7 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
   int masked = 0;
   int as_logged = 0;
   for (const bool concealed : {false, true}) {
-    asl::Situation situation;
-    for (const auto& [id, owner] :
-         std::vector<std::pair<std::string, Seat>>{{"G1", Seat::kSideA},
-                                                   {"G2", Seat::kSideA},
-                                                   {"R1", Seat::kSideB},
-                                                   {"R2", Seat::kSideB}}) {
-      asl::Unit& unit = situation.units.emplace_back();
-      unit.id = id;
-      unit.name = id == "R2" ? "SECRET-R2" : "4-4-7";
-      unit.owner = owner;
-      unit.kind = asl::UnitKind::kSquad;
-      unit.firepower = 4;
-      unit.morale = 7;
-      unit.concealed = concealed && id == "R2";
-    }
+    const asl::Situation situation = Squads({"G1", "G2"}, {"R1", "R2"}, concealed);
     asl::Seal attacker;
     attacker.attacks.emplace_back().attackers = {"G1", "G2"};
     attacker.attacks.back().targets = {"R1"};
@@ -368,12 +371,7 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
       engine::AnyState state = *host_->ruleset().NewState({});
       engine::SplitMix64 bits(seed);
       engine::SourceDice dice(bits);
-      for (const auto& [seat, command] :
-           std::vector<std::pair<Seat, asl::Command>>{{Seat::kSideA, asl::SetUp{situation}},
-                                                      {Seat::kSideA, asl::Announce{}},
-                                                      {Seat::kSideB, asl::Announce{}},
-                                                      {Seat::kSideA, attacker},
-                                                      {Seat::kSideB, defender}}) {
+      for (const auto& [seat, command] : OneCloseCombat(situation, attacker, defender)) {
         if (host_->Ended(state)) break;
         auto events = host_->ruleset().Decide(state, seat, engine::AnyCommand(command), dice);
         if (!events) break;  // (an announcement the rules skip for this side)
@@ -414,4 +412,3 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
 
 }  // namespace
 }  // namespace melee::server
-
