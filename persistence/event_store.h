@@ -90,9 +90,14 @@ struct AppendBatch {
   // own store, tools). A batch whose token is no longer the match's current one fails with
   // kFenced and writes nothing.
   uint64_t lease_token = 0;
-  // Set by MarkDormant only: a batch of no events that marks the match dormant at expected_seq.
+  // The match is dormant (MarkDormant) once this batch is in: with events, at its last event, in
+  // the same transaction (the appender knows the events leave the match owing nothing on a
+  // timer, and need not append a marker of its own after them); with none (MarkDormant), a
+  // marker at expected_seq.
   bool mark_dormant = false;
   std::string dormant_note = {};
+  // A marker only (MarkDormant): no events, so nothing to fence, chain or count.
+  bool IsMarker() const { return mark_dormant && payloads.empty(); }
   // Optional: each payload's chain hash, as the appender worked it out from `chained_from`, the
   // head it built the batch on (a server that signs a head has hashed the events already). A
   // store uses them when `chained_from` is the match's head as the store has it and there is one
@@ -145,6 +150,9 @@ struct WriteHealth {
   // Appends refused since the store opened for a reason other than the caller's (conflicts and
   // invalid batches are not counted): disk full, I/O errors, a read-only file, a damaged head.
   uint64_t failed_appends = 0;
+  // Transactions committed since the store opened: with the appends acknowledged, how well the
+  // group commit shares its fsyncs (each transaction is one).
+  uint64_t transactions = 0;
   // Set while writing fails: the error of the last transaction, when it failed as a whole and
   // no transaction or ProbeWrite has succeeded since.
   std::optional<StoreError> failing;

@@ -93,7 +93,8 @@ void GroupCommit::Finish(std::deque<PendingAppend>& work, GroupOutcome& outcome)
 
 WriteHealth GroupCommit::Health() const {
   std::lock_guard lock(mutex_);
-  return WriteHealth{failed_appends_, failing_};
+  return WriteHealth{
+      .failed_appends = failed_appends_, .transactions = commits_, .failing = failing_};
 }
 
 uint64_t GroupCommit::failures() const {

@@ -535,7 +535,7 @@ PostgresEventStore::~PostgresEventStore() {
 // ---- appending: one writer thread, group commit -----------------------------------------------
 
 void PostgresEventStore::Append(AppendBatch batch, AppendCallback done) {
-  if (batch.lease_token == 0 && !batch.mark_dormant) batch.lease_token = TokenOf(batch.match_id);
+  if (batch.lease_token == 0 && !batch.IsMarker()) batch.lease_token = TokenOf(batch.match_id);
   group_->Append(std::move(batch), std::move(done));
 }
 
@@ -784,6 +784,18 @@ void AppendStatements(const AppendBatch& batch, bool new_match, const std::vecto
   }
 }
 
+// Marks a match dormant at `seq` (AppendBatch::mark_dormant): holds only while `seq` is its last
+// event, so it does nothing behind events that did not go in.
+Statement MarkDormantStatement(const std::string& match_id, uint64_t seq, const std::string& note) {
+  Statement mark;
+  mark.sql =
+      "UPDATE melee.matches SET dormant_seq = $2::bigint, dormant_note = $3::text "
+      "WHERE match_id = $1::text AND last_seq = $2::bigint";
+  mark.prepared_name = "mark_dormant";
+  mark.params.Text(match_id).Int(static_cast<int64_t>(seq)).Text(note);
+  return mark;
+}
+
 }  // namespace
 
 GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
@@ -791,7 +803,7 @@ GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
   std::vector<std::optional<StoreResult<Appended>>> results(work.size());
   for (std::size_t i = 0; i < work.size(); ++i) {
     const AppendBatch& batch = work[i].batch;
-    if (batch.mark_dormant && !batch.match_id.empty() && batch.payloads.empty()) continue;
+    if (batch.IsMarker() && !batch.match_id.empty()) continue;
     if (batch.match_id.empty() || batch.payloads.empty()) {
       results[i] =
           tl::unexpected(StoreError{StoreErrorCode::kInvalidArgument,
@@ -827,16 +839,11 @@ GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
     for (std::size_t i = 0; i < work.size() && !failure; ++i) {
       if (round[i]) continue;
       const AppendBatch& batch = work[i].batch;
-      if (batch.mark_dormant && batch.payloads.empty()) {
+      if (batch.IsMarker()) {
         // A marker (MarkDormant): holds only while expected_seq is the match's last event.
         planned.push_back({i, statements.size(), true});
-        Statement& mark = statements.emplace_back();
-        mark.sql = "UPDATE melee.matches SET dormant_seq = $2::bigint, dormant_note = $3::text "
-                   "WHERE match_id = $1::text AND last_seq = $2::bigint";
-        mark.prepared_name = "mark_dormant";
-        mark.params.Text(batch.match_id)
-            .Int(static_cast<int64_t>(batch.expected_seq))
-            .Text(batch.dormant_note);
+        statements.push_back(
+            MarkDormantStatement(batch.match_id, batch.expected_seq, batch.dormant_note));
         round[i] = Appended{0, batch.expected_seq, {}};
         continue;
       }
@@ -885,6 +892,10 @@ GroupOutcome PostgresEventStore::Commit(std::deque<Pending>& work) {
       head.exists = true;
       head.seq += batch.payloads.size();
       head.hash = hashes.back();
+      if (batch.mark_dormant) {
+        // In the same transaction, behind the events: holds only if they went in.
+        statements.push_back(MarkDormantStatement(batch.match_id, head.seq, batch.dormant_note));
+      }
       tentative[batch.match_id] = head;
       round_events += batch.payloads.size();
       round[i] = Appended{first_seq, head.seq, head.hash};

@@ -584,7 +584,7 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
     bool aborted = false;
     for (std::size_t i = 0; i < work.size() && !aborted; ++i) {
       const AppendBatch& batch = work[i].batch;
-      if (batch.mark_dormant && !batch.match_id.empty() && batch.payloads.empty()) {
+      if (batch.IsMarker() && !batch.match_id.empty()) {
         // A marker (MarkDormant): holds only while expected_seq is the match's last event.
         Statement& mark = sql.mark_dormant;
         sqlite3_reset(mark.get());
@@ -679,6 +679,14 @@ GroupOutcome SqliteEventStore::Commit(std::deque<Pending>& work) {
         update.Bind(6, static_cast<int64_t>(previous_seq));
         rc = update.Step();
         if (rc == SQLITE_DONE && sqlite3_changes(writer_) != 1) rc = SQLITE_CONSTRAINT;
+      }
+      if (rc == SQLITE_DONE && batch.mark_dormant) {
+        Statement& mark = sql.mark_dormant;
+        sqlite3_reset(mark.get());
+        mark.Bind(1, batch.match_id);
+        mark.Bind(2, static_cast<int64_t>(head.seq));
+        mark.Bind(3, batch.dormant_note);
+        rc = mark.Step();
       }
       // The notices these events cause: durable with them, or not at all.
       for (std::size_t k = 0; k < batch.notices.size() && rc == SQLITE_DONE; ++k) {

@@ -317,6 +317,8 @@ struct Match::Plan {
     bool changed = false;
   };
   std::optional<Folded> folded;
+  // Set by PlanMeleeAfter: the close combat this plan ends leaves no Melee to go on.
+  bool no_melee_after = false;
 };
 
 struct Match::Carried {
@@ -591,6 +593,13 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
       }
     }
   }
+  // A set-up step, or a close combat over with no Melee to go on: the match is marked dormant
+  // in the same transaction, not by a marker of its own (a transaction and an fsync) after it.
+  const bool marks_dormant = !next_combat && DormantAfter(*plan);
+  if (marks_dormant) {
+    batch.mark_dormant = true;
+    batch.dormant_note = identity_.settings.tournament_id();
+  }
   // Hashed already up to a signed head: the store is given the rest too, not to hash twice.
   if (!batch.hashes.empty()) ChainAll(batch);
   const bool notices = !batch.notices.empty();
@@ -604,11 +613,11 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
   // holds every match while the server runs, so the reference holds then.)
   services_.store.Append(
       std::move(batch),
-      [weak = weak_from_this(), lifeline = services_.lifeline,
-       shared_plan = std::move(shared_plan), next_plan = std::move(next_plan), planned_events,
-       recorded, reply = std::move(reply), command_id = std::move(command_id), append_started,
-       notices, reply_to = std::move(reply_to)](
-          persistence::StoreResult<persistence::Appended> appended) mutable {
+      [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan = std::move(shared_plan),
+       next_plan = std::move(next_plan), planned_events, recorded, reply = std::move(reply),
+       command_id = std::move(command_id), append_started, notices, marks_dormant,
+       reply_to =
+           std::move(reply_to)](persistence::StoreResult<persistence::Appended> appended) mutable {
         std::lock_guard alive(lifeline->mutex);
         if (!lifeline->alive) return;
         std::shared_ptr<Match> self = weak.lock();
@@ -621,7 +630,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
         asio::post(self->strand_, [self, shared_plan = std::move(shared_plan),
                                    next_plan = std::move(next_plan), planned_events, recorded,
                                    reply = std::move(reply), command_id = std::move(command_id),
-                                   notices, reply_to = std::move(reply_to),
+                                   notices, marks_dormant, reply_to = std::move(reply_to),
                                    appended = std::move(appended)]() mutable {
           self->appending_ = false;
           if (!appended) {
@@ -672,7 +681,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
               spdlog::error("match {}: the Melee cannot go on: {}", self->identity_.id,
                             engine::Describe(going_on.error()));
             }
-            self->NoteIfDormant();
+            if (!marks_dormant) self->NoteIfDormant();
           }
           self->RunQueued();
         });
@@ -1141,7 +1150,10 @@ std::optional<Match::Plan> Match::PlanMeleeAfter(Plan& ending, size_t appended) 
                         .order = &order,
                         .dice_steps = dice_steps,
                         .entropy = &entropy};
-  if (MeleeGoingOn(carried).empty()) return std::nullopt;
+  if (MeleeGoingOn(carried).empty()) {
+    ending.no_melee_after = true;
+    return std::nullopt;
+  }
   // When it cannot be planned now, it is planned after the commit, which reports why.
   auto going_on = PlanMeleeGoingOn(carried);
   if (!going_on) return std::nullopt;
@@ -1169,6 +1181,27 @@ void Match::NoteIfDormant() {
   if (Dormant()) {
     services_.store.MarkDormant(identity_.id, seq_, identity_.settings.tournament_id());
   }
+}
+
+bool Match::DormantAfter(const Plan& plan) const {
+  if (plan.no_melee_after) return true;
+  // Commit leaves started_ and state_ as the plan has them; with no ruleset event, nor a close
+  // combat begun, the forces as the plan has them, and the Locations' memos and order as they are.
+  if (plan.started && !(started_ && host_.Ended(state_) && host_.Ended(plan.state))) return false;
+  for (const Planned& planned : plan.entries) {
+    if (planned.event || planned.stored.has_ruleset_event() ||
+        planned.stored.has_locations_ordered()) {
+      return false;
+    }
+  }
+  const Carried after{.started = plan.started,
+                      .state = &plan.state,
+                      .forces = plan.forces ? plan.forces.get() : &forces_,
+                      .locations = &locations_,
+                      .order = &order_,
+                      .dice_steps = dice_steps_,
+                      .entropy = &entropy_};
+  return MeleeGoingOn(after).empty();
 }
 
 void Match::MarkIfDormant() {

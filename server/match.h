@@ -279,6 +279,13 @@ class Match : public std::enable_shared_from_this<Match> {
   // Tells the store when Dormant(), with the match's tournament id as the marker's note (a
   // tournament's listing loads its dormant matches). On the strand.
   void NoteIfDormant();
+  // Whether Dormant() will hold once `plan` is committed, when that is plain before the commit:
+  // a plan of no ruleset events that leaves no close combat under way (a set-up, units
+  // updated, a flag, a result) and no Melee to go on, or one that ends a close combat with no
+  // Melee to go on (PlanMeleeAfter found none). Its append then marks the match dormant in the
+  // same transaction (AppendBatch::mark_dormant), not with a marker of its own after it. False
+  // when it cannot be told: the commit then calls NoteIfDormant, as before.
+  bool DormantAfter(const Plan& plan) const;
   engine::Result<Plan> PlanMeleeGoingOn() const;
   engine::Result<Plan> PlanMeleeGoingOn(const Carried& carried) const;
   // The next close combat of a Melee that goes on once `ending` is committed (its `appended`

@@ -44,11 +44,10 @@ Metrics::Metrics()
       slow_readers_closed(CounterFamily(*registry_, "melee_slow_readers_closed_total",
                                         "WebSocket clients closed for not reading their messages")
                               .Add({})),
-      match_creations_limited(
-          CounterFamily(*registry_, "melee_match_creations_rate_limited_total",
-                        "Match creations refused by the per-address limit "
-                        "(--match-creations-per-minute)")
-              .Add({})),
+      match_creations_limited(CounterFamily(*registry_, "melee_match_creations_rate_limited_total",
+                                            "Match creations refused by the per-address limit "
+                                            "(--match-creations-per-minute)")
+                                  .Add({})),
       matches_open(prometheus::BuildGauge()
                        .Name("melee_matches")
                        .Help("Matches held in memory (created or recovered)")
@@ -79,6 +78,11 @@ Metrics::Metrics()
           CounterFamily(*registry_, "melee_store_failed_appends_total",
                         "Appends the event store refused (disk full, I/O error, read-only file, "
                         "damaged log); nothing of them was acknowledged")
+              .Add({})),
+      store_transactions(
+          CounterFamily(*registry_, "melee_store_transactions_total",
+                        "Transactions the event store committed, each one fsync: a group commit "
+                        "writes every append waiting in one")
               .Add({})),
       command_ack_seconds(prometheus::BuildHistogram()
                               .Name("melee_command_ack_seconds")
@@ -144,11 +148,16 @@ void Metrics::CountTlsHandshakeFailure(const std::string& reason) {
   tls_failures_.Add({{"reason", reason}}).Increment();
 }
 
-void Metrics::SyncStoreFailedAppends(uint64_t total) {
+void Metrics::SyncStoreWrites(uint64_t failed_appends, uint64_t transactions) {
   std::lock_guard lock(sync_mutex_);
-  if (total <= synced_failed_appends_) return;
-  store_failed_appends.Increment(static_cast<double>(total - synced_failed_appends_));
-  synced_failed_appends_ = total;
+  if (failed_appends > synced_failed_appends_) {
+    store_failed_appends.Increment(static_cast<double>(failed_appends - synced_failed_appends_));
+    synced_failed_appends_ = failed_appends;
+  }
+  if (transactions > synced_transactions_) {
+    store_transactions.Increment(static_cast<double>(transactions - synced_transactions_));
+    synced_transactions_ = transactions;
+  }
 }
 
 void Metrics::CountCommand(int number, const std::string& name) {

@@ -40,8 +40,9 @@ class Metrics {
   // number in melee.v1.ClientMessage, keys a cache of the counters: a command counted before
   // costs an atomic load and an increment, not a lookup of its labels under the family's lock.
   void CountCommand(int number, const std::string& name);
-  // Brings store_failed_appends up to `total`, the store's own count (WriteHealth).
-  void SyncStoreFailedAppends(uint64_t total);
+  // Brings store_failed_appends and store_transactions up to the store's own counts
+  // (WriteHealth).
+  void SyncStoreWrites(uint64_t failed_appends, uint64_t transactions);
 
   prometheus::Counter& http_requests;
   prometheus::Counter& connections_accepted;
@@ -58,6 +59,7 @@ class Metrics {
   prometheus::Counter& matches_unloaded;
   prometheus::Counter& commands_answered_again;
   prometheus::Counter& store_failed_appends;
+  prometheus::Counter& store_transactions;
   prometheus::Histogram& command_ack_seconds;
   prometheus::Histogram& store_append_seconds;
   // Webhook notices (docs/notifications.md).
@@ -79,6 +81,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& tls_failures_;
   std::mutex sync_mutex_;
   uint64_t synced_failed_appends_ = 0;  // guarded by sync_mutex_
+  uint64_t synced_transactions_ = 0;    // guarded by sync_mutex_
 };
 
 }  // namespace melee::server

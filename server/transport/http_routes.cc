@@ -240,7 +240,8 @@ HttpResponse HandleSimpleRequest(const HttpRequest& request, ServerContext& cont
     }
     if (path == "/healthz") return Health(request, context);
     if (path == "/api/server-key") return ServerKeyResponse(request, context);
-    context.metrics.SyncStoreFailedAppends(context.store.Writes().failed_appends);
+    const persistence::WriteHealth writes = context.store.Writes();
+    context.metrics.SyncStoreWrites(writes.failed_appends, writes.transactions);
     return MakeResponse(request, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                         context.metrics.Render());
   }

@@ -191,6 +191,43 @@ TEST(DormantMatchTest, ADamagedDormantMatchIsFoundByTheBackgroundReplayAndRefuse
               HasSubstr("this match is on this server but could not be recovered: " + why));
 }
 
+// A set-up step leaves the match owing nothing on a timer: the append of its events marks the
+// match dormant in the same transaction (one fsync), with no marker of its own after it. Seen as
+// one store transaction per command in /metrics, and after a restart, which lists the match
+// without loading it; it is loaded, and plays on, when a seat comes back.
+TEST(DormantMatchTest, ASetUpStepMarksTheMatchDormantInTheTransactionOfItsEvents) {
+  testing::TempDir dir;
+  const auto data = dir.path() / "data";
+  v1::MatchCreated created;
+  {
+    testing::TestServer server({}, {}, data);
+    auto a = MatchClient::Connect(server.ws_url());
+    auto b = MatchClient::Connect(server.ws_url());
+    ASSERT_TRUE(a && b);
+    created = a->Create(Asl());
+    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
+    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
+    ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
+    const double before = Metric(server.port(), "melee_store_transactions_total");
+    ASSERT_GE(before, 1);
+    ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
+    ASSERT_TRUE(a->WaitForSeq(b->last_seq()));
+    ASSERT_TRUE(a->Act(Confirm()).has_ack());
+    EXPECT_EQ(Metric(server.port(), "melee_store_transactions_total"), before + 2)
+        << "two set-up steps, two transactions";
+  }
+  testing::TestServer server({}, {}, data);
+  EXPECT_EQ(Metric(server.port(), "melee_matches_dormant"), 1);
+  EXPECT_EQ(Metric(server.port(), "melee_matches"), 0);
+  auto b = MatchClient::Connect(server.ws_url());
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+  EXPECT_EQ(b->view().stage(), v1::STAGE_SETUP);
+  ASSERT_TRUE(b->Act(Confirm()).has_ack());
+  EXPECT_EQ(b->view().stage(), v1::STAGE_PLAYING);
+}
+
 // A tournament's listing loads its dormant matches (their markers name the tournament).
 TEST(DormantMatchTest, ATournamentListsItsDormantMatchesAfterARestart) {
   testing::TempDir dir;

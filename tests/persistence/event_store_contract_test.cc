@@ -738,6 +738,50 @@ TEST_P(EventStoreContractTest, ADormantMarkerHoldsOnlyWhileItsEventIsTheLast) {
   EXPECT_EQ(reopened->Read("m1")->size(), 4u) << "a marker adds no event";
 }
 
+// An append that leaves its match owing nothing on a timer (a set-up step) marks it dormant at its
+// own last event, in its own transaction: no marker, and no second transaction, after it. A batch
+// that does not go in (a stale one) marks nothing; a later append wakes the match as a marker's
+// would be woken.
+TEST_P(EventStoreContractTest, AnAppendMarkedDormantMarksTheMatchAtItsLastEventInOneTransaction) {
+  auto dormant = [&](EventStore& store) {
+    auto listed = store.ListMatches();
+    EXPECT_TRUE(listed.has_value());
+    EXPECT_EQ(listed->size(), 1u);
+    return listed->empty() ? std::pair(false, std::string())
+                           : std::pair(listed->front().dormant, listed->front().dormant_note);
+  };
+  auto marked = [](uint64_t expected_seq, std::vector<std::string> payloads, std::string note) {
+    AppendBatch batch = Batch("m1", expected_seq, std::move(payloads));
+    batch.mark_dormant = true;
+    batch.dormant_note = std::move(note);
+    return batch;
+  };
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    const uint64_t before = store->Writes().transactions;
+    auto appended = store->AppendAndWait(marked(0, {"e1", "e2"}, "spring-open"));
+    ASSERT_TRUE(appended.has_value()) << appended.error().message;
+    EXPECT_EQ(appended->last_seq, 2u);
+    EXPECT_EQ(dormant(*store), std::pair(true, std::string("spring-open")));
+    EXPECT_EQ(store->Writes().transactions, before + 1) << "the events and the mark, one commit";
+
+    ASSERT_TRUE(store->AppendAndWait(Batch("m1", 2, {"e3"})).has_value());
+    EXPECT_FALSE(dormant(*store).first) << "an append wakes the match";
+
+    auto stale = store->AppendAndWait(marked(2, {"e3'"}, "stale"));
+    ASSERT_FALSE(stale.has_value());
+    EXPECT_EQ(stale.error().code, StoreErrorCode::kConflict);
+    EXPECT_FALSE(dormant(*store).first) << "a batch that did not go in marks nothing";
+
+    ASSERT_TRUE(store->AppendAndWait(marked(3, {"e4"}, "")).has_value());
+  }
+  auto reopened = Open();
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(dormant(*reopened), std::pair(true, std::string()));
+  EXPECT_EQ(reopened->Read("m1")->size(), 4u);
+}
+
 // ---- notifications: webhooks, mail addresses and the outbox ------------------------------------
 
 OutboxNotice Notice(const std::string& id) {
