@@ -12,14 +12,15 @@
 // write. Corking is for an owner that writes frame by frame; the session does not need it.
 //
 // How: when nothing waits to be written and the layer is not corked, `async_write_some` hands
-// the caller's bytes to the layer below as they are (no copy); a write that leaves some of them
-// behind (a full socket buffer) keeps the rest, first in line, and completes, so one caller's
-// bytes are never split by another's. Otherwise the bytes are copied into a buffer and the write
-// completes at once. While the owner holds the layer corked (it knows more frames follow), bytes
-// only accumulate; otherwise a flush is scheduled on the executor, so every frame written before
-// it runs goes out together. A flush also starts when the buffer passes `kHighWater`, and writers
-// then wait for it, so memory stays bounded and a slow reader still backs up into the owner's
-// queue, where it is detected.
+// the caller's bytes to the layer below as they are (no copy), unless they come in more buffers
+// than one write below takes (kMaxPassedDownBuffers: then copied, and written at once); a write
+// that leaves some of them behind (a full socket buffer) keeps the rest, first in line, and
+// completes, so one caller's bytes are never split by another's. Otherwise the bytes are copied
+// into a buffer and the write completes at once. While the owner holds the layer corked (it knows
+// more frames follow), bytes only accumulate; otherwise a flush is scheduled on the executor, so
+// every frame written before it runs goes out together. A flush also starts when the buffer passes
+// `kHighWater`, and writers then wait for it, so memory stays bounded and a slow reader still backs
+// up into the owner's queue, where it is detected.
 //
 // Once everything is written the buffers are freed, so an idle connection holds none.
 //
@@ -38,6 +39,7 @@
 #include <boost/beast/core/role.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -53,6 +55,11 @@ class CoalescingStream {
 
   // Past this many buffered bytes a flush starts even while corked, and writers wait for it.
   static constexpr std::size_t kHighWater = 64 * 1024;
+  // The most buffers a write passed down as it is may hold. A socket takes at most 16 in one
+  // `sendmsg` (Asio's max_iov_len when the platform's IOV_MAX is not in sight, as here), so a
+  // session's 9th frame (header and bytes, two buffers each) would leave in a second `sendmsg`
+  // of its own: more buffers than this are copied into one and leave in one write.
+  static constexpr std::size_t kMaxPassedDownBuffers = 16;
 
   explicit CoalescingStream(NextLayer&& next) : impl_(std::make_shared<Impl>(std::move(next))) {}
 
@@ -77,6 +84,9 @@ class CoalescingStream {
     return impl_->next.async_read_some(buffers, std::forward<Token>(token));
   }
 
+  // Takes every byte of `buffers` (what the layer below leaves, it keeps and writes next): the
+  // completion reports them all written, or an error. So one call is a whole write, however
+  // many buffers it holds.
   template <class ConstBuffers, class Token>
   auto async_write_some(const ConstBuffers& buffers, Token&& token) {
     return boost::asio::async_initiate<Token, void(boost::beast::error_code, std::size_t)>(
@@ -87,7 +97,8 @@ class CoalescingStream {
                 impl->next.get_executor(),
                 boost::asio::append(std::move(handler), impl->error, std::size_t{0}));
           }
-          if (!impl->corked && !impl->writing && impl->pending.empty()) {
+          const bool idle = !impl->corked && !impl->writing && impl->pending.empty();
+          if (idle && Impl::Count(data) <= kMaxPassedDownBuffers) {
             return Impl::PassDown(impl, data, size, std::move(handler));
           }
           Impl::Append(impl->pending, data);
@@ -96,7 +107,11 @@ class CoalescingStream {
             Impl::Start(impl);
             return;
           }
-          if (!impl->corked) Impl::Schedule(impl);
+          if (idle) {
+            Impl::Start(impl);  // too many buffers to pass down: copied, they leave now, in one
+          } else if (!impl->corked) {
+            Impl::Schedule(impl);
+          }
           boost::asio::post(
               impl->next.get_executor(),
               boost::asio::append(std::move(handler), boost::beast::error_code{}, size));
@@ -137,6 +152,12 @@ class CoalescingStream {
         impl->scheduled = false;
         if (!impl->corked) Start(impl);
       });
+    }
+
+    template <class ConstBuffers>
+    static std::size_t Count(const ConstBuffers& data) {
+      return static_cast<std::size_t>(std::distance(boost::asio::buffer_sequence_begin(data),
+                                                    boost::asio::buffer_sequence_end(data)));
     }
 
     // Copies `data` to the end of `to` (without first zeroing the room it takes).

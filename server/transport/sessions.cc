@@ -421,8 +421,11 @@ void WebSocketSession<Stream>::DoWrite() {
     writing_buffers_.emplace_back(header.bytes.data(), header.size);
     writing_buffers_.emplace_back(queued.frame->data(), queued.frame->size());
   }
-  asio::async_write(
-      ws_.next_layer(), writing_buffers_,
+  // One write_some is the whole write: the CoalescingStream takes every byte it is given (what
+  // the socket leaves, it keeps). asio::async_write would hand it 16 buffers at a time (its
+  // consuming_buffers), and the frames after the 8th would leave in a write of their own.
+  ws_.next_layer().async_write_some(
+      writing_buffers_,
       beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
 }
 

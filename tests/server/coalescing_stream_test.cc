@@ -24,6 +24,7 @@ struct Recorder {
   std::vector<std::string> writes;
   std::vector<const void*> first_bytes;   // where each write's first buffer points
   std::size_t accept_at_most = SIZE_MAX;  // a write takes no more than this (a full socket buffer)
+  std::size_t buffers_at_most = 16;       // nor more buffers than this (a socket's sendmsg)
   std::vector<std::function<void()>> pending;  // completions the test has not released
   error_code fail_with;
   bool hold = false;  // keep completions until Release()
@@ -48,8 +49,15 @@ class FakeLayer {
 
   template <class Buffers, class Handler>
   void async_write_some(const Buffers& buffers, Handler&& handler) {
-    std::string bytes(std::min(asio::buffer_size(buffers), recorder_->accept_at_most), '\0');
-    asio::buffer_copy(asio::buffer(bytes), buffers);
+    std::string taken;
+    std::size_t count = 0;
+    for (auto it = asio::buffer_sequence_begin(buffers);
+         it != asio::buffer_sequence_end(buffers) && count < recorder_->buffers_at_most;
+         ++it, ++count) {
+      const asio::const_buffer buffer(*it);
+      taken.append(static_cast<const char*>(buffer.data()), buffer.size());
+    }
+    std::string bytes = taken.substr(0, std::min(taken.size(), recorder_->accept_at_most));
     const std::size_t size = bytes.size();
     recorder_->writes.push_back(std::move(bytes));
     recorder_->first_bytes.push_back(asio::buffer_sequence_begin(buffers)->data());
@@ -136,6 +144,42 @@ TEST_F(CoalescingStreamTest, AWriteWithNothingAheadOfItGoesDownUncopied) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0], std::make_pair(error_code{}, frame.size()));
   EXPECT_EQ(stream_.buffer_capacity(), 0u);
+}
+
+// A session's write of ten frames is twenty buffers, more than a socket's sendmsg gathers (16):
+// passed down as they are, the last frames would leave in a second write. Copied into one, they
+// leave in one, in order; the writer completes once they are taken, and the buffer goes after.
+TEST_F(CoalescingStreamTest, MoreBuffersThanOneWriteBelowTakesLeaveInOneWrite) {
+  std::vector<std::string> parts;
+  std::string expected;
+  for (int i = 0; i < 10; ++i) {
+    parts.push_back("h" + std::to_string(i));
+    parts.push_back("frame " + std::to_string(i) + ";");
+  }
+  std::vector<asio::const_buffer> buffers;
+  for (const std::string& part : parts) {
+    buffers.emplace_back(part.data(), part.size());
+    expected += part;
+  }
+  std::vector<std::pair<error_code, std::size_t>> results;
+  stream_.async_write_some(
+      buffers, [&results](error_code ec, std::size_t n) { results.emplace_back(ec, n); });
+  io_.run();
+  ASSERT_EQ(recorder_->writes.size(), 1u);
+  EXPECT_EQ(recorder_->writes[0], expected);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0], std::make_pair(error_code{}, expected.size()));
+  EXPECT_EQ(stream_.buffer_capacity(), 0u);
+
+  // Sixteen buffers still go down as they are, uncopied.
+  buffers.resize(16);
+  io_.restart();
+  stream_.async_write_some(
+      buffers, [&results](error_code ec, std::size_t n) { results.emplace_back(ec, n); });
+  ASSERT_EQ(recorder_->writes.size(), 2u);
+  EXPECT_EQ(recorder_->first_bytes[1], parts[0].data());
+  io_.run();
+  EXPECT_EQ(results.size(), 2u);
 }
 
 TEST_F(CoalescingStreamTest, WhatArrivesDuringAWriteIsFlushedTogetherBeforeTheFlushRuns) {
