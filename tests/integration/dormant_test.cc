@@ -54,11 +54,10 @@ v1::MatchSettings Asl(const std::string& tournament_id = {}) {
   return settings;
 }
 
-// Seats both sides of a new match and enters and confirms G1 (side A, the ATTACKER) against R1:
-// its close combat is then being resolved (both announcements awaited).
-void StartCloseCombat(testing::TestServer& server, const v1::MatchSettings& settings,
-                      v1::MatchCreated& created, std::unique_ptr<MatchClient>& a,
-                      std::unique_ptr<MatchClient>& b) {
+// Creates a match and seats both sides: side A's client `a`, side B's `b`.
+void SeatBothSides(testing::TestServer& server, const v1::MatchSettings& settings,
+                   v1::MatchCreated& created, std::unique_ptr<MatchClient>& a,
+                   std::unique_ptr<MatchClient>& b) {
   a = MatchClient::Connect(server.ws_url());
   b = MatchClient::Connect(server.ws_url());
   ASSERT_NE(a, nullptr);
@@ -66,6 +65,14 @@ void StartCloseCombat(testing::TestServer& server, const v1::MatchSettings& sett
   created = a->Create(settings);
   ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
   ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+}
+
+// Seats both sides of a new match and enters and confirms G1 (side A, the ATTACKER) against R1:
+// its close combat is then being resolved (both announcements awaited).
+void StartCloseCombat(testing::TestServer& server, const v1::MatchSettings& settings,
+                      v1::MatchCreated& created, std::unique_ptr<MatchClient>& a,
+                      std::unique_ptr<MatchClient>& b) {
+  ASSERT_NO_FATAL_FAILURE(SeatBothSides(server, settings, created, a, b));
   ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
   ASSERT_TRUE(b->Act(EnterUnits({Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false)).has_ack());
   for (MatchClient* client : {a.get(), b.get()}) {
@@ -201,12 +208,9 @@ TEST(DormantMatchTest, ASetUpStepMarksTheMatchDormantInTheTransactionOfItsEvents
   v1::MatchCreated created;
   {
     testing::TestServer server({}, {}, data);
-    auto a = MatchClient::Connect(server.ws_url());
-    auto b = MatchClient::Connect(server.ws_url());
-    ASSERT_TRUE(a && b);
-    created = a->Create(Asl());
-    ASSERT_TRUE(a->Join(created.match_id(), created.side_a_token()).has_joined());
-    ASSERT_TRUE(b->Join(created.match_id(), created.side_b_token()).has_joined());
+    std::unique_ptr<MatchClient> a;
+    std::unique_ptr<MatchClient> b;
+    ASSERT_NO_FATAL_FAILURE(SeatBothSides(server, Asl(), created, a, b));
     ASSERT_TRUE(a->Act(EnterUnits({Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true)).has_ack());
     ASSERT_TRUE(b->WaitForSeq(a->last_seq()));
     const double before = Metric(server.port(), "melee_store_transactions_total");

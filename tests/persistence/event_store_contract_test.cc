@@ -698,17 +698,19 @@ TEST_P(EventStoreContractTest, SnapshotThatDisagreesWithTheFoldIsDiscarded) {
 
 // ---- dormant markers ---------------------------------------------------------------------------
 
+// Whether the store's one match is listed dormant, and the note it was marked with.
+std::pair<bool, std::string> DormantOf(EventStore& store) {
+  auto listed = store.ListMatches();
+  EXPECT_TRUE(listed.has_value());
+  EXPECT_EQ(listed->size(), 1u);
+  return listed->empty() ? std::pair(false, std::string())
+                         : std::pair(listed->front().dormant, listed->front().dormant_note);
+}
+
 // A match marked dormant at its last event is listed so, with the marker's note; an append after
 // it makes it active again, a marker for an event that is not the last is ignored, and the marker
 // survives reopening the store.
 TEST_P(EventStoreContractTest, ADormantMarkerHoldsOnlyWhileItsEventIsTheLast) {
-  auto dormant = [&](EventStore& store) {
-    auto listed = store.ListMatches();
-    EXPECT_TRUE(listed.has_value());
-    EXPECT_EQ(listed->size(), 1u);
-    return listed->empty() ? std::pair(false, std::string())
-                           : std::pair(listed->front().dormant, listed->front().dormant_note);
-  };
   auto mark = [](EventStore& store, uint64_t seq, std::string note) {
     std::promise<StoreResult<Appended>> marked;
     store.MarkDormant("m1", seq, std::move(note),
@@ -719,22 +721,22 @@ TEST_P(EventStoreContractTest, ADormantMarkerHoldsOnlyWhileItsEventIsTheLast) {
     auto store = Open();
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->AppendAndWait(Batch("m1", 0, {"e1", "e2", "e3"})).has_value());
-    EXPECT_EQ(dormant(*store), std::pair(false, std::string()));
+    EXPECT_EQ(DormantOf(*store), std::pair(false, std::string()));
 
     ASSERT_TRUE(mark(*store, 3, "spring-open").has_value());
-    EXPECT_EQ(dormant(*store), std::pair(true, std::string("spring-open")));
+    EXPECT_EQ(DormantOf(*store), std::pair(true, std::string("spring-open")));
 
     ASSERT_TRUE(store->AppendAndWait(Batch("m1", 3, {"e4"})).has_value());
-    EXPECT_FALSE(dormant(*store).first) << "an append wakes the match";
+    EXPECT_FALSE(DormantOf(*store).first) << "an append wakes the match";
 
     ASSERT_TRUE(mark(*store, 3, "stale").has_value());
-    EXPECT_FALSE(dormant(*store).first) << "a marker for event 3 of 4 is ignored";
+    EXPECT_FALSE(DormantOf(*store).first) << "a marker for event 3 of 4 is ignored";
 
     ASSERT_TRUE(mark(*store, 4, "").has_value());
   }
   auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
-  EXPECT_EQ(dormant(*reopened), std::pair(true, std::string()));
+  EXPECT_EQ(DormantOf(*reopened), std::pair(true, std::string()));
   EXPECT_EQ(reopened->Read("m1")->size(), 4u) << "a marker adds no event";
 }
 
@@ -743,13 +745,6 @@ TEST_P(EventStoreContractTest, ADormantMarkerHoldsOnlyWhileItsEventIsTheLast) {
 // that does not go in (a stale one) marks nothing; a later append wakes the match as a marker's
 // would be woken.
 TEST_P(EventStoreContractTest, AnAppendMarkedDormantMarksTheMatchAtItsLastEventInOneTransaction) {
-  auto dormant = [&](EventStore& store) {
-    auto listed = store.ListMatches();
-    EXPECT_TRUE(listed.has_value());
-    EXPECT_EQ(listed->size(), 1u);
-    return listed->empty() ? std::pair(false, std::string())
-                           : std::pair(listed->front().dormant, listed->front().dormant_note);
-  };
   auto marked = [](uint64_t expected_seq, std::vector<std::string> payloads, std::string note) {
     AppendBatch batch = Batch("m1", expected_seq, std::move(payloads));
     batch.mark_dormant = true;
@@ -763,22 +758,22 @@ TEST_P(EventStoreContractTest, AnAppendMarkedDormantMarksTheMatchAtItsLastEventI
     auto appended = store->AppendAndWait(marked(0, {"e1", "e2"}, "spring-open"));
     ASSERT_TRUE(appended.has_value()) << appended.error().message;
     EXPECT_EQ(appended->last_seq, 2u);
-    EXPECT_EQ(dormant(*store), std::pair(true, std::string("spring-open")));
+    EXPECT_EQ(DormantOf(*store), std::pair(true, std::string("spring-open")));
     EXPECT_EQ(store->Writes().transactions, before + 1) << "the events and the mark, one commit";
 
     ASSERT_TRUE(store->AppendAndWait(Batch("m1", 2, {"e3"})).has_value());
-    EXPECT_FALSE(dormant(*store).first) << "an append wakes the match";
+    EXPECT_FALSE(DormantOf(*store).first) << "an append wakes the match";
 
     auto stale = store->AppendAndWait(marked(2, {"e3'"}, "stale"));
     ASSERT_FALSE(stale.has_value());
     EXPECT_EQ(stale.error().code, StoreErrorCode::kConflict);
-    EXPECT_FALSE(dormant(*store).first) << "a batch that did not go in marks nothing";
+    EXPECT_FALSE(DormantOf(*store).first) << "a batch that did not go in marks nothing";
 
     ASSERT_TRUE(store->AppendAndWait(marked(3, {"e4"}, "")).has_value());
   }
   auto reopened = Open();
   ASSERT_NE(reopened, nullptr);
-  EXPECT_EQ(dormant(*reopened), std::pair(true, std::string()));
+  EXPECT_EQ(DormantOf(*reopened), std::pair(true, std::string()));
   EXPECT_EQ(reopened->Read("m1")->size(), 4u);
 }
 
