@@ -52,6 +52,10 @@ std::string_view Name(StoreErrorCode code) {
   return "unknown";
 }
 
+void EventStore::AppendTogether(std::vector<PendingAppend> appends) {
+  for (PendingAppend& append : appends) Append(std::move(append.batch), std::move(append.done));
+}
+
 StoreResult<Appended> EventStore::AppendAndWait(AppendBatch batch) {
   std::promise<StoreResult<Appended>> promise;
   auto future = promise.get_future();

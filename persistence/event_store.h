@@ -169,6 +169,12 @@ struct Lease {
   int64_t expires_unix_ms = 0;  // by the database's clock; renewed in the background
 };
 
+// One batch and the callback its appender waits on (EventStore::AppendTogether).
+struct PendingAppend {
+  AppendBatch batch;
+  AppendCallback done;
+};
+
 // Called when the store finds that a lease it held was lost (a renewal or an append found the
 // match's token moved on): `why` (kFenced) names the match, the new holder and both tokens. Runs
 // on one of the store's threads: it must not block, and must not call the store.
@@ -184,6 +190,12 @@ class EventStore {
   // (nothing acknowledged; after a failed fsync the whole batch, never a part of it, may still
   // reappear when the file is reopened after a crash). Batches of many matches commit together.
   virtual void Append(AppendBatch batch, AppendCallback done) = 0;
+
+  // Queues `appends`, batches of different logs, to commit in one transaction (a match's
+  // command and the session journal entries that wait with it: one fsync, not two). Each batch
+  // is written or refused on its own, as by Append, and each callback runs as an Append's does,
+  // in order. The default, for a store that commits batch by batch, appends them one by one.
+  virtual void AppendTogether(std::vector<PendingAppend> appends);
 
   // Appends and blocks until the batch committed or failed. Not from an AppendCallback.
   StoreResult<Appended> AppendAndWait(AppendBatch batch);

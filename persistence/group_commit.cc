@@ -33,12 +33,30 @@ void GroupCommit::Append(AppendBatch batch, AppendCallback done) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
-      queue_.push_back({std::move(batch), std::move(done)});
+      queue_.push_back({{std::move(batch), std::move(done)}});
       wake_.notify_one();
       return;
     }
   }
   done(tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
+}
+
+void GroupCommit::AppendTogether(std::vector<PendingAppend> appends) {
+  if (appends.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      for (std::size_t i = 0; i < appends.size(); ++i) {
+        queue_.push_back({std::move(appends[i]), i + 1 < appends.size()});
+      }
+      wake_.notify_one();
+      return;
+    }
+  }
+  for (PendingAppend& append : appends) {
+    append.done(
+        tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
+  }
 }
 
 void GroupCommit::WriterLoop() {
@@ -49,10 +67,13 @@ void GroupCommit::WriterLoop() {
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and everything queued has been written
       std::size_t events = 0;
+      bool joined = false;  // the last append taken goes with the next one
       while (!queue_.empty() &&
-             (work.empty() || events + queue_.front().batch.payloads.size() <= max_batch_events_)) {
-        events += queue_.front().batch.payloads.size();
-        work.push_back(std::move(queue_.front()));
+             (work.empty() || joined ||
+              events + queue_.front().append.batch.payloads.size() <= max_batch_events_)) {
+        events += queue_.front().append.batch.payloads.size();
+        joined = queue_.front().with_next;
+        work.push_back(std::move(queue_.front().append));
         queue_.pop_front();
       }
     }

@@ -23,12 +23,6 @@
 
 namespace melee::persistence {
 
-// One queued append and the callback its caller waits on.
-struct PendingAppend {
-  AppendBatch batch;
-  AppendCallback done;
-};
-
 // What a store's commit hook did with one group of appends.
 struct GroupOutcome {
   // One result per batch of the group, in order.
@@ -64,6 +58,9 @@ class GroupCommit {
   // Queues `batch`; `done` runs on the writer thread after the group holding it committed or
   // failed, or at once with kClosed after Stop.
   void Append(AppendBatch batch, AppendCallback done);
+  // Queues `appends` so that the writer takes them into one group, whatever max_batch_events
+  // says (EventStore::AppendTogether).
+  void AppendTogether(std::vector<PendingAppend> appends);
 
   // Returns how writing fares: appends refused for the store's reasons (kUnavailable,
   // kCorrupt), and the failure of the last transaction while writing fails.
@@ -89,7 +86,12 @@ class GroupCommit {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<PendingAppend> queue_;  // guarded by mutex_, as every field below
+  // A queued append; `with_next`: the append after it joins the same group (AppendTogether).
+  struct Queued {
+    PendingAppend append;
+    bool with_next = false;
+  };
+  std::deque<Queued> queue_;  // guarded by mutex_, as every field below
   bool stopping_ = false;
   std::size_t commits_ = 0;
   std::size_t committed_events_ = 0;

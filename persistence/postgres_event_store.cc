@@ -539,6 +539,14 @@ void PostgresEventStore::Append(AppendBatch batch, AppendCallback done) {
   group_->Append(std::move(batch), std::move(done));
 }
 
+void PostgresEventStore::AppendTogether(std::vector<PendingAppend> appends) {
+  for (PendingAppend& append : appends) {
+    AppendBatch& batch = append.batch;
+    if (batch.lease_token == 0 && !batch.IsMarker()) batch.lease_token = TokenOf(batch.match_id);
+  }
+  group_->AppendTogether(std::move(appends));
+}
+
 StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::string& match_id) {
   if (auto it = heads_.find(match_id); it != heads_.end()) return it->second;
   auto read = writer_->Exec("cannot read the head of match " + match_id,

@@ -89,6 +89,7 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   PostgresEventStore& operator=(const PostgresEventStore&) = delete;
 
   void Append(AppendBatch batch, AppendCallback done) override;
+  void AppendTogether(std::vector<PendingAppend> appends) override;
   StoreResult<std::vector<Event>> Read(std::string_view match_id, uint64_t after_seq = 0,
                                        uint64_t limit = UINT64_MAX) override;
   StoreResult<std::vector<MatchSummary>> ListMatches() override;

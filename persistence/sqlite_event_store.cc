@@ -522,6 +522,10 @@ void SqliteEventStore::Append(AppendBatch batch, AppendCallback done) {
   group_->Append(std::move(batch), std::move(done));
 }
 
+void SqliteEventStore::AppendTogether(std::vector<PendingAppend> appends) {
+  group_->AppendTogether(std::move(appends));
+}
+
 StoreResult<SqliteEventStore::Head*> SqliteEventStore::HeadOf(const std::string& match_id) {
   if (auto it = heads_.find(match_id); it != heads_.end()) return &it->second;
   Statement& select = statements_->select_head;

@@ -90,6 +90,7 @@ class SqliteEventStore final : public EventStore, public NotificationStore {
   SqliteEventStore& operator=(const SqliteEventStore&) = delete;
 
   void Append(AppendBatch batch, AppendCallback done) override;
+  void AppendTogether(std::vector<PendingAppend> appends) override;
   StoreResult<std::vector<Event>> Read(std::string_view match_id, uint64_t after_seq = 0,
                                        uint64_t limit = UINT64_MAX) override;
   StoreResult<std::vector<MatchSummary>> ListMatches() override;

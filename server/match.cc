@@ -611,7 +611,7 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
   // A weak reference, checked under the Lifeline (as the journal's): a batch the store still
   // holds when the server is gone touches neither its metrics nor the match's strand. (Matches
   // holds every match while the server runs, so the reference holds then.)
-  services_.store.Append(
+  persistence::PendingAppend command{
       std::move(batch),
       [weak = weak_from_this(), lifeline = services_.lifeline, shared_plan = std::move(shared_plan),
        next_plan = std::move(next_plan), planned_events, recorded, reply = std::move(reply),
@@ -685,7 +685,16 @@ void Match::Append(Plan planned_command, Reply reply, std::string command_id,
           }
           self->RunQueued();
         });
-      });
+      }};
+  // A seat's join waiting in the session journal commits in this transaction.
+  if (auto journal = TakeJournal()) {
+    std::vector<persistence::PendingAppend> together;
+    together.push_back(std::move(command));
+    together.push_back(std::move(*journal));
+    services_.store.AppendTogether(std::move(together));
+  } else {
+    services_.store.Append(std::move(command.batch), std::move(command.done));
+  }
 }
 
 void Match::RunQueued() {
@@ -1218,7 +1227,7 @@ void Match::CheckUnloadable(std::function<void(const std::shared_ptr<Match>&)> u
     const bool idle = !self->appending_ && !self->MeleeGoesOn() && !self->OwesTimer() &&
                       self->deadline_unix_ms_ == 0 && self->queued_.empty() &&
                       self->subscribers_.empty() && self->live_sessions_.empty() &&
-                      !self->journal_appending_ && self->journal_pending_.empty();
+                      self->journal_pending_.empty();
     if (!idle) return;
     self->NoteIfDormant();  // so that a restart, too, leaves it in the store
     unload(self);
@@ -2377,7 +2386,7 @@ void Match::Attach(std::weak_ptr<Subscriber> subscriber, Viewer viewer, uint64_t
         storage::SessionEvent joined;
         joined.set_seat(StoredViewerSeat(viewer));
         joined.set_unix_ms(self->services_.clock.NowUnixMs());
-        const uint64_t seq = self->Journal(std::move(joined));
+        const uint64_t seq = self->Journal(std::move(joined), /*now=*/false);
         self->live_sessions_.push_back(LiveSession{subscriber, viewer, seq});
       }
     }
@@ -2411,14 +2420,14 @@ void Match::SessionEnded(std::weak_ptr<Subscriber> subscriber, std::string reaso
       left.set_ends(it->joined);
       left.set_unix_ms(self->services_.clock.NowUnixMs());
       left.set_reason(reason);
-      if (it->joined != 0) self->Journal(std::move(left));
+      if (it->joined != 0) self->Journal(std::move(left), /*now=*/true);
       live.erase(it);
       return;
     }
   });
 }
 
-uint64_t Match::Journal(storage::SessionEvent event) {
+uint64_t Match::Journal(storage::SessionEvent event, bool now) {
   if (journal_next_ == 0) {
     auto logged = services_.store.Read(JournalId(identity_.id));
     if (logged) {
@@ -2433,25 +2442,26 @@ uint64_t Match::Journal(storage::SessionEvent event) {
   }
   journal_pending_.push_back(proto::SerializeDeterministic(event));
   const uint64_t seq = journal_next_++;
-  FlushJournal();
+  journal_due_ = journal_due_ || now;
+  if (journal_due_) FlushJournal();
   return seq;
 }
 
-void Match::FlushJournal() {
-  if (journal_appending_ || journal_pending_.empty()) return;
+std::optional<persistence::PendingAppend> Match::TakeJournal() {
+  if (journal_sending_ != 0 || journal_pending_.empty()) return std::nullopt;
   persistence::AppendBatch batch;
   batch.match_id = JournalId(identity_.id);
   batch.expected_seq = journal_next_ - 1 - journal_pending_.size();
-  batch.payloads = std::move(journal_pending_);
-  journal_pending_.clear();
+  // Copied, not moved: an entry is in SessionRecords until its append comes back.
+  batch.payloads = journal_pending_;
   batch.recorded_unix_ms = services_.clock.NowUnixMs();
-  journal_appending_ = true;
+  journal_sending_ = journal_pending_.size();
+  journal_due_ = false;
   // A weak reference: joins and leaves are journalled up to the server's last moment (a
   // session's destructor), and a batch the store still holds when the server is gone must not
   // keep the match, and its strand, alive past the io_context.
-  services_.store.Append(std::move(batch), [weak = weak_from_this(),
-                                            lifeline = services_.lifeline](
-                                               persistence::StoreResult<persistence::Appended> done) {
+  auto committed = [weak = weak_from_this(), lifeline = services_.lifeline](
+                       persistence::StoreResult<persistence::Appended> done) {
     // Locked until `self` is released: the match is never kept alive, nor destroyed, past the
     // io_context (see Lifeline).
     std::lock_guard alive(lifeline->mutex);
@@ -2459,7 +2469,6 @@ void Match::FlushJournal() {
     std::shared_ptr<Match> self = weak.lock();
     if (!self) return;
     asio::post(self->strand_, [self, done = std::move(done)] {
-      self->journal_appending_ = false;
       if (!done) {
         // The journal is the server's account of connections, not the match: a lost entry is
         // logged, and the journal is read again before the next one.
@@ -2467,30 +2476,56 @@ void Match::FlushJournal() {
                      done.error().message);
         self->journal_next_ = 0;
         self->journal_pending_.clear();
+        self->journal_sending_ = 0;
+        self->journal_due_ = false;
         return;
       }
-      self->FlushJournal();
+      auto& pending = self->journal_pending_;
+      pending.erase(pending.begin(),
+                    pending.begin() + static_cast<std::ptrdiff_t>(self->journal_sending_));
+      self->journal_sending_ = 0;
+      if (self->journal_due_) self->FlushJournal();
     });
-  });
+  };
+  return persistence::PendingAppend{std::move(batch), std::move(committed)};
+}
+
+void Match::FlushJournal() {
+  if (auto journal = TakeJournal()) {
+    services_.store.Append(std::move(journal->batch), std::move(journal->done));
+  }
 }
 
 std::vector<storage::SessionRecord> Match::SessionRecords() {
   std::vector<storage::SessionRecord> records;
   auto logged = services_.store.Read(JournalId(identity_.id));
-  if (!logged) return records;
+  if (!logged && logged.error().code != persistence::StoreErrorCode::kNotFound) return records;
   std::unordered_map<uint64_t, size_t> by_join;
-  for (const persistence::Event& entry : *logged) {
+  const auto add = [&](uint64_t seq, const std::string& payload) {
     storage::SessionEvent event;
-    if (!event.ParseFromString(entry.payload)) continue;
+    if (!event.ParseFromString(payload)) return;
     if (event.ends() == 0) {
       storage::SessionRecord record;
       record.set_seat(event.seat());
       record.set_joined_unix_ms(event.unix_ms());
-      by_join[entry.seq] = records.size();
+      by_join[seq] = records.size();
       records.push_back(std::move(record));
     } else if (const auto it = by_join.find(event.ends()); it != by_join.end()) {
       records[it->second].set_left_unix_ms(event.unix_ms());
       records[it->second].set_reason(event.reason());
+    }
+  };
+  uint64_t stored = 0;
+  if (logged) {
+    for (const persistence::Event& entry : *logged) add(entry.seq, entry.payload);
+    if (!logged->empty()) stored = logged->back().seq;
+  }
+  // Then the entries not committed yet (a join waiting for the match's next append), but for
+  // those whose append committed while this read ran.
+  if (journal_next_ != 0) {
+    const uint64_t first = journal_next_ - journal_pending_.size();
+    for (size_t i = 0; i < journal_pending_.size(); ++i) {
+      if (first + i > stored) add(first + i, journal_pending_[i]);
     }
   }
   for (const auto& [seq, index] : by_join) {

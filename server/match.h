@@ -442,8 +442,13 @@ class Match : public std::enable_shared_from_this<Match> {
   engine::Result<void> CheckOrder(const SetupFacts& facts) const;
   MessagePtr AckOf(const std::string& command_id, const AnswerBook::Answer& answer) const;
   // Journals a session event (on the strand); returns its seq in the journal, 0 if the journal
-  // cannot be read. Appends go one batch at a time, in order.
-  uint64_t Journal(melee::storage::v1::SessionEvent event);
+  // cannot be read. Appends go one batch at a time, in order. A join waits (`now` false) for the
+  // match's next append, to commit in its transaction (a seat joins to send a command: one fsync
+  // for both), or for the next entry that does not wait (its session's end).
+  uint64_t Journal(melee::storage::v1::SessionEvent event, bool now);
+  // The journal's entries not yet sent to the store, as a batch with its callback; none while
+  // one is in the store's queue, or when none waits.
+  std::optional<persistence::PendingAppend> TakeJournal();
   void FlushJournal();
   // The match file's session records, from the journal.
   std::vector<melee::storage::v1::SessionRecord> SessionRecords();
@@ -506,7 +511,9 @@ class Match : public std::enable_shared_from_this<Match> {
   // Each side's sealed declaration whose commitment not every viewer can open yet.
   std::array<std::optional<melee::v1::SealOpening>, 2> unopened_;
   // The session journal: the seats' live connections (by their join's seq in the journal), the
-  // journal's next seq (0: not read yet), and what waits to be appended.
+  // journal's next seq (0: not read yet), its entries not yet committed (the first
+  // journal_sending_ of them in the store's queue; the last ones have seqs up to
+  // journal_next_ - 1), and whether one of them must not wait for the match's next append.
   struct LiveSession {
     std::weak_ptr<Subscriber> subscriber;
     engine::Viewer viewer;
@@ -515,7 +522,8 @@ class Match : public std::enable_shared_from_this<Match> {
   std::vector<LiveSession> live_sessions_;
   uint64_t journal_next_ = 0;
   std::vector<std::string> journal_pending_;
-  bool journal_appending_ = false;
+  size_t journal_sending_ = 0;
+  bool journal_due_ = false;
   // The last events as each viewer sees them, up to event seq_.
   RecentEvents recent_;
   // material_[seq - 1] bit s: event seq makes older commands of seat s stale.

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <random>
@@ -21,7 +22,9 @@
 #include "proto/codec/json.h"
 #include "server/fair_play/verify.h"
 #include "server/match_file.h"
+#include "tests/testing/asl_commands.h"
 #include "tests/testing/fair_play_match.h"
+#include "tests/testing/http_get.h"
 #include "tests/testing/test_server.h"
 
 namespace melee {
@@ -692,6 +695,46 @@ TEST_F(FairPlayTest, TheDirectorsFileJournalsEachSeatsConnections) {
   // The director's own export connection is HTTP, not a session; the match's seq is unchanged
   // by connections (the journal is outside the log).
   EXPECT_EQ(static_cast<uint64_t>(file.events_size()), b_->last_seq());
+}
+
+// A seat's join waits for the match's next append and commits in its transaction; a session's
+// end commits at once. A play-by-email turn (connect, send, leave) is two transactions, not three.
+TEST_F(FairPlayTest, ASeatsJoinCommitsWithTheNextCommandAndItsLeavingAtOnce) {
+  Seat();
+  const auto transactions = [this] {
+    return testing::Metric(server_.port(), "melee_store_transactions_total");
+  };
+  const double before = transactions();
+  ASSERT_TRUE(
+      a_->Act(testing::EnterUnits({testing::Squad("G1", v1::SEAT_SIDE_A, 6, "6-4-7")}, true))
+          .has_ack());
+  EXPECT_EQ(transactions(), before + 1) << "both seats' joins, in side A's set-up's transaction";
+  {
+    auto turn = MatchClient::Connect(server_.ws_url());
+    ASSERT_NE(turn, nullptr);
+    ASSERT_TRUE(turn->Join(created_.match_id(), created_.side_b_token()).has_joined());
+    ASSERT_TRUE(
+        turn->Act(testing::EnterUnits({testing::Squad("R1", v1::SEAT_SIDE_B, 4, "4-4-7")}, false))
+            .has_ack());
+    EXPECT_EQ(transactions(), before + 2) << "the turn's join, in its command's transaction";
+  }
+  for (int attempt = 0; attempt < 200 && transactions() < before + 3; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(transactions(), before + 3) << "the turn's end, in a transaction of its own";
+
+  const storage::MatchFile file =
+      testing::ExportOver(server_.port(), created_.match_id(), created_.director_token());
+  std::map<storage::Seat, std::vector<storage::SessionRecord>> by_seat;
+  for (const storage::SessionRecord& record : file.sessions()) {
+    by_seat[record.seat()].push_back(record);
+  }
+  ASSERT_EQ(by_seat[storage::SEAT_SIDE_A].size(), 1u);
+  ASSERT_EQ(by_seat[storage::SEAT_SIDE_B].size(), 2u);
+  EXPECT_EQ(by_seat[storage::SEAT_SIDE_B][0].reason(), "connected when the file was written");
+  const storage::SessionRecord& turn = by_seat[storage::SEAT_SIDE_B][1];
+  EXPECT_GE(turn.left_unix_ms(), turn.joined_unix_ms());
+  EXPECT_NE(turn.left_unix_ms(), 0);
 }
 
 TEST_F(FairPlayTest, AVerifiedFileImportsIntoAnotherServerReadOnly) {

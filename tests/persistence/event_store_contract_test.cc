@@ -411,6 +411,35 @@ TEST_P(EventStoreContractTest, OneStaleBatchDoesNotSinkTheOthersInItsTransaction
   EXPECT_EQ(appended->last_seq, 2u);
 }
 
+// Batches appended together (a match's command and its session journal) commit in one
+// transaction, each on its own terms: a stale one among them is refused alone.
+TEST_P(EventStoreContractTest, BatchesAppendedTogetherCommitInOneTransaction) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->AppendAndWait(Batch("m", 0, {"a"})).has_value());
+  for (uint64_t round = 0; round < 10; ++round) {
+    const auto [commits_before, events_before] = under_test().Commits(*store);
+    std::promise<StoreResult<Appended>> command, journal, stale;
+    std::vector<PendingAppend> together;
+    together.push_back({Batch("m", 1 + round, {"c"}), [&](auto r) { command.set_value(r); }});
+    together.push_back({Batch("m/journal", round, {"j"}), [&](auto r) { journal.set_value(r); }});
+    together.push_back({Batch("m", 0, {"stale"}), [&](auto r) { stale.set_value(r); }});
+    store->AppendTogether(std::move(together));
+    const StoreResult<Appended> appended = command.get_future().get();
+    ASSERT_TRUE(appended.has_value()) << appended.error().message;
+    EXPECT_EQ(appended->last_seq, 2 + round);
+    const StoreResult<Appended> journalled = journal.get_future().get();
+    ASSERT_TRUE(journalled.has_value()) << journalled.error().message;
+    EXPECT_EQ(journalled->last_seq, 1 + round);
+    EXPECT_EQ(stale.get_future().get().error().code, StoreErrorCode::kConflict);
+    const auto [commits, events] = under_test().Commits(*store);
+    EXPECT_EQ(commits - commits_before, 1u) << "round " << round;
+    EXPECT_EQ(events - events_before, 2u);
+  }
+  EXPECT_EQ(store->Read("m")->size(), 11u);
+  EXPECT_EQ(store->Read("m/journal")->size(), 10u);
+}
+
 // A batch the database itself refuses (here: a notice whose delivery id is taken) fails alone,
 // with nothing of it written, and the batches queued with it are committed.
 TEST_P(EventStoreContractTest, ABatchTheDatabaseRefusesFailsAloneAndWritesNothing) {

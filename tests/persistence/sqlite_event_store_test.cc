@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <string>
 #include <thread>
@@ -81,6 +82,23 @@ TEST(SqliteEventStoreTest, InMemoryStoreSharesOneConnectionBetweenWriterAndReade
   EXPECT_EQ(loaded->events.size(), 5u);
   EXPECT_EQ(store->notifications()->Outbox(kWebhookChannel)->pending, 100u);
   EXPECT_TRUE(store->ProbeWrite().has_value());
+}
+
+// A group never splits batches appended together, even past max_batch_events.
+TEST(SqliteEventStoreTest, BatchesAppendedTogetherShareATransactionPastTheGroupLimit) {
+  SqliteEventStore::Options options;
+  options.max_batch_events = 1;
+  auto store = SqliteEventStore::Open(":memory:", options);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  std::vector<std::promise<bool>> done(3);
+  std::vector<PendingAppend> together;
+  for (size_t i = 0; i < done.size(); ++i) {
+    together.push_back({Batch("t" + std::to_string(i), 0, {"a", "b"}),
+                        [&done, i](StoreResult<Appended> r) { done[i].set_value(r.has_value()); }});
+  }
+  (*store)->AppendTogether(std::move(together));
+  for (auto& promise : done) EXPECT_TRUE(promise.get_future().get());
+  EXPECT_EQ((*store)->Writes().transactions, 1u) << "three batches of two events, one transaction";
 }
 
 TEST(SqliteEventStoreTest, DataDirectoryIsCreatedWithWalJournal) {
