@@ -5,6 +5,13 @@
 #include "persistence/thread_name.h"
 
 namespace melee::persistence {
+namespace {
+
+tl::unexpected<StoreError> Closed() {
+  return tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0});
+}
+
+}  // namespace
 
 GroupCommit::GroupCommit(std::size_t max_batch_events, CommitHook commit, AfterHook after)
     : max_batch_events_(max_batch_events == 0 ? 1 : max_batch_events),
@@ -38,7 +45,7 @@ void GroupCommit::Append(AppendBatch batch, AppendCallback done) {
       return;
     }
   }
-  done(tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
+  done(Closed());
 }
 
 void GroupCommit::AppendTogether(std::vector<PendingAppend> appends) {
@@ -53,10 +60,7 @@ void GroupCommit::AppendTogether(std::vector<PendingAppend> appends) {
       return;
     }
   }
-  for (PendingAppend& append : appends) {
-    append.done(
-        tl::unexpected(StoreError{StoreErrorCode::kClosed, "the event store is shutting down", 0}));
-  }
+  for (PendingAppend& append : appends) append.done(Closed());
 }
 
 void GroupCommit::WriterLoop() {

@@ -535,16 +535,17 @@ PostgresEventStore::~PostgresEventStore() {
 // ---- appending: one writer thread, group commit -----------------------------------------------
 
 void PostgresEventStore::Append(AppendBatch batch, AppendCallback done) {
-  if (batch.lease_token == 0 && !batch.IsMarker()) batch.lease_token = TokenOf(batch.match_id);
+  Fence(batch);
   group_->Append(std::move(batch), std::move(done));
 }
 
 void PostgresEventStore::AppendTogether(std::vector<PendingAppend> appends) {
-  for (PendingAppend& append : appends) {
-    AppendBatch& batch = append.batch;
-    if (batch.lease_token == 0 && !batch.IsMarker()) batch.lease_token = TokenOf(batch.match_id);
-  }
+  for (PendingAppend& append : appends) Fence(append.batch);
   group_->AppendTogether(std::move(appends));
+}
+
+void PostgresEventStore::Fence(AppendBatch& batch) const {
+  if (batch.lease_token == 0 && !batch.IsMarker()) batch.lease_token = TokenOf(batch.match_id);
 }
 
 StoreResult<PostgresEventStore::Head> PostgresEventStore::HeadOf(const std::string& match_id) {

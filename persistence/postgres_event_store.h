@@ -181,6 +181,9 @@ class PostgresEventStore final : public EventStore, public NotificationStore {
   // Returns the last token this store took on `match_id` (held, released or lost), or 0 when it
   // never took its lease.
   uint64_t TokenOf(const std::string& match_id) const;
+  // Gives `batch` the token of the lease this store last took on its match, unless it has one
+  // (or is a marker, which nothing fences).
+  void Fence(AppendBatch& batch) const;
 
   const std::string uri_;
   const std::string where_;
