@@ -211,12 +211,12 @@ void Server::OnAccept(error_code ec, StrandSocket socket) {
     if (auto slot = connections_.Admit(address, &refusal)) {
       metrics_.connections_accepted.Increment();
       if (tls_) {
-        std::make_shared<HttpSession<TlsStream>>(TlsStream(StrandStream(std::move(socket)), *tls_),
-                                                 context_, std::move(*slot))
+        std::make_shared<HttpSession>(Stream(TlsStream(StrandStream(std::move(socket)), *tls_)),
+                                      context_, std::move(*slot))
             ->Run();
       } else {
-        std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
-                                                   std::move(*slot))
+        std::make_shared<HttpSession>(Stream(PlainStream(std::move(socket))), context_,
+                                      std::move(*slot))
             ->Run();
       }
     } else {
@@ -232,12 +232,12 @@ void Server::Refuse(StrandSocket socket, const std::string& address, const std::
   if (auto slot = connections_.AdmitRefused(address)) {
     // Read the request: GET /healthz is answered, anything else gets a 503 naming the limit.
     if (tls_) {
-      std::make_shared<HttpSession<TlsStream>>(TlsStream(StrandStream(std::move(socket)), *tls_),
-                                               context_, std::move(*slot), refusal)
+      std::make_shared<HttpSession>(Stream(TlsStream(StrandStream(std::move(socket)), *tls_)),
+                                    context_, std::move(*slot), refusal)
           ->Run();
     } else {
-      std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), context_,
-                                                 std::move(*slot), refusal)
+      std::make_shared<HttpSession>(Stream(PlainStream(std::move(socket))), context_,
+                                    std::move(*slot), refusal)
           ->Run();
     }
     return;

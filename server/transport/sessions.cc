@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 
 #include "proto/codec/errors.h"
@@ -39,19 +38,17 @@ const std::string& CommandName(const v1::ClientMessage& message) {
 
 // ---- HttpSession ------------------------------------------------------------------------------
 
-template <class Stream>
-HttpSession<Stream>::HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot,
-                                 std::string refusal)
+HttpSession::HttpSession(Stream&& stream, ServerContext& context, Connections::Slot slot,
+                         std::string refusal)
     : stream_(std::move(stream)),
       context_(context),
       slot_(std::move(slot)),
       refusal_(std::move(refusal)) {}
 
-template <class Stream>
-void HttpSession<Stream>::Run() {
+void HttpSession::Run() {
   asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
-    if constexpr (std::is_same_v<Stream, TlsStream>) {
-      beast::get_lowest_layer(self->stream_).expires_after(kHttpReadTimeout);
+    if (self->stream_.is_tls()) {
+      self->stream_.tcp().expires_after(kHttpReadTimeout);
       self->stream_.async_handshake(asio::ssl::stream_base::server,
                                     beast::bind_front_handler(&HttpSession::OnHandshake, self));
     } else {
@@ -60,8 +57,7 @@ void HttpSession<Stream>::Run() {
   });
 }
 
-template <class Stream>
-void HttpSession<Stream>::OnHandshake(error_code ec) {
+void HttpSession::OnHandshake(error_code ec) {
   if (ec) {
     const TlsFailure failure = DescribeTlsFailure(ec);
     context_.metrics.CountError("TLS_HANDSHAKE_FAILED");
@@ -74,51 +70,27 @@ void HttpSession<Stream>::OnHandshake(error_code ec) {
   DoRead();
 }
 
-template <class Stream>
-void HttpSession<Stream>::RefusePlainHttp() {
+void HttpSession::RefusePlainHttp() {
   // OpenSSL read the start of an HTTP request where the ClientHello belongs and sent nothing
   // back: answer in plain HTTP, as nginx does, so that curl or a browser shows what to change.
+  // The connection goes on as plain TCP: the answer, then the close and the linger (DoClose).
+  stream_.DropTls();
   HttpRequest request;
   request.keep_alive(false);
-  auto response = std::make_shared<HttpResponse>(
-      HttpError(request, http::status::bad_request, v1::ERROR_CODE_PROTOCOL_MISMATCH,
-                "this port speaks TLS only: use https:// (wss:// for the WebSocket)"));
-  auto& tcp_stream = beast::get_lowest_layer(stream_);
-  tcp_stream.expires_after(kLingerTimeout);
-  http::async_write(tcp_stream, *response,
-                    [self = this->shared_from_this(), response](error_code write_error,
-                                                                std::size_t) {
-                      if (write_error) return;
-                      auto& plain = beast::get_lowest_layer(self->stream_);
-                      error_code ignored;
-                      plain.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                      // The rest of the request is unread: closing now would reset the
-                      // connection and could discard the answer. Drain until the client closes.
-                      self->LingerPlain();
-                    });
+  Send(HttpError(request, http::status::bad_request, v1::ERROR_CODE_PROTOCOL_MISMATCH,
+                 "this port speaks TLS only: use https:// (wss:// for the WebSocket)"));
 }
 
-template <class Stream>
-void HttpSession<Stream>::LingerPlain() {
-  auto drain = std::make_shared<std::array<char, 4096>>();
-  beast::get_lowest_layer(stream_).async_read_some(
-      asio::buffer(*drain), [self = this->shared_from_this(), drain](error_code ec, std::size_t) {
-        if (!ec) self->LingerPlain();
-      });
-}
-
-template <class Stream>
-void HttpSession<Stream>::DoRead() {
+void HttpSession::DoRead() {
   parser_.emplace();
   parser_->header_limit(kMaxHttpHeaderBytes);
   parser_->body_limit(context_.config.max_http_body_bytes);
-  beast::get_lowest_layer(stream_).expires_after(kHttpReadTimeout);
+  stream_.tcp().expires_after(kHttpReadTimeout);
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&HttpSession::OnRead, this->shared_from_this()));
 }
 
-template <class Stream>
-void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
+void HttpSession::OnRead(error_code ec, std::size_t) {
   if (ec == http::error::end_of_stream) return DoClose();
   if (ec == http::error::body_limit) {
     HttpRequest request;
@@ -172,9 +144,9 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
                             "WebSocket endpoint is " + std::string(kWebSocketPath)));
     }
     context_.metrics.http_requests.Increment();
-    beast::get_lowest_layer(stream_).expires_never();
-    auto session = std::make_shared<WebSocketSession<Stream>>(std::move(stream_), context_,
-                                                              std::move(*slot_));
+    stream_.tcp().expires_never();
+    auto session =
+        std::make_shared<WebSocketSession>(std::move(stream_), context_, std::move(*slot_));
     slot_.reset();
     session->Run(std::move(request));
     return;
@@ -188,8 +160,7 @@ void HttpSession<Stream>::OnRead(error_code ec, std::size_t) {
   });
 }
 
-template <class Stream>
-void HttpSession<Stream>::Send(HttpResponse&& response) {
+void HttpSession::Send(HttpResponse&& response) {
   const bool keep_alive = response.keep_alive();
   response_ = std::make_shared<HttpResponse>(std::move(response));
   http::async_write(
@@ -197,8 +168,7 @@ void HttpSession<Stream>::Send(HttpResponse&& response) {
       beast::bind_front_handler(&HttpSession::OnWrite, this->shared_from_this(), keep_alive));
 }
 
-template <class Stream>
-void HttpSession<Stream>::OnWrite(bool keep_alive, error_code ec, std::size_t) {
+void HttpSession::OnWrite(bool keep_alive, error_code ec, std::size_t) {
   response_.reset();
   if (ec) {
     spdlog::debug("http write to {}: {}", slot_->address(), ec.message());
@@ -208,43 +178,38 @@ void HttpSession<Stream>::OnWrite(bool keep_alive, error_code ec, std::size_t) {
   DoRead();
 }
 
-template <class Stream>
-void HttpSession<Stream>::DoClose() {
-  if constexpr (std::is_same_v<Stream, TlsStream>) {
-    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
+void HttpSession::DoClose() {
+  if (stream_.is_tls()) {
+    stream_.tcp().expires_after(std::chrono::seconds(5));
     stream_.async_shutdown([self = this->shared_from_this()](error_code) {});
-  } else {
-    error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    // Read what the client still sends until it closes: closing with unread bytes would reset
-    // the connection, and a reset can discard the answer (a 413 or 431) before it is read.
-    stream_.expires_after(kLingerTimeout);
-    Linger();
+    return;
   }
+  error_code ignored;
+  stream_.tcp().socket().shutdown(tcp::socket::shutdown_send, ignored);
+  // Read what the client still sends until it closes: closing with unread bytes would reset
+  // the connection, and a reset can discard the answer (a 413 or 431) before it is read.
+  stream_.tcp().expires_after(kLingerTimeout);
+  Linger();
 }
 
-template <class Stream>
-void HttpSession<Stream>::Linger() {
+void HttpSession::Linger() {
   auto drain = std::make_shared<std::array<char, 4096>>();
-  stream_.async_read_some(asio::buffer(*drain), [self = this->shared_from_this(), drain](
-                                                    error_code ec, std::size_t) {
-    if (!ec) self->Linger();
-  });
+  stream_.tcp().async_read_some(
+      asio::buffer(*drain), [self = this->shared_from_this(), drain](error_code ec, std::size_t) {
+        if (!ec) self->Linger();
+      });
 }
 
 // ---- WebSocketSession -------------------------------------------------------------------------
 
-template <class Stream>
-WebSocketSession<Stream>::WebSocketSession(Stream&& stream, ServerContext& context,
-                                           Connections::Slot slot)
+WebSocketSession::WebSocketSession(Stream&& stream, ServerContext& context, Connections::Slot slot)
     : ws_(std::move(stream)),
       context_(context),
       slot_(std::move(slot)),
       limiter_(context.config.messages_per_second, context.config.message_burst,
                std::chrono::steady_clock::now()) {}
 
-template <class Stream>
-WebSocketSession<Stream>::~WebSocketSession() {
+WebSocketSession::~WebSocketSession() {
   if (accepted_) context_.metrics.websocket_open.Decrement();
   // A seat's or the director's connection ends: the match journals it for the audit.
   if (state_.match && state_.viewer && *state_.viewer != engine::Viewer::kSpectator) {
@@ -253,8 +218,7 @@ WebSocketSession<Stream>::~WebSocketSession() {
   }
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Run(HttpRequest request) {
+void WebSocketSession::Run(HttpRequest request) {
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
     response.set(http::field::server, ServerHeader());
@@ -264,8 +228,7 @@ void WebSocketSession<Stream>::Run(HttpRequest request) {
                    beast::bind_front_handler(&WebSocketSession::OnAccept, this->shared_from_this()));
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::OnAccept(error_code ec) {
+void WebSocketSession::OnAccept(error_code ec) {
   if (ec) return Fail(ec, "accept");
   accepted_ = true;
   context_.metrics.websocket_open.Increment();
@@ -274,13 +237,11 @@ void WebSocketSession<Stream>::OnAccept(error_code ec) {
   DoRead();
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::DoRead() {
+void WebSocketSession::DoRead() {
   ws_.async_read(buffer_, beast::bind_front_handler(&WebSocketSession::OnRead, this->shared_from_this()));
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::OnRead(error_code ec, std::size_t bytes) {
+void WebSocketSession::OnRead(error_code ec, std::size_t bytes) {
   if (ec == websocket::error::message_too_big) {
     // Beast has already started the close with 1009 (message too big).
     context_.metrics.CountError(v1::ErrorCode_Name(v1::ERROR_CODE_MESSAGE_TOO_LARGE));
@@ -298,8 +259,7 @@ void WebSocketSession<Stream>::OnRead(error_code ec, std::size_t bytes) {
   if (!closing_) DoRead();
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
+void WebSocketSession::HandleFrame(std::string_view frame, bool text) {
   reply_as_text_ = text;
   if (!limiter_.TryTake(std::chrono::steady_clock::now())) {
     if (++rate_limited_ > context_.config.max_rate_limited_before_close) {
@@ -345,8 +305,7 @@ void WebSocketSession<Stream>::HandleFrame(std::string_view frame, bool text) {
                              });
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
+void WebSocketSession::Deliver(std::vector<MessagePtr> messages) {
   if (messages.empty()) return;
   // Writing starts in a handler of its own, queued behind what is already on its way to this
   // session, so that deliveries that arrive together (a match's commit and another match's, or
@@ -360,8 +319,7 @@ void WebSocketSession<Stream>::Deliver(std::vector<MessagePtr> messages) {
                  });
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
+void WebSocketSession::SendError(v1::ErrorCode code, std::string message, std::string command_id) {
   context_.metrics.CountError(v1::ErrorCode_Name(code));
   v1::ServerMessage reply;
   reply.set_command_id(command_id);
@@ -369,16 +327,14 @@ void WebSocketSession<Stream>::SendError(v1::ErrorCode code, std::string message
   Send(std::move(reply));
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Send(v1::ServerMessage message) {
+void WebSocketSession::Send(v1::ServerMessage message) {
   asio::dispatch(ws_.get_executor(),
                  [self = this->shared_from_this(), message = MakeMessage(std::move(message))] {
                    self->Enqueue(message);
                  });
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Enqueue(const MessagePtr& message, bool start_writing) {
+void WebSocketSession::Enqueue(const MessagePtr& message, bool start_writing) {
   if (closing_) return;
   const bool text = reply_as_text_;
   queue_.push_back(
@@ -397,14 +353,12 @@ void WebSocketSession<Stream>::Enqueue(const MessagePtr& message, bool start_wri
   if (start_writing) StartWriting();
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::StartWriting() {
+void WebSocketSession::StartWriting() {
   // (Once the peer has started the close, Beast answers it and no data frame may follow.)
   if (!writing_ && !closing_ && ws_.is_open() && !queue_.empty()) DoWrite();
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::DoWrite() {
+void WebSocketSession::DoWrite() {
   // Every queued frame leaves in one write of the layer below Beast: each message's WebSocket
   // header, then its bytes (ws_frame.h says why). Beast writes only control frames, each whole,
   // and the layer below takes each write whole, so frames never interleave.
@@ -429,8 +383,7 @@ void WebSocketSession<Stream>::DoWrite() {
       beast::bind_front_handler(&WebSocketSession::OnWrite, this->shared_from_this()));
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
+void WebSocketSession::OnWrite(error_code ec, std::size_t) {
   if (ec) return Fail(ec, "write");
   context_.metrics.messages_sent.Increment(static_cast<double>(writing_count_));
   for (; writing_count_ > 0; --writing_count_) {
@@ -446,15 +399,13 @@ void WebSocketSession<Stream>::OnWrite(error_code ec, std::size_t) {
   StartWriting();
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Shutdown() {
+void WebSocketSession::Shutdown() {
   asio::dispatch(ws_.get_executor(), [self = this->shared_from_this()] {
     self->Close(websocket::close_code::going_away, std::string(kServerShuttingDown));
   });
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Close(websocket::close_code code, std::string reason) {
+void WebSocketSession::Close(websocket::close_code code, std::string reason) {
   if (closing_ || !accepted_) return;
   closing_ = true;
   end_reason_ = std::string(kClosedByServer) + reason;
@@ -464,8 +415,7 @@ void WebSocketSession<Stream>::Close(websocket::close_code code, std::string rea
                   });
 }
 
-template <class Stream>
-void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
+void WebSocketSession::Fail(error_code ec, const char* what) {
   if (end_reason_.empty()) {
     end_reason_ = ec == websocket::error::closed ? std::string(kClosedByClient)
                   : ec == asio::error::eof       ? "closed by the client (without a close frame)"
@@ -479,10 +429,5 @@ void WebSocketSession<Stream>::Fail(error_code ec, const char* what) {
   }
   spdlog::debug("websocket {} with {}: {}", what, slot_.address(), ec.message());
 }
-
-template class HttpSession<PlainStream>;
-template class HttpSession<TlsStream>;
-template class WebSocketSession<PlainStream>;
-template class WebSocketSession<TlsStream>;
 
 }  // namespace melee::server

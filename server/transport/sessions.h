@@ -5,13 +5,13 @@
 // on that connection's strand (the socket is created on one), and each WebSocket session has its
 // own write queue.
 
-#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/any_stream.h"
 #include "server/fifo.h"
 #include "server/net.h"
 #include "server/transport/coalescing_stream.h"
@@ -25,14 +25,14 @@
 namespace melee::server {
 
 // The two transports a session runs on: plain TCP, and TLS over TCP (when the server has a
-// certificate). Sessions are templates over them; everything else is the same. Both run on the
-// connection's strand (Strand, server/net.h).
+// certificate), both on the connection's strand (Strand, server/net.h). A session holds either
+// as one type, so that Beast's HTTP and WebSocket code is compiled once (server/any_stream.h).
 using PlainStream = StrandStream;
 using TlsStream = beast::ssl_stream<StrandStream>;
+using Stream = AnyStream<StrandStream>;
 
 // Reads HTTP requests on one connection; hands an upgrade to a WebSocketSession.
-template <class Stream>
-class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   // A session on a refused slot (Connections::AdmitRefused) answers one request and closes:
   // GET /healthz as usual, anything else 503 with `refusal` (which limit refused it).
@@ -46,7 +46,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   // Answers a plain HTTP request sent to the TLS port with a plain 400 saying to use https://,
   // then drains the connection until the client closes (or the linger timeout).
   void RefusePlainHttp();
-  void LingerPlain();
   void DoRead();
   void OnRead(error_code ec, std::size_t bytes);
   void Send(HttpResponse&& response);
@@ -65,10 +64,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 };
 
 // One WebSocket connection speaking the melee.v1 protocol.
-template <class Stream>
 class WebSocketSession : public Closable,
                          public Subscriber,
-                         public std::enable_shared_from_this<WebSocketSession<Stream>> {
+                         public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(Stream&& stream, ServerContext& context, Connections::Slot slot);
   ~WebSocketSession() override;
@@ -125,10 +123,5 @@ class WebSocketSession : public Closable,
   std::vector<WsFrameHeader> writing_headers_;
   std::vector<asio::const_buffer> writing_buffers_;
 };
-
-extern template class HttpSession<PlainStream>;
-extern template class HttpSession<TlsStream>;
-extern template class WebSocketSession<PlainStream>;
-extern template class WebSocketSession<TlsStream>;
 
 }  // namespace melee::server
