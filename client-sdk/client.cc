@@ -4,7 +4,6 @@
 #include <openssl/sha.h>
 
 #include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <deque>
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include "client-sdk/dice_witness.h"
 #include "client-sdk/whole_view.h"
+#include "server/any_stream.h"
 #include "server/net.h"
 
 namespace melee::client {
@@ -50,13 +50,16 @@ class Transport {
   virtual void Drop() = 0;
 };
 
-template <class Stream>
 class WebSocketTransport final : public Transport,
-                                 public std::enable_shared_from_this<WebSocketTransport<Stream>> {
+                                 public std::enable_shared_from_this<WebSocketTransport> {
  public:
-  template <class... Args>
-  explicit WebSocketTransport(asio::strand<asio::any_io_executor> strand, Args&&... args)
-      : resolver_(strand), ws_(strand, std::forward<Args>(args)...) {}
+  using Stream = AnyStream<beast::tcp_stream>;  // ws:// or wss:// (server/any_stream.h)
+
+  // `tls`: wss://, with this context (kept by the caller); null: ws://.
+  WebSocketTransport(asio::strand<asio::any_io_executor> strand, ssl::context* tls)
+      : resolver_(strand),
+        ws_(tls != nullptr ? Stream(Stream::tls_type(beast::tcp_stream(strand), *tls))
+                           : Stream(beast::tcp_stream(strand))) {}
 
   void Open(const std::string& host, const std::string& port, const std::string& target,
             std::chrono::milliseconds idle_timeout, std::function<void(error_code)> done) override {
@@ -67,14 +70,14 @@ class WebSocketTransport final : public Transport,
         [self = this->shared_from_this(), port, target, done = std::move(done)](
             error_code ec, tcp::resolver::results_type results) mutable {
           if (ec) return done(ec);
-          beast::get_lowest_layer(self->ws_).expires_after(kConnectTimeout);
-          beast::get_lowest_layer(self->ws_).async_connect(
-              results, [self, port, target, done = std::move(done)](
-                           error_code connect_ec, const tcp::endpoint&) mutable {
+          self->ws_.next_layer().tcp().expires_after(kConnectTimeout);
+          self->ws_.next_layer().tcp().async_connect(
+              results, [self, port, target, done = std::move(done)](error_code connect_ec,
+                                                                    const tcp::endpoint&) mutable {
                 if (connect_ec) return done(connect_ec);
                 self->Secure([self, port, target, done = std::move(done)](error_code tls_ec) mutable {
                   if (tls_ec) return done(tls_ec);
-                  beast::get_lowest_layer(self->ws_).expires_never();
+                  self->ws_.next_layer().tcp().expires_never();
                   auto timeout =
                       websocket::stream_base::timeout::suggested(beast::role_type::client);
                   if (self->idle_timeout_.count() > 0) {
@@ -114,26 +117,25 @@ class WebSocketTransport final : public Transport,
 
   void Drop() override {
     error_code ignored;
-    beast::get_lowest_layer(ws_).socket().close(ignored);
+    ws_.next_layer().tcp().socket().close(ignored);
   }
 
  private:
   // TLS: the server's name for SNI and certificate checks, then the handshake.
   void Secure(std::function<void(error_code)> done) {
-    if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
+    if (auto* tls = ws_.next_layer().tls()) {
       // SSL_set_tlsext_host_name without its C cast.
-      if (SSL_ctrl(ws_.next_layer().native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME,
-                   TLSEXT_NAMETYPE_host_name, host_.data()) != 1) {
+      if (SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                   host_.data()) != 1) {
         return done(error_code(static_cast<int>(::ERR_get_error()),
                                asio::error::get_ssl_category()));
       }
-      ws_.next_layer().set_verify_callback(ssl::host_name_verification(host_));
-      ws_.next_layer().async_handshake(
-          ssl::stream_base::client,
-          [self = this->shared_from_this(), done = std::move(done)](error_code ec) { done(ec); });
-    } else {
-      done({});
+      tls->set_verify_callback(ssl::host_name_verification(host_));
     }
+    // The TLS handshake; on a plain stream it completes at once.
+    ws_.next_layer().async_handshake(
+        ssl::stream_base::client,
+        [self = this->shared_from_this(), done = std::move(done)](error_code ec) { done(ec); });
   }
 
   tcp::resolver resolver_;
@@ -233,12 +235,7 @@ struct Client::Impl : std::enable_shared_from_this<Impl> {
     if (stopped) return;
     SetState(ConnectionState::kConnecting, seat.url);
     const uint64_t generation_now = ++generation;
-    if (secure) {
-      transport = std::make_shared<WebSocketTransport<beast::ssl_stream<beast::tcp_stream>>>(
-          strand, *tls);
-    } else {
-      transport = std::make_shared<WebSocketTransport<beast::tcp_stream>>(strand);
-    }
+    transport = std::make_shared<WebSocketTransport>(strand, secure ? &*tls : nullptr);
     transport->Open(host, port, target, options.idle_timeout,
                     [self = shared_from_this(), generation_now](error_code ec) {
       if (generation_now != self->generation || self->stopped) return;

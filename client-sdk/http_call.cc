@@ -1,11 +1,10 @@
 #include "client-sdk/http_call.h"
 
 #include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <optional>
-#include <type_traits>
 
+#include "server/any_stream.h"
 #include "server/net.h"
 
 namespace melee::client {
@@ -15,9 +14,10 @@ namespace ssl = asio::ssl;
 
 ClientError Failure(std::string message) { return ClientError{std::move(message), {}, "", false}; }
 
+using Stream = AnyStream<beast::tcp_stream>;  // http:// or https:// (server/any_stream.h)
+
 // Connects, shakes hands (TLS), writes `request` and reads the answer, all within the stream's
 // expiry: every step is asynchronous so that the timeout covers each one.
-template <class Stream>
 error_code Exchange(asio::io_context& ioc, Stream& stream, const tcp::resolver::results_type& endpoints,
                     http::request<http::string_body>& request,
                     http::response_parser<http::string_body>& response) {
@@ -33,24 +33,20 @@ error_code Exchange(asio::io_context& ioc, Stream& stream, const tcp::resolver::
                        [&](error_code read_ec, std::size_t) { result = read_ec; });
     });
   };
-  beast::get_lowest_layer(stream).async_connect(
-      endpoints, [&](error_code ec, const tcp::endpoint&) {
-        if (ec) {
-          result = ec;
-          return;
-        }
-        if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-          exchange();
-        } else {
-          stream.async_handshake(ssl::stream_base::client, [&](error_code handshake_ec) {
-            if (handshake_ec) {
-              result = handshake_ec;
-              return;
-            }
-            exchange();
-          });
-        }
-      });
+  stream.tcp().async_connect(endpoints, [&](error_code ec, const tcp::endpoint&) {
+    if (ec) {
+      result = ec;
+      return;
+    }
+    // The TLS handshake (on a plain stream it completes at once), then the exchange.
+    stream.async_handshake(ssl::stream_base::client, [&](error_code handshake_ec) {
+      if (handshake_ec) {
+        result = handshake_ec;
+        return;
+      }
+      exchange();
+    });
+  });
   ioc.run();
   return result;
 }
@@ -93,27 +89,27 @@ ClientResult<HttpReply> HttpCall(const std::string& server_url, const HttpReques
   http::response_parser<http::string_body> parser;
   parser.body_limit(64 * 1024 * 1024);  // a long match's file
   const std::string where = scheme + "://" + host + ":" + port + spec.path;
+  std::optional<ssl::context> context;
+  std::optional<Stream> stream;
   if (!secure) {
-    beast::tcp_stream stream(ioc);
-    stream.expires_after(timeout);
-    ec = Exchange(ioc, stream, endpoints, request, parser);
+    stream.emplace(beast::tcp_stream(ioc));
   } else {
-    ssl::context context(ssl::context::tls_client);
+    context.emplace(ssl::context::tls_client);
     if (!tls.ca_file.empty()) {
-      context.load_verify_file(tls.ca_file, ec);
+      context->load_verify_file(tls.ca_file, ec);
     } else {
-      context.set_default_verify_paths(ec);
+      context->set_default_verify_paths(ec);
     }
     if (ec) return tl::unexpected(Failure("cannot load the trusted certificates: " + ec.message()));
-    context.set_verify_mode(tls.verify_peer ? ssl::verify_peer : ssl::verify_none);
-    beast::ssl_stream<beast::tcp_stream> stream(ioc, context);
-    beast::get_lowest_layer(stream).expires_after(timeout);
+    context->set_verify_mode(tls.verify_peer ? ssl::verify_peer : ssl::verify_none);
+    stream.emplace(Stream::tls_type(beast::tcp_stream(ioc), *context));
     // SSL_set_tlsext_host_name without its C cast: the name for SNI.
-    SSL_ctrl(stream.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-             const_cast<char*>(host.c_str()));
-    stream.set_verify_callback(ssl::host_name_verification(host));
-    ec = Exchange(ioc, stream, endpoints, request, parser);
+    SSL_ctrl(stream->tls()->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME,
+             TLSEXT_NAMETYPE_host_name, const_cast<char*>(host.c_str()));
+    stream->tls()->set_verify_callback(ssl::host_name_verification(host));
   }
+  stream->tcp().expires_after(timeout);
+  ec = Exchange(ioc, *stream, endpoints, request, parser);
   if (ec == beast::error::timeout) return tl::unexpected(Failure("timed out waiting for " + where));
   if (ec) return tl::unexpected(Failure("no answer from " + where + ": " + ec.message()));
   http::response<http::string_body> response = parser.release();

@@ -1,14 +1,13 @@
 #include "client-sdk/sync_client.h"
 
 #include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <cstdio>
 #include <deque>
 #include <random>
 #include <utility>
-#include <variant>
 
+#include "server/any_stream.h"
 #include "server/net.h"
 
 namespace melee::client {
@@ -22,22 +21,13 @@ using melee::proto::FrameKind;
 
 // The Asio state: an io_context run only inside each blocking call, for at most its timeout.
 struct SyncClient::Impl {
-  using Plain = websocket::stream<beast::tcp_stream>;
-  using Secure = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+  using Stream = AnyStream<beast::tcp_stream>;  // ws:// or wss:// (server/any_stream.h)
 
   asio::io_context ioc;
   std::optional<ssl::context> tls;
-  // ws:// or wss://; Visit() runs the same code on either.
-  std::variant<std::unique_ptr<Plain>, std::unique_ptr<Secure>> stream;
+  std::unique_ptr<websocket::stream<Stream>> ws;
 
-  template <class F>
-  decltype(auto) Visit(F&& f) {
-    return std::visit([&](auto& ws) -> decltype(auto) { return f(*ws); }, stream);
-  }
-  template <class F>
-  decltype(auto) Visit(F&& f) const {
-    return std::visit([&](const auto& ws) -> decltype(auto) { return f(*ws); }, stream);
-  }
+  beast::tcp_stream& Tcp() { return ws->next_layer().tcp(); }
   beast::flat_buffer buffer;
   std::deque<v1::ServerMessage> pending;  // pushed messages read while waiting in Call()
   // A read that outlived Receive()'s timeout stays outstanding; the next Receive() resumes it.
@@ -54,7 +44,7 @@ struct SyncClient::Impl {
       ioc.run_one_until(deadline);
     }
     if (done || !cancel) return done;
-    Visit([](auto& ws) { beast::get_lowest_layer(ws).cancel(); });
+    Tcp().cancel();
     ioc.restart();
     ioc.run();  // lets the cancelled operation complete
     return false;
@@ -64,7 +54,7 @@ struct SyncClient::Impl {
     ClientError error{what + ": " + ec.message(), std::nullopt, ""};
     // A close frame from the server may be followed by a transport error in the teardown;
     // the server's close code and reason are what the caller needs either way.
-    const websocket::close_reason reason = Visit([](const auto& ws) { return ws.reason(); });
+    const websocket::close_reason reason = ws->reason();
     if (ec == websocket::error::closed || reason.code != websocket::close_code::none) {
       error.close_code = static_cast<int>(reason.code);
       error.close_reason = std::string(reason.reason.data(), reason.reason.size());
@@ -85,10 +75,8 @@ SyncClient::SyncClient(std::unique_ptr<Impl> impl, FrameKind kind)
 
 SyncClient::~SyncClient() {
   if (impl_) {
-    impl_->Visit([](auto& ws) {
-      error_code ignored;
-      beast::get_lowest_layer(ws).socket().close(ignored);
-    });
+    error_code ignored;
+    impl_->Tcp().socket().close(ignored);
   }
 }
 
@@ -123,9 +111,11 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
           ClientError{"cannot load the trusted certificates: " + tls_ec.message(), {}, ""});
     }
     impl->tls->set_verify_mode(tls.verify_peer ? ssl::verify_peer : ssl::verify_none);
-    impl->stream = std::make_unique<Impl::Secure>(impl->ioc, *impl->tls);
+    impl->ws = std::make_unique<websocket::stream<Impl::Stream>>(
+        Impl::Stream(Impl::Stream::tls_type(beast::tcp_stream(impl->ioc), *impl->tls)));
   } else {
-    impl->stream = std::make_unique<Impl::Plain>(impl->ioc);
+    impl->ws = std::make_unique<websocket::stream<Impl::Stream>>(
+        Impl::Stream(beast::tcp_stream(impl->ioc)));
   }
   tcp::resolver resolver(impl->ioc);
   error_code ec;
@@ -134,25 +124,22 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
     return tl::unexpected(ClientError{"cannot resolve " + host + ": " + ec.message(), {}, ""});
 
   bool done = false;
-  impl->Visit([&](auto& ws) {
-    beast::get_lowest_layer(ws).async_connect(endpoints, [&](error_code e, const tcp::endpoint&) {
-      ec = e;
-      done = true;
-    });
+  impl->Tcp().async_connect(endpoints, [&](error_code e, const tcp::endpoint&) {
+    ec = e;
+    done = true;
   });
   if (!impl->RunUntil(done, timeout)) {
     return tl::unexpected(ClientError{"timed out connecting to " + url, {}, ""});
   }
   if (ec) return tl::unexpected(impl->Error("cannot connect to " + url, ec));
 
-  if (auto* secure_ws = std::get_if<std::unique_ptr<Impl::Secure>>(&impl->stream)) {
-    auto& tls_stream = (*secure_ws)->next_layer();
+  if (auto* tls_stream = impl->ws->next_layer().tls()) {
     // SSL_set_tlsext_host_name without its C cast: the name for SNI.
-    SSL_ctrl(tls_stream.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+    SSL_ctrl(tls_stream->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
              const_cast<char*>(host.c_str()));
-    tls_stream.set_verify_callback(ssl::host_name_verification(host));
+    tls_stream->set_verify_callback(ssl::host_name_verification(host));
     done = false;
-    tls_stream.async_handshake(ssl::stream_base::client, [&](error_code e) {
+    impl->ws->next_layer().async_handshake(ssl::stream_base::client, [&](error_code e) {
       ec = e;
       done = true;
     });
@@ -162,11 +149,9 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
     if (ec) return tl::unexpected(impl->Error("TLS handshake with " + url + " failed", ec));
   }
   done = false;
-  impl->Visit([&](auto& ws) {
-    ws.async_handshake(host + ":" + port, target, [&](error_code e) {
-      ec = e;
-      done = true;
-    });
+  impl->ws->async_handshake(host + ":" + port, target, [&](error_code e) {
+    ec = e;
+    done = true;
   });
   if (!impl->RunUntil(done, timeout)) {
     return tl::unexpected(ClientError{"timed out in the WebSocket handshake with " + url, {}, ""});
@@ -178,12 +163,10 @@ ClientResult<std::unique_ptr<SyncClient>> SyncClient::Connect(const std::string&
 ClientResult<void> SyncClient::SendRaw(const std::string& bytes, bool text) {
   error_code ec;
   bool done = false;
-  impl_->Visit([&](auto& ws) {
-    ws.text(text);
-    ws.async_write(asio::buffer(bytes), [&](error_code e, std::size_t) {
-      ec = e;
-      done = true;
-    });
+  impl_->ws->text(text);
+  impl_->ws->async_write(asio::buffer(bytes), [&](error_code e, std::size_t) {
+    ec = e;
+    done = true;
   });
   if (!impl_->RunUntil(done, kDefaultTimeout)) {
     return tl::unexpected(ClientError{"timed out sending a message", {}, ""});
@@ -206,11 +189,9 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
   if (!impl.read_pending) {
     impl.read_pending = true;
     impl.read_done = false;
-    impl.Visit([&impl](auto& ws) {
-      ws.async_read(impl.buffer, [&impl](error_code e, std::size_t) {
-        impl.read_error = e;
-        impl.read_done = true;
-      });
+    impl.ws->async_read(impl.buffer, [&impl](error_code e, std::size_t) {
+      impl.read_error = e;
+      impl.read_done = true;
     });
   }
   if (!impl.RunUntil(impl.read_done, timeout, /*cancel=*/false)) {
@@ -221,8 +202,7 @@ ClientResult<v1::ServerMessage> SyncClient::Receive(std::chrono::milliseconds ti
   const std::string frame = beast::buffers_to_string(impl_->buffer.data());
   impl_->buffer.consume(impl_->buffer.size());
   auto message = melee::proto::DecodeServerMessage(
-      frame, impl_->Visit([](const auto& ws) { return ws.got_text(); }) ? FrameKind::kText
-                                                                          : FrameKind::kBinary);
+      frame, impl_->ws->got_text() ? FrameKind::kText : FrameKind::kBinary);
   if (!message) {
     return tl::unexpected(
         ClientError{"the server sent an unreadable message: " + message.error().message, {}, ""});
@@ -259,11 +239,9 @@ ClientResult<v1::ServerMessage> SyncClient::Call(v1::ClientMessage message,
 ClientResult<void> SyncClient::Close() {
   error_code ec;
   bool done = false;
-  impl_->Visit([&](auto& ws) {
-    ws.async_close(websocket::close_code::normal, [&](error_code e) {
-      ec = e;
-      done = true;
-    });
+  impl_->ws->async_close(websocket::close_code::normal, [&](error_code e) {
+    ec = e;
+    done = true;
   });
   if (!impl_->RunUntil(done, kDefaultTimeout)) {
     return tl::unexpected(ClientError{"timed out closing the connection", {}, ""});
