@@ -110,6 +110,7 @@
 #include "melee/v1/envelope.pb.h"
 #include "persistence/thread_name.h"
 #include "proto/codec/frame.h"
+#include "server/any_stream.h"
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -376,7 +377,7 @@ class Player : public std::enable_shared_from_this<Player> {
  public:
   Player(asio::io_context& ioc, PlayerEvents& events, size_t seat, std::string prefix,
          FrameKind kind, unsigned protocol, std::size_t& received)
-      : ws_(ioc),
+      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))),
         events_(events),
         seat_(seat),
         prefix_(std::move(prefix)),
@@ -387,11 +388,11 @@ class Player : public std::enable_shared_from_this<Player> {
   // Connects to `endpoint`, opens the WebSocket at `target` (/ws, or /ws?match=<id>) and says
   // Hello with its protocol version; `opened` runs once the server has answered it.
   void Open(const tcp::endpoint& endpoint, std::string target, std::function<void()> opened) {
-    beast::get_lowest_layer(ws_).async_connect(
+    ws_.next_layer().tcp().async_connect(
         endpoint, [self = shared_from_this(), target = std::move(target),
                    opened = std::move(opened)](error_code ec) {
           if (ec) return self->events_.OnFailure(self->seat_, "connect: " + ec.message());
-          beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true));
+          self->ws_.next_layer().tcp().socket().set_option(tcp::no_delay(true));
           self->ws_.async_handshake("127.0.0.1", target, [self, opened](error_code hec) {
             if (hec) return self->events_.OnFailure(self->seat_, "handshake: " + hec.message());
             self->connecting_ = false;
@@ -522,7 +523,8 @@ class Player : public std::enable_shared_from_this<Player> {
     events_.OnAnswer(seat_, message, sent_);
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
+  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
   beast::flat_buffer buffer_;
   std::deque<std::string> writes_;
   PlayerEvents& events_;
@@ -1319,11 +1321,12 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
 // A connection that says Hello, waits for the answer and then just stays open.
 class IdleClient : public std::enable_shared_from_this<IdleClient> {
  public:
-  IdleClient(asio::io_context& ioc, FrameKind kind) : ws_(ioc), kind_(kind) {}
+  IdleClient(asio::io_context& ioc, FrameKind kind)
+      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))), kind_(kind) {}
 
   void Open(const tcp::endpoint& endpoint, std::function<void(bool)> answered) {
     answered_ = std::move(answered);
-    beast::get_lowest_layer(ws_).async_connect(endpoint, [self = shared_from_this()](error_code ec) {
+    ws_.next_layer().tcp().async_connect(endpoint, [self = shared_from_this()](error_code ec) {
       if (ec) return self->answered_(false);
       self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
         if (hec) return self->answered_(false);
@@ -1353,7 +1356,8 @@ class IdleClient : public std::enable_shared_from_this<IdleClient> {
   }
 
  private:
-  websocket::stream<beast::tcp_stream> ws_;
+  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
+  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
   beast::flat_buffer buffer_;
   FrameKind kind_;
   std::string frame_;

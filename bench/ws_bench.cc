@@ -24,9 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "melee/v1/envelope.pb.h"
 #include "bench/process_stats.h"
+#include "melee/v1/envelope.pb.h"
 #include "proto/codec/frame.h"
+#include "server/any_stream.h"
 #include "server/net.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -42,10 +43,13 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
  public:
   PingLoop(asio::io_context& ioc, FrameKind kind, Clock::time_point stop,
            std::vector<double>& latencies_us)
-      : ws_(ioc), kind_(kind), stop_(stop), latencies_us_(latencies_us) {}
+      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))),
+        kind_(kind),
+        stop_(stop),
+        latencies_us_(latencies_us) {}
 
   void Start(const tcp::endpoint& endpoint) {
-    beast::get_lowest_layer(ws_).async_connect(
+    ws_.next_layer().tcp().async_connect(
         endpoint, [self = shared_from_this()](error_code ec) {
           if (ec) return self->Fail("connect", ec);
           self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
@@ -86,7 +90,8 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
     std::cerr << "ws_bench: " << what << ": " << ec.message() << "\n";
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
+  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
   beast::flat_buffer buffer_;
   FrameKind kind_;
   Clock::time_point stop_;
