@@ -7,8 +7,8 @@
 #   bench/build_time.sh 48cc7b5      # another revision, to compare in the same window
 #   JOBS=2 KEEP=1 bench/build_time.sh   # JOBS: as many compilers at once (default: Ninja's)
 #
-# Prints the wall-clock time, the compilers' CPU time, the largest compiler's memory, and the ten
-# slowest steps (from Ninja's log). Takes the build lock (/tmp/melee-build.lock) so that no other
+# Prints the wall-clock time, the compilers' CPU time, the largest compiler's memory, the ten
+# slowest steps and the steps' time by folder (from Ninja's log). Takes the build lock (/tmp/melee-build.lock) so that no other
 # build on the machine runs meanwhile; the clone and build folder go under ${TMPDIR:-/tmp} and are
 # removed afterwards unless KEEP=1.
 set -euo pipefail
@@ -32,3 +32,9 @@ awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
 echo "slowest steps (s):"
 awk 'NR > 1 { printf "%7.1f  %s\n", ($2 - $1) / 1000, $4 }' "$work/build/.ninja_log" |
   sort -rn | head -10
+echo "steps' time by folder (s, steps):"
+awk 'NR > 1 { n = split($4, part, "/"); dir = part[1]
+              if (n > 3 && part[2] != "CMakeFiles") dir = dir "/" part[2]
+              t[dir] += ($2 - $1) / 1000; c[dir]++ }
+     END { for (d in t) printf "%7.0f  %4d  %s\n", t[d], c[d], d }' "$work/build/.ninja_log" |
+  sort -rn

@@ -51,6 +51,7 @@ function(melee_test)
   # A test's own code is compiled without optimisation (half the build time of the tests); the
   # libraries it tests keep the build type's, so the tests run the code that ships.
   target_compile_options(${ARG_NAME} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O0>)
+  set_target_properties(${ARG_NAME} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
   include(GoogleTest)
   gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 endfunction()

@@ -49,9 +49,7 @@ v1::ClientMessage Units(v1::Seat owner, const std::string& id, bool location) {
 }
 
 // One attack; the client fills the entropy in.
-v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
-  return testing::Seal({{{attacker}, {target}}}, /*entropy=*/false);
-}
+using testing::Declare;
 
 using testing::AnnounceNothing;
 using testing::Confirm;

@@ -29,9 +29,7 @@ v1::ClientMessage Simple(bool confirm) {
 }
 
 // One attack; the session fills the entropy in.
-v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
-  return testing::Seal({{{attacker}, {target}}}, /*entropy=*/false);
-}
+using testing::Declare;
 
 // Waits until `session` holds event `seq`.
 void CatchUp(MatchSession& session, uint64_t seq) {

@@ -22,7 +22,7 @@
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
 
-namespace melee {
+namespace melee::coc_match {
 namespace {
 
 namespace v1 = melee::v1;
@@ -408,4 +408,4 @@ TEST(CocFairPlayTest, APlayedCloseCombatExportsToAFileThatVerifies) {
 }
 
 }  // namespace
-}  // namespace melee
+}  // namespace melee::coc_match

@@ -23,6 +23,7 @@
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 #include "tests/testing/test_server.h"
+#include "tests/testing/text.h"
 
 namespace melee {
 namespace {
@@ -54,9 +55,7 @@ std::string GuideScript(const std::string& marker = "pbem-guide",
   return script;
 }
 
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // Runs the guide between the `marker` comments of `document` as one bash script, in a fresh
 // directory, with `melee` on the PATH and a real server rolling `faces` (none: its own committed
@@ -214,19 +213,12 @@ TEST(PbemGuide, TheCocGuideRunsVerbatim) {
   }
 }
 
-struct CliRun {
-  std::optional<int> code;
-  std::string output;
-};
+using testing::CliRun;
 
 // Runs `melee args...` in `cwd` (the server from $MELEE_SERVER, set by the caller).
 CliRun Melee(const std::filesystem::path& cwd, const std::string& args) {
-  testing::Subprocess process(
+  return testing::RunToEnd(
       {"/bin/bash", "-c", "cd '" + cwd.string() + "' && exec '" MELEE_CLI_BINARY "' " + args});
-  CliRun run;
-  run.code = process.Wait(std::chrono::seconds(30));
-  run.output = process.output();
-  return run;
 }
 
 const char* const kAliceUnits =

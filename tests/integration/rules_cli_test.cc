@@ -12,6 +12,7 @@
 #include "melee/asl/v1/asl.pb.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text.h"
 
 namespace melee {
 namespace {
@@ -21,23 +22,14 @@ using std::chrono::seconds;
 const std::string kExamples = std::string(MELEE_SOURCE_DIR) + "/examples/asl/";
 const std::string kLeaderDirects = kExamples + "leader-directs-11-141.json";
 
-struct CliRun {
-  std::optional<int> code;
-  std::string output;  // stdout and stderr, merged.
-};
+using testing::CliRun;
 
 CliRun Melee(std::vector<std::string> args) {
   args.insert(args.begin(), MELEE_CLI_BINARY);
-  testing::Subprocess process(args);
-  CliRun run;
-  run.code = process.Wait(seconds(30));
-  run.output = process.output();
-  return run;
+  return testing::RunToEnd(args);
 }
 
-bool Contains(const std::string& text, const std::string& needle) {
-  return text.find(needle) != std::string::npos;
-}
+using testing::Contains;
 
 // 11.141 EX with --dice 2,2,3,3,5,2: the German Original 4 (-1 leadership: Final 3 < Kill # 4)
 // eliminates both Russians; their simultaneous 3-2 attack rolls 6 = Kill # 6, a Partial Kill,

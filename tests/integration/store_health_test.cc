@@ -257,7 +257,7 @@ TEST(StoreHealthTest, ALostDiceSecretLeavesAnUnfinishedMatchReadOnlyAndVerifiabl
   EXPECT_THAT(refused.error().message(), HasSubstr("watched and exported, not played"));
   EXPECT_EQ(a->last_seq(), seen);
 
-  const storage::v1::MatchFile file =
+  const melee::storage::v1::MatchFile file =
       testing::ExportOver(server.port(), created.match_id(), created.director_token());
   ASSERT_EQ(file.events_size(), static_cast<int>(seen));
   const testing::HttpResult key = testing::HttpGet(server.port(), "/api/server-key");

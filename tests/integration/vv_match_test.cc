@@ -20,7 +20,7 @@
 #include "tests/testing/test_server.h"
 #include "tests/testing/vv_commands.h"
 
-namespace melee {
+namespace melee::vv_match {
 namespace {
 
 namespace v1 = melee::v1;
@@ -409,4 +409,4 @@ TEST(VvFairPlayTest, APlayedAssaultExportsToAFileThatVerifies) {
 }
 
 }  // namespace
-}  // namespace melee
+}  // namespace melee::vv_match

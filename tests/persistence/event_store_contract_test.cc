@@ -22,6 +22,7 @@
 #include "persistence/notification_store.h"
 #include "persistence/postgres_event_store.h"
 #include "persistence/sqlite_event_store.h"
+#include "tests/testing/append_batch.h"
 #include "tests/testing/postgres_server.h"
 #include "tests/testing/temp_dir.h"
 
@@ -132,9 +133,7 @@ struct StoreKind {
 
 void PrintTo(const StoreKind& kind, std::ostream* out) { *out << kind.name; }
 
-AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
-}
+using testing::Batch;
 
 class EventStoreContractTest : public ::testing::TestWithParam<StoreKind> {
  protected:

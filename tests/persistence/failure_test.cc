@@ -19,8 +19,10 @@
 #include <vector>
 
 #include "persistence/sqlite_event_store.h"
+#include "tests/testing/append_batch.h"
 #include "tests/testing/faulty_vfs.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text.h"
 
 namespace melee::persistence {
 namespace {
@@ -28,13 +30,9 @@ namespace {
 using testing::FaultyVfs;
 using testing::WriteFault;
 
-bool Contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
-AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
-}
+using testing::Batch;
 
 // Returns `count` payloads "<prefix><i>" padded to `size` bytes.
 std::vector<std::string> Payloads(const std::string& prefix, int count, std::size_t size = 0) {

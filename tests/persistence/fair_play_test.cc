@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/text.h"
 
 namespace melee::persistence {
 namespace {
@@ -65,9 +66,7 @@ std::string BytesOf(const Seed& seed) {
   return std::string(reinterpret_cast<const char*>(seed.data()), seed.size());
 }
 
-bool Contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 bool IsLowercaseHex(std::string_view text) {
   return std::all_of(text.begin(), text.end(),

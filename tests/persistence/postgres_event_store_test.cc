@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testing/append_batch.h"
 #include "tests/testing/postgres_server.h"
 #include "tests/testing/temp_dir.h"
 
@@ -25,9 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
-}
+using testing::Batch;
 
 class PostgresStoreTest : public ::testing::Test {
  protected:

@@ -14,14 +14,13 @@
 #include <thread>
 
 #include "persistence/thread_name.h"
+#include "tests/testing/append_batch.h"
 #include "tests/testing/temp_dir.h"
 
 namespace melee::persistence {
 namespace {
 
-AppendBatch Batch(std::string match_id, uint64_t expected_seq, std::vector<std::string> payloads) {
-  return AppendBatch{std::move(match_id), expected_seq, std::move(payloads), 1700000000000, {}};
-}
+using testing::Batch;
 
 std::unique_ptr<SqliteEventStore> OpenOrDie(const std::string& path) {
   auto store = SqliteEventStore::Open(path);

@@ -30,7 +30,7 @@ v1::ForceUnit Squad(const std::string& id, v1::Seat owner, v1::ForceFate fate) {
 }
 
 // Both sides with one squad each in B1, as an earlier event (seq 3) left them.
-Forces Held() {
+Forces BothPresent() {
   Forces forces;
   for (auto [side, id] : {std::pair{v1::SEAT_SIDE_A, "A1"}, std::pair{v1::SEAT_SIDE_B, "B1"}}) {
     v1::ForceUnit unit = Squad(id, side, v1::FORCE_FATE_PRESENT);
@@ -50,7 +50,7 @@ CombatOutcome Outcome(v1::ForceFate a1, v1::ForceFate b1) {
 }
 
 TEST(FoldOutcomeTest, AMeleeGoingOnWithTheSameUnitsChangesNothing) {
-  Forces forces = Held();
+  Forces forces = BothPresent();
   const Forces before = forces;
   const CombatOutcome same = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
   EXPECT_FALSE(FoldOutcome(forces, same, 10, /*ended=*/false));  // the next CCPh begins
@@ -64,7 +64,7 @@ TEST(FoldOutcomeTest, AMeleeGoingOnWithTheSameUnitsChangesNothing) {
 }
 
 TEST(FoldOutcomeTest, AnEliminatedUnitChangesTheForcesAndNamesTheEvent) {
-  Forces forces = Held();
+  Forces forces = BothPresent();
   EXPECT_TRUE(FoldOutcome(forces, Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_ELIMINATED), 12,
                           /*ended=*/true));
   EXPECT_EQ(forces[0].units[0].changed_seq(), 3u);  // A1 unharmed
@@ -74,7 +74,7 @@ TEST(FoldOutcomeTest, AnEliminatedUnitChangesTheForcesAndNamesTheEvent) {
 }
 
 TEST(FoldOutcomeTest, ANewUnitOrANewForceMoraleChangesTheForces) {
-  Forces forces = Held();
+  Forces forces = BothPresent();
   CombatOutcome created = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
   created.units.push_back(Squad("A-leader", v1::SEAT_SIDE_A, v1::FORCE_FATE_PRESENT));
   EXPECT_TRUE(FoldOutcome(forces, created, 12, /*ended=*/true));  // A11.15: a created leader
@@ -95,7 +95,7 @@ TEST(FoldOutcomeTest, EveryFieldButTheLastChangeIsCompared) {
   for (int i = 0; i < fields.field_count(); ++i) {
     const google::protobuf::FieldDescriptor& field = *fields.field(i);
     SCOPED_TRACE(field.name());
-    Forces forces = Held();
+    Forces forces = BothPresent();
     CombatOutcome outcome = Outcome(v1::FORCE_FATE_PRESENT, v1::FORCE_FATE_PRESENT);
     v1::ForceUnit& unit = outcome.units[1];  // B1, as the close combat leaves it
     const google::protobuf::Reflection& set = *unit.GetReflection();
@@ -130,7 +130,7 @@ TEST(FoldOutcomeTest, EveryFieldButTheLastChangeIsCompared) {
 // A copy of the forces shares their units: changing one copy's unit leaves the other's as it
 // was, and the units it did not change are still the same objects.
 TEST(FoldOutcomeTest, ACopyOfTheForcesChangesOnlyItself) {
-  Forces before = Held();
+  Forces before = BothPresent();
   before[1].units.push_back(Squad("B2", v1::SEAT_SIDE_B, v1::FORCE_FATE_PRESENT));
   Forces after = before;
   const std::string b1_before = before[1].units[0].SerializeAsString();

@@ -60,4 +60,9 @@ inline melee::v1::ClientMessage Seal(
   return message;
 }
 
+// A sealed declaration of one attack, `attacker` on `target`, whose entropy the client fills in.
+inline melee::v1::ClientMessage Declare(const std::string& attacker, const std::string& target) {
+  return Seal({{{attacker}, {target}}}, /*entropy=*/false);
+}
+
 }  // namespace melee::testing

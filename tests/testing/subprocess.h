@@ -110,6 +110,22 @@ class Subprocess {
   std::optional<int> exit_code_;
 };
 
+// A program run to its end: its exit code (nullopt when it outlived the timeout or died by a
+// signal) and its output, stdout and stderr merged.
+struct CliRun {
+  std::optional<int> code;
+  std::string output;
+};
+
+inline CliRun RunToEnd(const std::vector<std::string>& argv,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+  Subprocess process(argv);
+  CliRun run;
+  run.code = process.Wait(timeout);
+  run.output = process.output();
+  return run;
+}
+
 // Waits for a melee-server started as `server` (with --port 0) to say where it listens;
 // returns its port, or 0 when it did not start within 20 s.
 inline uint16_t ServerPort(Subprocess& server) {

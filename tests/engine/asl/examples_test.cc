@@ -21,8 +21,8 @@ using testing::Mmc;
 using testing::MustPlay;
 using testing::UnitOf;
 
-constexpr auto kGerman = Nationality::kGerman;
-constexpr auto kRussian = Nationality::kRussian;
+using testing::kGerman;
+using testing::kRussian;
 
 // 11.141 EX: a German 4-6-7 and 8-1 vs two Russian 4-4-7, first round of CC in Open Ground.
 Script LeaderDirects() {

@@ -15,6 +15,8 @@ namespace melee::engine::asl::testing {
 
 inline constexpr Seat kA = Seat::kSideA;
 inline constexpr Seat kB = Seat::kSideB;
+inline constexpr Nationality kGerman = Nationality::kGerman;
+inline constexpr Nationality kRussian = Nationality::kRussian;
 
 // An MMC "fp-range-morale", e.g. Mmc("G1", kA, 4, 7) for a 4-6-7 squad.
 inline Unit Mmc(std::string id, Seat owner, int firepower, int morale,

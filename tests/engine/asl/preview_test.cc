@@ -16,7 +16,7 @@ using testing::kB;
 using testing::Leader;
 using testing::Mmc;
 
-State LeaderDirects() {
+State LeaderDirectsAtDeclaration() {
   Situation situation;
   situation.units = {Mmc("G1", kA, 4, 7, Nationality::kGerman),
                      Leader("L1", kA, 8, -1, "G1", Nationality::kGerman),
@@ -36,7 +36,7 @@ void ExpectSumsToOne(const OutcomeTable& table) {
 // 11.141 EX: 1-2 with -1: both Russians die on an Original DR <= 4 (6/36); a 5 (4/36) Reduces
 // each with the Random Selection chance 21/36 (highest of two drs, ties included).
 TEST(AslPreview, A11141GermanAttack) {
-  const State state = LeaderDirects();
+  const State state = LeaderDirectsAtDeclaration();
   const auto table = Preview(state, kA, Attack({"G1", "L1"}, {"R1", "R2"}));
   ASSERT_TRUE(table) << Describe(table.error());
   EXPECT_EQ(table->column, Column::kOneToTwo);
@@ -57,7 +57,7 @@ TEST(AslPreview, A11141GermanAttack) {
 // 11.141 EX: the Russians at 3-2 eliminate both on DR < 6; a 6 selects by Random Selection, and
 // a selected leader dies on a Wound Severity dr of 5-6.
 TEST(AslPreview, A11141RussianAttack) {
-  const State state = LeaderDirects();
+  const State state = LeaderDirectsAtDeclaration();
   const auto table = Preview(state, kB, Attack({"R1", "R2"}, {"G1", "L1"}));
   ASSERT_TRUE(table) << Describe(table.error());
   EXPECT_EQ(table->column, Column::kThreeToTwo);
@@ -72,7 +72,7 @@ TEST(AslPreview, A11141RussianAttack) {
 
 // A preview meets the same rules as a declaration.
 TEST(AslPreview, IllegalAttackIsRefused) {
-  const State state = LeaderDirects();
+  const State state = LeaderDirectsAtDeclaration();
   const auto table = Preview(state, kB, Attack({"R1"}, {"L1"}));
   ASSERT_FALSE(table);
   EXPECT_EQ(table.error().rule_ref, "A11.14");

@@ -25,8 +25,8 @@ using testing::MustPlay;
 using testing::UnitOf;
 using testing::Vehicle;
 
-constexpr auto kGerman = Nationality::kGerman;
-constexpr auto kRussian = Nationality::kRussian;
+using testing::kGerman;
+using testing::kRussian;
 
 // 11.622 EX: three Russian 4-4-7 (A, B, C) and an 8-1 advance onto a BU, Mobile, stationary
 // PzIVJ with a Close Defense Weapon System, in Open Ground. The Russian is the ATTACKER.

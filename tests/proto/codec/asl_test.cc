@@ -21,7 +21,7 @@ namespace melee::proto {
 namespace {
 
 namespace asl = engine::asl;
-namespace v1 = melee::asl::v1;
+namespace aslpb = melee::asl::v1;
 using engine::Seat;
 
 std::string ReadExample(const std::string& name) {
@@ -304,7 +304,7 @@ TEST(AslCodec, PreviewNeedsASeat) {
   auto preview = PreviewFromProto(*message);
   ASSERT_FALSE(preview);
   EXPECT_NE(preview.error().message.find("preview.seat: required"), std::string::npos);
-  v1::CloseCombat none;
+  aslpb::CloseCombat none;
   auto absent = PreviewFromProto(none);
   ASSERT_TRUE(absent);
   EXPECT_FALSE(absent->has_value());
@@ -315,18 +315,18 @@ TEST(AslCodec, EventToProtoNamesUnitsById) {
   engine::ScriptedDice dice({2, 2, 3, 3, 5, 2});
   auto played = asl::Play(asl::AslRules{}, script, dice);
   ASSERT_TRUE(played) << engine::Describe(played.error());
-  std::vector<v1::AslEvent> attacks;
+  std::vector<aslpb::AslEvent> attacks;
   for (size_t i = 0; i < played->events.size(); ++i) {
-    const v1::AslEvent event = EventToProto(played->states[i], played->events[i]);
+    const aslpb::AslEvent event = EventToProto(played->states[i], played->events[i]);
     EXPECT_EQ(event.text(), asl::DescribeEvent(played->states[i], played->events[i]));
-    if (event.kind() == v1::EVENT_KIND_ATTACK_RESOLVED) attacks.push_back(event);
-    if (event.kind() == v1::EVENT_KIND_SET_UP) {
+    if (event.kind() == aslpb::EVENT_KIND_ATTACK_RESOLVED) attacks.push_back(event);
+    if (event.kind() == aslpb::EVENT_KIND_SET_UP) {
       EXPECT_EQ(event.situation().units_size(), 4);
       EXPECT_EQ(event.seat(), melee::v1::SEAT_UNSPECIFIED);
     }
   }
   ASSERT_EQ(attacks.size(), 2u);
-  const v1::AttackReport& german = attacks[0].attack();
+  const aslpb::AttackReport& german = attacks[0].attack();
   EXPECT_EQ(attacks[0].seat(), melee::v1::SEAT_SIDE_A);
   EXPECT_EQ(german.side(), melee::v1::SEAT_SIDE_A);
   ASSERT_EQ(german.attackers_size(), 2);
@@ -347,18 +347,18 @@ TEST(AslCodec, EventToProtoNamesUnitsById) {
   ASSERT_EQ(german.results_size(), 2);
   EXPECT_EQ(german.results(0).unit(), "R1");
   EXPECT_EQ(german.results(0).final_dr(), 3);
-  EXPECT_EQ(german.results(0).outcome(), v1::OUTCOME_ELIMINATED);
+  EXPECT_EQ(german.results(0).outcome(), aslpb::OUTCOME_ELIMINATED);
   ASSERT_EQ(attacks[0].dice_size(), 2);
   EXPECT_EQ(attacks[0].dice(0).color(), melee::v1::DieRoll::COLOR_COLORED);
   EXPECT_EQ(attacks[0].dice(1).roll_index(), 1u);
 
-  const v1::AttackReport& russian = attacks[1].attack();
+  const aslpb::AttackReport& russian = attacks[1].attack();
   EXPECT_EQ(russian.column(), "3-2");
   EXPECT_EQ(russian.kill_number(), 6);
-  EXPECT_EQ(russian.results(0).outcome(), v1::OUTCOME_PARTIAL);
+  EXPECT_EQ(russian.results(0).outcome(), aslpb::OUTCOME_PARTIAL);
   bool reduced = false;
-  for (const v1::Effect& effect : attacks[1].effects()) {
-    if (effect.kind() == v1::EFFECT_KIND_REDUCED) {
+  for (const aslpb::Effect& effect : attacks[1].effects()) {
+    if (effect.kind() == aslpb::EFFECT_KIND_REDUCED) {
       reduced = true;
       EXPECT_EQ(effect.unit(), "G1");
       EXPECT_EQ(effect.value(), 2);
@@ -391,9 +391,9 @@ TEST(AslCodec, EventToProtoNamesCreatedUnitsFromTheEvent) {
                                       .text = "",
                                       .created = std::nullopt,
                                       .by = {1}});
-  const v1::AslEvent message = EventToProto(state, event);
+  const aslpb::AslEvent message = EventToProto(state, event);
   ASSERT_EQ(message.effects_size(), 2);
-  EXPECT_EQ(message.effects(0).kind(), v1::EFFECT_KIND_LEADER_CREATED);
+  EXPECT_EQ(message.effects(0).kind(), aslpb::EFFECT_KIND_LEADER_CREATED);
   EXPECT_EQ(message.effects(0).unit(), "G1-ldr");
   EXPECT_EQ(message.effects(0).created().stacked_on(), "G1");
   EXPECT_EQ(message.effects(1).unit(), "G1");
@@ -403,7 +403,7 @@ TEST(AslCodec, EventToProtoNamesCreatedUnitsFromTheEvent) {
 }
 
 TEST(AslCodec, ProbabilitiesAreExactFractionsAndRoundedPercentages) {
-  const v1::Probability seven = ProbabilityToProto(engine::Rational(7, 36));
+  const aslpb::Probability seven = ProbabilityToProto(engine::Rational(7, 36));
   EXPECT_EQ(seven.exact(), "7/36");
   EXPECT_DOUBLE_EQ(seven.percent(), 19.44);
   EXPECT_EQ(ProbabilityToProto(engine::Rational(0)).exact(), "0");
@@ -450,7 +450,7 @@ TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
       if (c >= 3) states.push_back(*state);
     }
   }
-  v1::AslView reused;
+  aslpb::AslView reused;
   int hidden = 0;
   int declarations_shown = 0;
   int declarations_hidden = 0;
@@ -463,7 +463,7 @@ TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
         if (pass == 1) KeepPartsOf(reused);  // the second pass reuses its parts too
         reused.Clear();
         ViewToProto(view, state, reused);
-        const v1::AslView fresh = ViewToProto(view, state);
+        const aslpb::AslView fresh = ViewToProto(view, state);
         EXPECT_EQ(reused.SerializeAsString(), fresh.SerializeAsString());
         EXPECT_EQ(reused.units_size(), static_cast<int>(state.units.size()));
         for (const auto& [sealed, shown] :
@@ -471,7 +471,7 @@ TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
               std::pair{reused.side_b_sealed(), reused.has_side_b_declaration()}}) {
           if (sealed) ++(shown ? declarations_shown : declarations_hidden);
         }
-        for (const v1::ViewedUnit& unit : reused.units()) {
+        for (const aslpb::ViewedUnit& unit : reused.units()) {
           if (!unit.hidden()) continue;
           ++hidden;
           // A11.19: a hidden unit shows its id, owner, concealment and revealed strength only.
@@ -492,7 +492,7 @@ TEST(AslCodec, AViewFilledIntoAClearedMessageIsWhatAFreshOneGets) {
 // turn into one message, twice over.
 TEST(AslCodec, AnEventFilledIntoAClearedMessageIsWhatAFreshOneGets) {
   const asl::AslRules rules;
-  v1::AslEvent reused;
+  aslpb::AslEvent reused;
   std::set<asl::EventKind> kinds;
   int plays = 0;
   int compared = 0;
@@ -510,12 +510,12 @@ TEST(AslCodec, AnEventFilledIntoAClearedMessageIsWhatAFreshOneGets) {
         for (size_t i = 0; i < played->events.size(); ++i) {
           reused.Clear();
           EventToProto(played->states[i], played->events[i], reused);
-          const v1::AslEvent fresh = EventToProto(played->states[i], played->events[i]);
+          const aslpb::AslEvent fresh = EventToProto(played->states[i], played->events[i]);
           EXPECT_EQ(SerializeDeterministic(reused), SerializeDeterministic(fresh))
               << example << ", seed " << seed << ", event " << i;
           // And on a scratch arena, as the asl host logs it.
           ScratchArena scratch;
-          auto& on_arena = scratch.Create<v1::AslEvent>();
+          auto& on_arena = scratch.Create<aslpb::AslEvent>();
           EventToProto(played->states[i], played->events[i], on_arena);
           EXPECT_EQ(SerializeDeterministic(on_arena), SerializeDeterministic(fresh))
               << example << ", seed " << seed << ", event " << i << " (arena)";
@@ -552,7 +552,7 @@ TEST(AslCodec, OutcomeTableToProtoKeepsExactOdds) {
   }
   auto table = asl::Preview(*state, Seat::kSideA, script.declarations[0].second.attacks[0]);
   ASSERT_TRUE(table) << engine::Describe(table.error());
-  const v1::OutcomeTable message = OutcomeTableToProto(*table);
+  const aslpb::OutcomeTable message = OutcomeTableToProto(*table);
   EXPECT_EQ(message.column(), "1-2");
   EXPECT_EQ(message.kill_number(), 4);
   EXPECT_EQ(message.attack_strength(), "5");
@@ -581,10 +581,10 @@ TEST(AslCodec, HalfStrengthPrintsExactAndMixed) {
   report.results = {
       asl::TargetResult{.unit = 1, .drms = {}, .final_dr = 7, .outcome = asl::Outcome::kNoEffect}};
   event.attack = report;
-  const v1::AslEvent message = EventToProto(state, event);
+  const aslpb::AslEvent message = EventToProto(state, event);
   EXPECT_EQ(message.attack().attack_strength(), "5/2");
   EXPECT_EQ(message.attack().attack_strength_mixed(), "2 1/2");
-  EXPECT_EQ(message.attack().results(0).outcome(), v1::OUTCOME_NO_EFFECT);
+  EXPECT_EQ(message.attack().results(0).outcome(), aslpb::OUTCOME_NO_EFFECT);
   EXPECT_FALSE(message.attack().has_leader_creation());
   EXPECT_EQ(message.attack().director(), "");
 }

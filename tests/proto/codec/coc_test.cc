@@ -17,13 +17,13 @@ namespace {
 namespace coc = engine::coc;
 namespace cocpb = melee::coc::v1;
 
-std::string ExampleJson() {
+std::string CocExampleJson() {
   std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/examples/coc/in-action-17.json");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TEST(CocCodecTest, TheExampleFileIsTheInActionExample) {
-  auto message = ContactFromJson(ExampleJson());
+  auto message = ContactFromJson(CocExampleJson());
   ASSERT_TRUE(message.has_value()) << message.error().message;
   auto script = CocScriptFromProto(*message);
   ASSERT_TRUE(script.has_value()) << script.error().message;
@@ -63,7 +63,7 @@ TEST(CocCodecTest, BadValuesAreRefusedWithTheFieldNamed) {
     auto script = CocScriptFromProto(*message);
     return script ? std::string() : script.error().message;
   };
-  const std::string base = ExampleJson();
+  const std::string base = CocExampleJson();
   const auto with = [&](std::string from, std::string to) {
     std::string json = base;
     json.replace(json.find(from), from.size(), to);

@@ -9,25 +9,25 @@
 namespace melee::proto {
 namespace {
 
-namespace v1 = melee::asl::v1;
+namespace aslpb = melee::asl::v1;
 
 // Fills a situation with `units` units, their ids and names long enough to leave a
 // std::string's own room (so that they are allocated apart from the arena's block).
-void Fill(v1::Situation& out, int units, const std::string& tag) {
+void Fill(aslpb::Situation& out, int units, const std::string& tag) {
   out.mutable_location()->set_name("Location " + tag);
   for (int i = 0; i < units; ++i) {
-    v1::Unit& unit = *out.add_units();
+    aslpb::Unit& unit = *out.add_units();
     unit.set_id(tag + "-" + std::to_string(i));
     unit.set_name("a name longer than a short string's room, " + tag + std::to_string(i));
   }
 }
 
 TEST(ScratchArena, AMessageOnItIsTheSameBytesAsOneOnTheHeap) {
-  v1::Situation heap;
+  aslpb::Situation heap;
   Fill(heap, 12, "x");
   for (int round = 0; round < 3; ++round) {  // the thread's block, taken again each time
     ScratchArena scratch;
-    auto& on_arena = scratch.Create<v1::Situation>();
+    auto& on_arena = scratch.Create<aslpb::Situation>();
     EXPECT_EQ(on_arena.units_size(), 0);  // empty, whatever the block held before
     Fill(on_arena, 12, "x");
     EXPECT_EQ(on_arena.SerializeAsString(), heap.SerializeAsString());
@@ -36,11 +36,11 @@ TEST(ScratchArena, AMessageOnItIsTheSameBytesAsOneOnTheHeap) {
 
 TEST(ScratchArena, OneInsideAnotherHasItsOwnMessages) {
   ScratchArena outer;
-  auto& first = outer.Create<v1::Situation>();
+  auto& first = outer.Create<aslpb::Situation>();
   Fill(first, 5, "outer");
   {
     ScratchArena inner;  // the block is held: this one allocates its own
-    auto& second = inner.Create<v1::Situation>();
+    auto& second = inner.Create<aslpb::Situation>();
     Fill(second, 200, "inner");  // more than the block would hold
     EXPECT_EQ(second.units_size(), 200);
     EXPECT_EQ(second.units(199).id(), "inner-199");
@@ -48,16 +48,16 @@ TEST(ScratchArena, OneInsideAnotherHasItsOwnMessages) {
   EXPECT_EQ(first.units_size(), 5);
   EXPECT_EQ(first.units(4).name(), "a name longer than a short string's room, outer4");
   // Once both are gone, the block serves the next one.
-  auto& third = outer.Create<v1::Situation>();
+  auto& third = outer.Create<aslpb::Situation>();
   Fill(third, 3, "third");
   EXPECT_EQ(third.units(2).id(), "third-2");
 }
 
 TEST(ScratchArena, AMessageLargerThanTheBlockIsWhole) {
-  v1::Situation heap;
+  aslpb::Situation heap;
   Fill(heap, 2000, "big");
   ScratchArena scratch;
-  auto& big = scratch.Create<v1::Situation>();
+  auto& big = scratch.Create<aslpb::Situation>();
   Fill(big, 2000, "big");
   EXPECT_GT(big.ByteSizeLong(), ScratchArena::kBlockBytes);
   EXPECT_EQ(big.SerializeAsString(), heap.SerializeAsString());

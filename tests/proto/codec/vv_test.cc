@@ -16,13 +16,13 @@ namespace {
 namespace vv = engine::vv;
 namespace vvpb = melee::vv::v1;
 
-std::string ExampleJson() {
+std::string VvExampleJson() {
   std::ifstream in(std::string(MELEE_SOURCE_DIR) + "/examples/vv/close-assault-15.json");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 vv::Script Example() {
-  auto message = CloseAssaultFromJson(ExampleJson());
+  auto message = CloseAssaultFromJson(VvExampleJson());
   EXPECT_TRUE(message.has_value()) << (message ? "" : message.error().message);
   auto script = VvScriptFromProto(*message);
   EXPECT_TRUE(script.has_value()) << (script ? "" : script.error().message);
@@ -111,7 +111,7 @@ TEST(VvCodecTest, Rule159TheAutomaticTakingIsASuccessOnTheWire) {
 }
 
 TEST(VvCodecTest, BadValuesAreRefusedNamingTheField) {
-  auto message = CloseAssaultFromJson(ExampleJson());
+  auto message = CloseAssaultFromJson(VvExampleJson());
   ASSERT_TRUE(message.has_value());
   const auto error_of = [](const vvpb::CloseAssault& m) {
     auto script = VvScriptFromProto(m);
