@@ -49,10 +49,9 @@ v1::ClientMessage Units(v1::Seat owner, const std::string& id, bool location) {
 }
 
 // One attack; the client fills the entropy in.
-using testing::Declare;
-
 using testing::AnnounceNothing;
 using testing::Confirm;
+using testing::Declare;
 
 // Both seats act in turn; each waits until it has seen what the other did.
 void SetUpAndAnnounce(Seat& a, Seat& b) {

@@ -27,12 +27,10 @@
 namespace melee::persistence {
 namespace {
 
+using testing::Batch;
+using testing::Contains;
 using testing::FaultyVfs;
 using testing::WriteFault;
-
-using testing::Contains;
-
-using testing::Batch;
 
 // Returns `count` payloads "<prefix><i>" padded to `size` bytes.
 std::vector<std::string> Payloads(const std::string& prefix, int count, std::size_t size = 0) {
