@@ -106,12 +106,11 @@
 #include <vector>
 
 #include "bench/process_stats.h"
+#include "bench/ws_connection.h"
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/v1/envelope.pb.h"
 #include "persistence/thread_name.h"
 #include "proto/codec/frame.h"
-#include "server/any_stream.h"
-#include "server/net.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 #ifdef MELEE_BENCH_CLUSTER
@@ -124,6 +123,9 @@ namespace {
 
 namespace v1 = melee::v1;
 namespace aslpb = melee::asl::v1;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 using proto::FrameKind;
 
@@ -377,7 +379,7 @@ class Player : public std::enable_shared_from_this<Player> {
  public:
   Player(asio::io_context& ioc, PlayerEvents& events, size_t seat, std::string prefix,
          FrameKind kind, unsigned protocol, std::size_t& received)
-      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))),
+      : ws_(ioc),
         events_(events),
         seat_(seat),
         prefix_(std::move(prefix)),
@@ -388,23 +390,21 @@ class Player : public std::enable_shared_from_this<Player> {
   // Connects to `endpoint`, opens the WebSocket at `target` (/ws, or /ws?match=<id>) and says
   // Hello with its protocol version; `opened` runs once the server has answered it.
   void Open(const tcp::endpoint& endpoint, std::string target, std::function<void()> opened) {
-    ws_.next_layer().tcp().async_connect(
-        endpoint, [self = shared_from_this(), target = std::move(target),
-                   opened = std::move(opened)](error_code ec) {
-          if (ec) return self->events_.OnFailure(self->seat_, "connect: " + ec.message());
-          self->ws_.next_layer().tcp().socket().set_option(tcp::no_delay(true));
-          self->ws_.async_handshake("127.0.0.1", target, [self, opened](error_code hec) {
-            if (hec) return self->events_.OnFailure(self->seat_, "handshake: " + hec.message());
-            self->connecting_ = false;
-            self->ws_.text(self->kind_ == FrameKind::kText);
-            self->Read();
-            self->greeted_ = std::move(opened);
-            v1::ClientMessage hello;
-            hello.mutable_hello()->set_protocol_version(self->protocol_);
-            hello.mutable_hello()->set_client_name("match_bench");
-            self->Send(std::move(hello), 0);
-          });
-        });
+    ws_.Open(endpoint, std::move(target), kind_,
+             [self = shared_from_this(), opened = std::move(opened)](
+                 error_code ec, std::string_view step) mutable {
+               if (ec) {
+                 return self->events_.OnFailure(self->seat_,
+                                                std::string(step) + ": " + ec.message());
+               }
+               self->connecting_ = false;
+               self->Read();
+               self->greeted_ = std::move(opened);
+               v1::ClientMessage hello;
+               hello.mutable_hello()->set_protocol_version(self->protocol_);
+               hello.mutable_hello()->set_client_name("match_bench");
+               self->Send(std::move(hello), 0);
+             });
   }
 
   // Sends `message` with the next command_id of this seat; `due` (no later than now) is when the
@@ -442,18 +442,15 @@ class Player : public std::enable_shared_from_this<Player> {
 
  private:
   void Write() {
-    ws_.async_write(asio::buffer(writes_.front()),
-                    [self = shared_from_this()](error_code ec, std::size_t) {
-                      if (ec) {
-                        if (!self->closing_) {
-                          self->events_.OnFailure(self->seat_, "write: " + ec.message());
-                        }
-                        return;
-                      }
-                      self->writes_.pop_front();
-                      if (!self->writes_.empty()) return self->Write();
-                      if (self->closing_) self->SendClose();
-                    });
+    ws_.Write(writes_.front(), [self = shared_from_this()](error_code ec) {
+      if (ec) {
+        if (!self->closing_) self->events_.OnFailure(self->seat_, "write: " + ec.message());
+        return;
+      }
+      self->writes_.pop_front();
+      if (!self->writes_.empty()) return self->Write();
+      if (self->closing_) self->SendClose();
+    });
   }
 
   // `view`, just received, becomes the view; one that left its forces out (protocol 2) takes
@@ -470,27 +467,23 @@ class Player : public std::enable_shared_from_this<Player> {
   }
 
   void SendClose() {
-    ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](error_code) {});
+    ws_.Close([self = shared_from_this()](error_code) {});
   }
 
   void Read() {
-    ws_.async_read(buffer_, [self = shared_from_this()](error_code ec, std::size_t) {
+    ws_.Read([self = shared_from_this()](error_code ec, std::string_view frame, FrameKind kind) {
       if (ec) {
         if (!self->closing_) self->events_.OnFailure(self->seat_, "read: " + ec.message());
         return;
       }
-      self->OnFrame();
+      self->OnFrame(frame, kind);
       self->Read();  // until the connection is closed
     });
   }
 
-  void OnFrame() {
+  void OnFrame(std::string_view frame, FrameKind kind) {
     ++received_;
-    const auto data = buffer_.cdata();
-    auto decoded = proto::DecodeServerMessage(
-        std::string_view(static_cast<const char*>(data.data()), data.size()),
-        ws_.got_text() ? FrameKind::kText : FrameKind::kBinary);
-    buffer_.consume(buffer_.size());
+    auto decoded = proto::DecodeServerMessage(frame, kind);
     if (closing_) return;  // a dropped connection: its successor receives the same again
     if (!decoded) return events_.OnFailure(seat_, "undecodable frame: " + decoded.error().message);
     v1::ServerMessage& message = *decoded;
@@ -523,9 +516,7 @@ class Player : public std::enable_shared_from_this<Player> {
     events_.OnAnswer(seat_, message, sent_);
   }
 
-  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
-  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
-  beast::flat_buffer buffer_;
+  WsConnection ws_;
   std::deque<std::string> writes_;
   PlayerEvents& events_;
   size_t seat_;
@@ -1321,30 +1312,22 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
 // A connection that says Hello, waits for the answer and then just stays open.
 class IdleClient : public std::enable_shared_from_this<IdleClient> {
  public:
-  IdleClient(asio::io_context& ioc, FrameKind kind)
-      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))), kind_(kind) {}
+  IdleClient(asio::io_context& ioc, FrameKind kind) : ws_(ioc), kind_(kind) {}
 
   void Open(const tcp::endpoint& endpoint, std::function<void(bool)> answered) {
     answered_ = std::move(answered);
-    ws_.next_layer().tcp().async_connect(endpoint, [self = shared_from_this()](error_code ec) {
+    ws_.Open(endpoint, "/ws", kind_, [self = shared_from_this()](error_code ec, std::string_view) {
       if (ec) return self->answered_(false);
-      self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
-        if (hec) return self->answered_(false);
-        self->ws_.text(self->kind_ == FrameKind::kText);
-        v1::ClientMessage hello;
-        hello.set_command_id("hello");
-        hello.mutable_hello()->set_client_name("match_bench");
-        self->frame_ = proto::EncodeClientMessage(hello, self->kind_);
-        self->ws_.async_write(asio::buffer(self->frame_), [self](error_code wec, std::size_t) {
-          if (wec) return self->answered_(false);
-          self->ws_.async_read(self->buffer_, [self](error_code rec, std::size_t) {
-            if (rec) return self->answered_(false);
-            const auto data = self->buffer_.cdata();
-            auto reply = proto::DecodeServerMessage(
-                std::string_view(static_cast<const char*>(data.data()), data.size()),
-                self->ws_.got_text() ? FrameKind::kText : FrameKind::kBinary);
-            self->answered_(reply.has_value() && reply->has_hello());
-          });
+      v1::ClientMessage hello;
+      hello.set_command_id("hello");
+      hello.mutable_hello()->set_client_name("match_bench");
+      self->frame_ = proto::EncodeClientMessage(hello, self->kind_);
+      self->ws_.Write(self->frame_, [self](error_code wec) {
+        if (wec) return self->answered_(false);
+        self->ws_.Read([self](error_code rec, std::string_view frame, FrameKind kind) {
+          if (rec) return self->answered_(false);
+          auto reply = proto::DecodeServerMessage(frame, kind);
+          self->answered_(reply.has_value() && reply->has_hello());
         });
       });
     });
@@ -1352,13 +1335,11 @@ class IdleClient : public std::enable_shared_from_this<IdleClient> {
 
   void Close() {
     if (!ws_.is_open()) return;
-    ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](error_code) {});
+    ws_.Close([self = shared_from_this()](error_code) {});
   }
 
  private:
-  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
-  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
-  beast::flat_buffer buffer_;
+  WsConnection ws_;
   FrameKind kind_;
   std::string frame_;
   std::function<void(bool)> answered_;

@@ -25,16 +25,18 @@
 #include <vector>
 
 #include "bench/process_stats.h"
+#include "bench/ws_connection.h"
 #include "melee/v1/envelope.pb.h"
 #include "proto/codec/frame.h"
-#include "server/any_stream.h"
-#include "server/net.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
 namespace melee::bench {
 namespace {
 
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 using proto::FrameKind;
 
@@ -43,21 +45,14 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
  public:
   PingLoop(asio::io_context& ioc, FrameKind kind, Clock::time_point stop,
            std::vector<double>& latencies_us)
-      : ws_(AnyStream<beast::tcp_stream>(beast::tcp_stream(ioc))),
-        kind_(kind),
-        stop_(stop),
-        latencies_us_(latencies_us) {}
+      : ws_(ioc), kind_(kind), stop_(stop), latencies_us_(latencies_us) {}
 
   void Start(const tcp::endpoint& endpoint) {
-    ws_.next_layer().tcp().async_connect(
-        endpoint, [self = shared_from_this()](error_code ec) {
-          if (ec) return self->Fail("connect", ec);
-          self->ws_.async_handshake("127.0.0.1", "/ws", [self](error_code hec) {
-            if (hec) return self->Fail("handshake", hec);
-            self->ws_.text(self->kind_ == FrameKind::kText);
-            self->SendPing();
-          });
-        });
+    ws_.Open(endpoint, "/ws", kind_,
+             [self = shared_from_this()](error_code ec, std::string_view step) {
+               if (ec) return self->Fail(step, ec);
+               self->SendPing();
+             });
   }
 
   std::size_t done() const { return done_; }
@@ -65,7 +60,7 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
  private:
   void SendPing() {
     if (Clock::now() >= stop_) {
-      ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](error_code) {});
+      ws_.Close([self = shared_from_this()](error_code) {});
       return;
     }
     melee::v1::ClientMessage ping;
@@ -73,11 +68,10 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
     ping.mutable_ping()->set_nonce(done_);
     frame_ = proto::EncodeClientMessage(ping, kind_);
     sent_at_ = Clock::now();
-    ws_.async_write(asio::buffer(frame_), [self = shared_from_this()](error_code ec, std::size_t) {
+    ws_.Write(frame_, [self = shared_from_this()](error_code ec) {
       if (ec) return self->Fail("write", ec);
-      self->ws_.async_read(self->buffer_, [self](error_code rec, std::size_t) {
+      self->ws_.Read([self](error_code rec, std::string_view, FrameKind) {
         if (rec) return self->Fail("read", rec);
-        self->buffer_.consume(self->buffer_.size());
         self->latencies_us_.push_back(
             std::chrono::duration<double, std::micro>(Clock::now() - self->sent_at_).count());
         ++self->done_;
@@ -86,13 +80,11 @@ class PingLoop : public std::enable_shared_from_this<PingLoop> {
     });
   }
 
-  void Fail(const char* what, error_code ec) {
+  void Fail(std::string_view what, error_code ec) {
     std::cerr << "ws_bench: " << what << ": " << ec.message() << "\n";
   }
 
-  // Over AnyStream, whose socket operations are compiled once, in melee::net (any_stream.h).
-  websocket::stream<AnyStream<beast::tcp_stream>> ws_;
-  beast::flat_buffer buffer_;
+  WsConnection ws_;
   FrameKind kind_;
   Clock::time_point stop_;
   std::vector<double>& latencies_us_;
