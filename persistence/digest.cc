@@ -1,9 +1,12 @@
 #include "persistence/digest.h"
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <array>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -26,6 +29,9 @@ const EVP_MD* Sha256Algorithm() {
   if (kSha256 == nullptr) Fail("fetching SHA2-256");
   return kSha256;
 }
+
+// HmacSha256 remembers its thread's last key up to this size (a seed is 32 bytes).
+constexpr std::size_t kKeptKeyBytes = 64;
 
 // A context keyed for HMAC-SHA256 once; EVP_MAC_init re-keys it for each call.
 EVP_MAC_CTX* NewHmacContext() {
@@ -56,8 +62,19 @@ Digest Sha256(std::initializer_list<std::string_view> parts) {
 
 Digest HmacSha256(std::string_view key, std::string_view message) {
   thread_local const std::unique_ptr<EVP_MAC_CTX, MacCtxFree> ctx(NewHmacContext());
-  if (EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key.data()), key.size(),
-                   nullptr) != 1 ||
+  // The context keeps the key it was last keyed with (its padded inner and outer hashes).
+  // Keying costs about as much as the MAC of a die's message, and a step's dice share one key,
+  // so a call with the same key as the last starts again from those hashes instead (a null key
+  // to EVP_MAC_init). The last key (the context holds its equivalent anyway) is compared in
+  // constant time; a key longer than kKeptKeyBytes is keyed each time.
+  thread_local std::array<unsigned char, kKeptKeyBytes> last_key{};
+  thread_local std::size_t last_key_size = 0;  // 0: none kept
+  const bool same_key = !key.empty() && key.size() == last_key_size &&
+                        CRYPTO_memcmp(key.data(), last_key.data(), key.size()) == 0;
+  last_key_size = 0;  // until the context is keyed again below
+  if (EVP_MAC_init(ctx.get(),
+                   same_key ? nullptr : reinterpret_cast<const unsigned char*>(key.data()),
+                   same_key ? 0 : key.size(), nullptr) != 1 ||
       EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(message.data()),
                      message.size()) != 1) {
     Fail("HMAC-SHA256");
@@ -65,6 +82,10 @@ Digest HmacSha256(std::string_view key, std::string_view message) {
   Digest out{};
   size_t length = 0;
   if (EVP_MAC_final(ctx.get(), out.data(), &length, out.size()) != 1) Fail("HMAC-SHA256 final");
+  if (key.size() <= last_key.size()) {
+    std::memcpy(last_key.data(), key.data(), key.size());
+    last_key_size = key.size();
+  }
   return out;
 }
 
