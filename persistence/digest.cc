@@ -33,7 +33,7 @@ const EVP_MD* Sha256Algorithm() {
 // HmacSha256 remembers its thread's last key up to this size (a seed is 32 bytes).
 constexpr std::size_t kKeptKeyBytes = 64;
 
-// A context keyed for HMAC-SHA256 once; EVP_MAC_init re-keys it for each call.
+// A context set up for HMAC-SHA256 once; EVP_MAC_init keys it (HmacSha256 says when).
 EVP_MAC_CTX* NewHmacContext() {
   static EVP_MAC* const kHmac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
   if (kHmac == nullptr) Fail("fetching HMAC");
