@@ -4,6 +4,8 @@
 #       -> target melee_<folder>, alias melee::<folder>, include root = repository root.
 #   melee_test(NAME <name> SRCS ... [DEPS ...])
 #       -> a GoogleTest executable registered with CTest (gtest_discover_tests).
+#   melee_unoptimised(<target>)
+#       -> the target's own files compiled -O0 (code that no measured path runs).
 
 include_guard(GLOBAL)
 
@@ -29,6 +31,15 @@ target_compile_options(melee_warnings INTERFACE
 if(MELEE_WERROR)
   target_compile_options(melee_warnings INTERFACE -Werror)
 endif()
+
+# Compiles a target's own files without optimisation; the libraries it links keep the build
+# type's flags. For code that no measured path runs: tests, test helpers, fuzz harnesses, and the
+# programs' option parsing and printing (the `melee` command line, melee-server's main.cc). -O2
+# there costs a third of those files' compile time and buys nothing anyone waits for
+# (docs/architecture.md, "Build time"). A Debug build is left as it is.
+function(melee_unoptimised target)
+  target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O0>)
+endfunction()
 
 function(melee_library)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
@@ -84,7 +95,7 @@ function(melee_test)
     MELEE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MELEE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # A test's own code is compiled without optimisation (half the build time of the tests); the
   # libraries it tests keep the build type's, so the tests run the code that ships.
-  target_compile_options(${ARG_NAME} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O0>)
+  melee_unoptimised(${ARG_NAME})
   if(MELEE_UNITY_TESTS)
     melee_unity_batches(${ARG_NAME})
   endif()
