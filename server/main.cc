@@ -1,7 +1,6 @@
 // melee-server: the authoritative Melee game server. See README.md.
 
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -9,17 +8,16 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <tl/expected.hpp>
-#include <system_error>
 #include <iostream>
 #include <memory>
+#include <system_error>
+#include <tl/expected.hpp>
 
 #include "engine/core/registry.h"
 #include "persistence/postgres_event_store.h"
 #include "persistence/sqlite_event_store.h"
 #include "server/transport/json_log.h"
 #include "server/transport/server.h"
-#include "server/transport/static_files.h"
 #include "server/version.h"
 
 namespace {

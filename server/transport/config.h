@@ -72,4 +72,12 @@ struct ServerConfig {
   std::string public_url;
 };
 
+// Returns the web root melee-server uses when --web-root is not given: share/melee/web next to
+// the installed binary (`<bin>/../share/melee/web`) when it holds an index.html, else
+// `source_web_root` (the source tree's client-sdk/web, compiled in, so a build-tree binary
+// serves it).
+// (Defined in static_files.cc, beside the files it serves.)
+std::filesystem::path DefaultWebRoot(const std::filesystem::path& executable,
+                                     const std::filesystem::path& source_web_root);
+
 }  // namespace melee::server

@@ -3,11 +3,26 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <boost/asio/ssl.hpp>
 #include <stdexcept>
+#include <thread>
 #include <utility>
+#include <vector>
 
+#include "server/clock.h"
 #include "server/fair_play/verify.h"
+#include "server/matches.h"
+#include "server/metrics.h"
+#include "server/net.h"
+#include "server/notify/emails.h"
+#include "server/notify/mail_delivery.h"
 #include "server/notify/notice_sinks.h"
+#include "server/notify/webhook_delivery.h"
+#include "server/notify/webhooks.h"
+#include "server/transport/connections.h"
+#include "server/transport/context.h"
+#include "server/transport/dispatcher.h"
 #include "server/transport/sessions.h"
 
 namespace melee::server {
@@ -32,34 +47,89 @@ std::shared_ptr<const Clock> OrSystemClock(std::shared_ptr<const Clock> clock) {
   return clock ? std::move(clock) : std::make_shared<SystemClock>();
 }
 
-Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
-               melee::engine::Registry registry, ServerHooks hooks)
+// What a Server holds and does, behind server.h's narrow interface.
+class Server::Impl {
+ public:
+  Impl(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
+       melee::engine::Registry registry, ServerHooks hooks);
+  ~Impl();
+
+  tl::expected<uint16_t, std::string> Start();
+  void Run();
+  void Stop();
+  void StopOnSignals();
+  const Metrics& metrics() const { return metrics_; }
+  Matches& matches() { return matches_; }
+
+ private:
+  void DoAccept();
+  void OnAccept(error_code ec, StrandSocket socket);
+  // Answers a connection a limit refused (`refusal` says which) with a 503, or its GET /healthz,
+  // then closes it.
+  void Refuse(StrandSocket socket, const std::string& address, const std::string& refusal);
+  void ScheduleDeadlineSweep();
+  // With a relay (--smtp-url), starts the delivery thread of mails; `port`: the one listened on
+  // (for the links' default public URL).
+  tl::expected<void, std::string> StartMailDelivery(uint16_t port);
+
+  // Declaration order is destruction order, reversed: the io_context goes before the matches
+  // and the dispatcher but after what its pending handlers' owners (sessions) still touch when
+  // they are destroyed with it: metrics, connections and the context.
+  ServerConfig config_;
+  std::shared_ptr<persistence::EventStore> store_;
+  melee::engine::Registry registry_;
+  std::shared_ptr<const Clock> clock_;
+  std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
+  std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
+  Metrics metrics_;
+  // Notifications (docs/notifications.md): the seats' webhooks and mail addresses, and their
+  // delivery threads.
+  std::shared_ptr<notify::Webhooks> webhooks_;
+  std::shared_ptr<notify::Emails> emails_;
+  std::unique_ptr<notify::WebhookDelivery> delivery_;
+  std::unique_ptr<notify::MailDelivery> mail_delivery_;
+  AddressRateLimiter match_creations_;
+  Connections connections_;
+  ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
+  asio::io_context ioc_;
+  Matches matches_;
+  Dispatcher dispatcher_;
+
+  tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer grace_timer_;
+  asio::steady_timer deadline_timer_;
+  std::unique_ptr<asio::ssl::context> tls_;  // set when a certificate is configured
+  std::atomic<bool> stopping_{false};
+};
+
+Server::Impl::Impl(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
+                   melee::engine::Registry registry, ServerHooks hooks)
     : config_(std::move(config)),
       store_(std::move(store)),
       registry_(std::move(registry)),
       clock_(OrSystemClock(std::move(hooks.clock))),
       secrets_(LoadSecrets(config_.data_dir)),
       webhooks_(std::make_shared<notify::Webhooks>(store_->notifications())),
-      emails_(std::make_shared<notify::Emails>(store_->notifications(),
-                                               !config_.smtp_url.empty())),
+      emails_(std::make_shared<notify::Emails>(store_->notifications(), !config_.smtp_url.empty())),
       match_creations_(config_.match_creations_per_minute, config_.match_creation_burst),
       connections_(config_.max_connections, config_.max_connections_per_address),
-      context_{config_,  metrics_, connections_, dispatcher_, *store_,
-               matches_, *secrets_,  match_creations_, *webhooks_, *emails_},
+      context_{config_,  metrics_,  connections_,     dispatcher_, *store_,
+               matches_, *secrets_, match_creations_, *webhooks_,  *emails_},
       ioc_(config_.threads),
       matches_(ioc_.get_executor(),
-               MatchServices{.store = *store_,
-                             .clock = *clock_,
-                             .metrics = metrics_,
-                             .default_choice_deadline_seconds = config_.choice_deadline_seconds,
-                             .default_declaration_deadline_seconds =
-                                 config_.declaration_deadline_seconds,
-                             .secrets = secrets_,
-                             .dice_source = std::move(hooks.dice),
-                             .recent_events = hooks.recent_events,
-                             .lifeline = lifeline_,
-                             .notices = std::make_shared<notify::NoticeSinks>(
-                                 std::vector<std::shared_ptr<NoticeSink>>{webhooks_, emails_})},
+               MatchServices{
+                   .store = *store_,
+                   .clock = *clock_,
+                   .metrics = metrics_,
+                   .default_choice_deadline_seconds = config_.choice_deadline_seconds,
+                   .default_declaration_deadline_seconds = config_.declaration_deadline_seconds,
+                   .secrets = secrets_,
+                   .dice_source = std::move(hooks.dice),
+                   .recent_events = hooks.recent_events,
+                   .lifeline = lifeline_,
+                   .notices = std::make_shared<notify::NoticeSinks>(
+                       std::vector<std::shared_ptr<NoticeSink>>{webhooks_, emails_})},
                registry_, &CheckImport),
       dispatcher_(registry_, config_.max_message_bytes, &matches_),
       acceptor_(asio::make_strand(ioc_)),
@@ -67,7 +137,7 @@ Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> sto
       grace_timer_(ioc_),
       deadline_timer_(asio::make_strand(ioc_)) {}
 
-Server::~Server() {
+Server::Impl::~Impl() {
   // No notice is woken for after this; what is left waits in the outbox for the next start.
   webhooks_->OnCommitted(nullptr);
   emails_->OnCommitted(nullptr);
@@ -78,7 +148,7 @@ Server::~Server() {
   lifeline_->alive = false;
 }
 
-tl::expected<uint16_t, std::string> Server::Start() {
+tl::expected<uint16_t, std::string> Server::Impl::Start() {
   if (!config_.tls_certificate.empty() || !config_.tls_private_key.empty()) {
     if (config_.tls_certificate.empty() || config_.tls_private_key.empty()) {
       return tl::unexpected(std::string("TLS needs both --tls-certificate and --tls-private-key"));
@@ -143,7 +213,7 @@ tl::expected<uint16_t, std::string> Server::Start() {
   return port;
 }
 
-tl::expected<void, std::string> Server::StartMailDelivery(uint16_t port) {
+tl::expected<void, std::string> Server::Impl::StartMailDelivery(uint16_t port) {
   persistence::NotificationStore* outbox = store_->notifications();
   if (outbox == nullptr || config_.smtp_url.empty()) return {};
   if (!config_.smtp_url.starts_with("smtp://") && !config_.smtp_url.starts_with("smtps://")) {
@@ -192,12 +262,11 @@ tl::expected<void, std::string> Server::StartMailDelivery(uint16_t port) {
   return {};
 }
 
-void Server::DoAccept() {
-  acceptor_.async_accept(asio::make_strand(ioc_),
-                         beast::bind_front_handler(&Server::OnAccept, this));
+void Server::Impl::DoAccept() {
+  acceptor_.async_accept(asio::make_strand(ioc_), beast::bind_front_handler(&Impl::OnAccept, this));
 }
 
-void Server::OnAccept(error_code ec, StrandSocket socket) {
+void Server::Impl::OnAccept(error_code ec, StrandSocket socket) {
   if (ec) {
     if (ec == asio::error::operation_aborted || stopping_) return;
     spdlog::warn("accept: {}", ec.message());
@@ -228,7 +297,8 @@ void Server::OnAccept(error_code ec, StrandSocket socket) {
   if (!stopping_) DoAccept();
 }
 
-void Server::Refuse(StrandSocket socket, const std::string& address, const std::string& refusal) {
+void Server::Impl::Refuse(StrandSocket socket, const std::string& address,
+                          const std::string& refusal) {
   if (auto slot = connections_.AdmitRefused(address)) {
     // Read the request: GET /healthz is answered, anything else gets a 503 naming the limit.
     if (tls_) {
@@ -259,7 +329,7 @@ void Server::Refuse(StrandSocket socket, const std::string& address, const std::
   socket.close(ignored);
 }
 
-void Server::ScheduleDeadlineSweep() {
+void Server::Impl::ScheduleDeadlineSweep() {
   deadline_timer_.expires_after(kDeadlineSweep);
   deadline_timer_.async_wait([this](error_code ec) {
     if (ec || stopping_) return;
@@ -271,14 +341,14 @@ void Server::ScheduleDeadlineSweep() {
   });
 }
 
-void Server::Run() {
+void Server::Impl::Run() {
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.threads; ++i) threads.emplace_back([this] { ioc_.run(); });
   ioc_.run();
   for (std::thread& thread : threads) thread.join();
 }
 
-void Server::Stop() {
+void Server::Impl::Stop() {
   if (stopping_.exchange(true)) return;
   asio::post(acceptor_.get_executor(), [this] {
     error_code ignored;
@@ -294,7 +364,7 @@ void Server::Stop() {
   });
 }
 
-void Server::StopOnSignals() {
+void Server::Impl::StopOnSignals() {
   signals_.add(SIGINT);
   signals_.add(SIGTERM);
   signals_.async_wait([this](error_code ec, int signal) {
@@ -303,5 +373,19 @@ void Server::StopOnSignals() {
     Stop();
   });
 }
+
+Server::Server(ServerConfig config, std::shared_ptr<persistence::EventStore> store,
+               melee::engine::Registry registry, ServerHooks hooks)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(store), std::move(registry),
+                                   std::move(hooks))) {}
+
+Server::~Server() = default;
+
+tl::expected<uint16_t, std::string> Server::Start() { return impl_->Start(); }
+void Server::Run() { impl_->Run(); }
+void Server::Stop() { impl_->Stop(); }
+void Server::StopOnSignals() { impl_->StopOnSignals(); }
+const Metrics& Server::metrics() const { return impl_->metrics(); }
+Matches& Server::matches() { return impl_->matches(); }
 
 }  // namespace melee::server

@@ -6,34 +6,24 @@
 // config.threads - 1 more), Stop() from any thread. Run() returns once every connection has
 // closed or a grace period has passed.
 
-#include <atomic>
-#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <tl/expected.hpp>
-#include <vector>
 
 #include "engine/core/registry.h"
 #include "persistence/event_store.h"
-#include "server/clock.h"
-#include "server/matches.h"
-#include "server/metrics.h"
-#include "server/net.h"
-#include "server/notify/emails.h"
-#include "server/notify/mail_delivery.h"
-#include "server/notify/webhook_delivery.h"
-#include "server/notify/webhooks.h"
 #include "server/transport/config.h"
-#include "server/transport/connections.h"
-#include "server/transport/context.h"
-#include "server/transport/dispatcher.h"
 #include "server/transport/hooks.h"
 
-#include <boost/asio/ssl.hpp>
+// The sockets, sessions, io_context and the parts behind them are Server::Impl's, in
+// server.cc: a program that starts a server (melee-server's main.cc, the tests) does not read
+// Asio's and Beast's headers (docs/architecture.md, "Build time").
 
 namespace melee::server {
+
+class Matches;
+class Metrics;
 
 class Server {
  public:
@@ -58,49 +48,13 @@ class Server {
   // Calls Stop() on SIGINT or SIGTERM. Call before Run().
   void StopOnSignals();
 
-  const Metrics& metrics() const { return metrics_; }
-  Matches& matches() { return matches_; }
+  // (server/metrics.h and server/matches.h declare them.)
+  const Metrics& metrics() const;
+  Matches& matches();
 
  private:
-  void DoAccept();
-  void OnAccept(error_code ec, StrandSocket socket);
-  // Answers a connection a limit refused (`refusal` says which) with a 503, or its GET /healthz,
-  // then closes it.
-  void Refuse(StrandSocket socket, const std::string& address, const std::string& refusal);
-  void ScheduleDeadlineSweep();
-  // With a relay (--smtp-url), starts the delivery thread of mails; `port`: the one listened on
-  // (for the links' default public URL).
-  tl::expected<void, std::string> StartMailDelivery(uint16_t port);
-
-  // Declaration order is destruction order, reversed: the io_context goes before the matches
-  // and the dispatcher but after what its pending handlers' owners (sessions) still touch when
-  // they are destroyed with it: metrics, connections and the context.
-  ServerConfig config_;
-  std::shared_ptr<persistence::EventStore> store_;
-  melee::engine::Registry registry_;
-  std::shared_ptr<const Clock> clock_;
-  std::shared_ptr<const persistence::ServerSecrets> secrets_;  // key and dice secret
-  std::shared_ptr<Lifeline> lifeline_ = std::make_shared<Lifeline>();
-  Metrics metrics_;
-  // Notifications (docs/notifications.md): the seats' webhooks and mail addresses, and their
-  // delivery threads.
-  std::shared_ptr<notify::Webhooks> webhooks_;
-  std::shared_ptr<notify::Emails> emails_;
-  std::unique_ptr<notify::WebhookDelivery> delivery_;
-  std::unique_ptr<notify::MailDelivery> mail_delivery_;
-  AddressRateLimiter match_creations_;
-  Connections connections_;
-  ServerContext context_;  // refers to matches_ and dispatcher_, declared (and built) below
-  asio::io_context ioc_;
-  Matches matches_;
-  Dispatcher dispatcher_;
-
-  tcp::acceptor acceptor_;
-  asio::signal_set signals_;
-  asio::steady_timer grace_timer_;
-  asio::steady_timer deadline_timer_;
-  std::unique_ptr<asio::ssl::context> tls_;  // set when a certificate is configured
-  std::atomic<bool> stopping_{false};
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace melee::server

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "server/transport/config.h"  // DefaultWebRoot, the web root by default
 #include "server/transport/http_routes.h"
 
 namespace melee::server {
@@ -22,13 +23,6 @@ namespace melee::server {
 // path ending in "/" serve that folder's index.html. Thread-safe: it only reads the files.
 std::optional<HttpResponse> ServeStaticFile(const HttpRequest& request, std::string_view path,
                                             const std::filesystem::path& web_root);
-
-// Returns the web root melee-server uses when --web-root is not given: share/melee/web next to
-// the installed binary (`<bin>/../share/melee/web`) when it holds an index.html, else
-// `source_web_root` (the source tree's client-sdk/web, compiled in, so a build-tree binary
-// serves it).
-std::filesystem::path DefaultWebRoot(const std::filesystem::path& executable,
-                                     const std::filesystem::path& source_web_root);
 
 // The Content-Type of a file named `name`, by its extension (application/octet-stream when
 // the extension is not one the web client uses).

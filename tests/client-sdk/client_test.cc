@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "melee/asl/v1/asl.pb.h"
+#include "server/matches.h"
 #include "server/net.h"
 #include "server/transport/server.h"
 #include "tests/testing/asl_commands.h"

@@ -15,6 +15,7 @@
 #include "melee/asl/v1/asl.pb.h"
 #include "melee/storage/v1/events.pb.h"
 #include "server/clock.h"
+#include "server/matches.h"
 #include "server/transport/server.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/test_server.h"

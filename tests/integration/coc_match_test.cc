@@ -12,6 +12,7 @@
 #include "server/clock.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
+#include "server/matches.h"
 #include "server/transport/server.h"
 #include "tests/testing/coc_commands.h"
 #include "tests/testing/fair_play_match.h"

@@ -3,28 +3,30 @@
 // choices and their deadlines, per-seat views (nothing secret leaks), retries, resume, restart,
 // and every bad input with its documented error.
 
+#include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
 
 #include <atomic>
 #include <deque>
-#include <thread>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
-#include "tests/testing/http_get.h"
+#include "server/matches.h"
+#include "server/metrics.h"
+#include "server/transport/server.h"
 #include "tests/testing/asl_commands.h"
+#include "tests/testing/http_get.h"
 #include "tests/testing/match_client.h"
-#include "tests/testing/seal_guesser.h"
 #include "tests/testing/match_frames.h"
 #include "tests/testing/scripted_faces.h"
+#include "tests/testing/seal_guesser.h"
 #include "tests/testing/temp_dir.h"
-#include "server/transport/server.h"
 #include "tests/testing/test_server.h"
 
 namespace melee {

@@ -4,12 +4,14 @@
 // rule, secrecy, and a restart in the middle of an assault.
 
 #include <gtest/gtest.h>
+
 #include <sstream>
 
 #include "proto/codec/frame.h"
 #include "server/clock.h"
 #include "server/fair_play/audit.h"
 #include "server/fair_play/verify.h"
+#include "server/matches.h"
 #include "server/transport/server.h"
 #include "tests/testing/fair_play_match.h"
 #include "tests/testing/match_client.h"
