@@ -348,8 +348,10 @@ TEST(DormantMatchTest, ACloseCombatLeftWithOneSealIsUnloadedAndResolvesWhenItsSe
     ASSERT_TRUE(b->Act(AnnounceNothing()).has_ack());
     ASSERT_TRUE(b->Act(Seal({{{"R1"}, {"G1"}}})).has_ack());
   }  // both seats leave; B's seal waits for A's
+  // Up to 30 s: with both cores busy (a compiler or a busy loop beside the test) the match took
+  // 1.3 to 12 s to unload, and 12 s was this loop's limit before.
   double unloaded = 0;
-  for (int i = 0; i < 40 && unloaded != 1; ++i) {
+  for (int i = 0; i < 100 && unloaded != 1; ++i) {
     clock->Advance(std::chrono::seconds(61));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     unloaded = Metric(server.port(), "melee_matches_unloaded_total");
