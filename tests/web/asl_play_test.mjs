@@ -237,14 +237,14 @@ async function play(a, b, s, problems, created) {
   // until the close combat is over ----
   let choiceShot = false;
   let meleeShot = false;
-  const end = Date.now() + 120000;
+  const end = performance.now() + 120000;
   // Over means over: a close combat that ends in a Melee shows STAGE_ENDED for a moment, until
   // the server's next batch starts the next CCPh (A11.15); only the last end says "the close
   // combat is over".
   const over = async () => (await visible(a, '#next[data-stage="STAGE_ENDED"]')) &&
     /the close combat is over/.test(await a.locator('#rolls').innerText());
   while (!(await over())) {
-    if (Date.now() > end) throw new Error('the close combat did not end');
+    if (performance.now() > end) throw new Error('the close combat did not end');
     for (const page of [a, b]) {
       if (await visible(page, '#choice-dialog[open]')) {
         assert.match(await page.locator('#choice-countdown').innerText(), /\d+:\d\d left to answer|No deadline/);

@@ -113,10 +113,10 @@ test('two players fight a coc close combat with forms; a spectator follows', asy
     await a.getByRole('button', { name: 'Seal the declaration' }).click();
 
     // ---- whatever the dice bring: odd hits to place, another round, until it is over ----
-    const end = Date.now() + 90000;
+    const end = performance.now() + 90000;
     let placed = false;
     while (!(await visible(a, '#contact-section')) || !((await a.locator('#next').innerText()).includes('This Close Combat is over'))) {
-      if (Date.now() > end) throw new Error('the close combat did not end');
+      if (performance.now() > end) throw new Error('the close combat did not end');
       for (const page of [a, b]) {
         if (await visible(page, '#coc-place-panel:not([hidden])')) {
           await settle(pages);

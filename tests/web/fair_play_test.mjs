@@ -70,9 +70,9 @@ async function playInPage({ unitsA, unitsB }) {
   const a = await open('side_a', created.side_a_token);
   const b = await open('side_b', created.side_b_token);
   const until = async (what, ok, ms = 20000) => {
-    const end = Date.now() + ms;
+    const end = performance.now() + ms;
     while (!ok()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };

@@ -120,9 +120,9 @@ async function openSeat(page, { matchId, token, role }) {
 const lastSeqOf = (page) => page.evaluate(() => window.seat.lastSeq);
 
 async function until(what, ok, ms = 20000) {
-  const end = Date.now() + ms;
+  const end = performance.now() + ms;
   while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -124,11 +124,15 @@ export async function lastSeq(page) {
   return Number(/Last event\s+#(\d+)/.exec(text)?.[1] || 0);
 }
 
-/** Waits until every page shows the same last event for a moment: nobody acts on a stale view. */
+/**
+ * Waits until every page shows the same last event for a moment: nobody acts on a stale view.
+ * (Deadlines here and in the tests use performance.now(), a monotonic clock: the test machines'
+ * wall clock has been seen to jump, and Date.now() then ended a 15 s wait after 2 s.)
+ */
 export async function settle(pages) {
-  const end = Date.now() + 15000;
+  const end = performance.now() + 15000;
   let stable = 0;
-  while (Date.now() < end) {
+  while (performance.now() < end) {
     const seqs = await Promise.all(pages.map(lastSeq));
     stable = seqs.every((s) => s === seqs[0]) ? stable + 1 : 0;
     if (stable >= 3) return seqs[0];
