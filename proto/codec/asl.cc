@@ -27,29 +27,26 @@ using engine::Seat;
 using checks::Bad;
 using checks::CheckRange;
 using checks::CheckText;
-using checks::Indexed;
 using checks::Quoted;
 
-Result<void> CheckId(std::string_view id, const std::string& field) {
+Result<void> CheckId(std::string_view id, const Field& field) {
   return checks::CheckId(id, field, kAslMaxIdBytes);
 }
 
-Result<void> CheckOptionalId(std::string_view id, const std::string& field) {
+Result<void> CheckOptionalId(std::string_view id, const Field& field) {
   return checks::CheckOptionalId(id, field, kAslMaxIdBytes);
 }
 
 // A list of unit ids of at most kAslMaxListSize entries.
-Result<void> CheckIds(const pb::RepeatedPtrField<std::string>& ids, const std::string& field) {
+Result<void> CheckIds(const pb::RepeatedPtrField<std::string>& ids, const Field& field) {
   if (static_cast<size_t>(ids.size()) > kAslMaxListSize) {
     return Bad(field, "at most " + std::to_string(kAslMaxListSize) + " entries");
   }
   for (int i = 0; i < ids.size(); ++i) {
-    if (auto r = CheckId(ids[i], Indexed(field, i)); !r) return r;
+    if (auto r = CheckId(ids[i], field.Item(i)); !r) return r;
   }
   return {};
 }
-
-
 
 std::vector<std::string> Strings(const pb::RepeatedPtrField<std::string>& values) {
   return {values.begin(), values.end()};
@@ -64,7 +61,7 @@ void AddStrings(const std::vector<std::string>& values, pb::RepeatedPtrField<std
 
 }  // namespace
 
-Result<Seat> SideFromProto(melee::v1::Seat seat, const std::string& field) {
+Result<Seat> SideFromProto(melee::v1::Seat seat, const Field& field) {
   switch (seat) {
     case melee::v1::SEAT_SIDE_A:
       return Seat::kSideA;
@@ -86,7 +83,7 @@ melee::v1::Seat SideToProto(Seat seat) {
 
 namespace {
 
-Result<asl::UnitKind> KindFromProto(v1::UnitKind kind, const std::string& field) {
+Result<asl::UnitKind> KindFromProto(v1::UnitKind kind, const Field& field) {
   switch (kind) {
     case v1::UNIT_KIND_SQUAD:
       return asl::UnitKind::kSquad;
@@ -136,8 +133,7 @@ v1::UnitKind KindToProto(asl::UnitKind kind) {
   return v1::UNIT_KIND_UNSPECIFIED;
 }
 
-Result<asl::Nationality> NationalityFromProto(v1::Nationality nationality,
-                                              const std::string& field) {
+Result<asl::Nationality> NationalityFromProto(v1::Nationality nationality, const Field& field) {
   switch (nationality) {
     case v1::NATIONALITY_UNSPECIFIED:
     case v1::NATIONALITY_OTHER:
@@ -187,7 +183,7 @@ v1::Nationality NationalityToProto(asl::Nationality nationality) {
   return v1::NATIONALITY_UNSPECIFIED;
 }
 
-Result<asl::ChoiceKind> ChoiceKindFromProto(v1::ChoiceKind kind, const std::string& field) {
+Result<asl::ChoiceKind> ChoiceKindFromProto(v1::ChoiceKind kind, const Field& field) {
   switch (kind) {
     case v1::CHOICE_KIND_INFILTRATION:
       return asl::ChoiceKind::kInfiltration;
@@ -216,7 +212,7 @@ v1::ChoiceKind ChoiceKindToProto(asl::ChoiceKind kind) {
   return v1::CHOICE_KIND_UNSPECIFIED;
 }
 
-Result<asl::Armor> ArmorFromProto(v1::Armor armor, const std::string& field) {
+Result<asl::Armor> ArmorFromProto(v1::Armor armor, const Field& field) {
   switch (armor) {
     case v1::ARMOR_CLOSED_TOP:
       return asl::Armor::kClosedTop;
@@ -245,7 +241,7 @@ v1::Armor ArmorToProto(asl::Armor armor) {
   return v1::ARMOR_CLOSED_TOP;
 }
 
-Result<asl::Movement> MovementFromProto(v1::Movement movement, const std::string& field) {
+Result<asl::Movement> MovementFromProto(v1::Movement movement, const Field& field) {
   switch (movement) {
     case v1::MOVEMENT_STOPPED:
       return asl::Movement::kStopped;
@@ -272,15 +268,16 @@ v1::Movement MovementToProto(asl::Movement movement) {
 
 // Parses weapon names ("cmg", "rmg", "aamg", "sn") into Weapon bits; each at most once.
 Result<uint8_t> WeaponsFromProto(const pb::RepeatedPtrField<std::string>& names,
-                                 const std::string& field) {
+                                 const Field& field) {
   uint8_t bits = 0;
   for (int i = 0; i < names.size(); ++i) {
     std::optional<asl::Weapon> weapon = asl::ParseWeapon(names.Get(i));
     if (!weapon) {
-      return Bad(Indexed(field, i), "unknown weapon (cmg, rmg, aamg or sn; a BMG is never used "
-                                    "in CC)");
+      return Bad(field.Item(i),
+                 "unknown weapon (cmg, rmg, aamg or sn; a BMG is never used "
+                 "in CC)");
     }
-    if (bits & *weapon) return Bad(Indexed(field, i), "named twice");
+    if (bits & *weapon) return Bad(field.Item(i), "named twice");
     bits |= *weapon;
   }
   return bits;
@@ -292,12 +289,12 @@ void AddWeapons(uint8_t bits, pb::RepeatedPtrField<std::string>* out) {
   }
 }
 
-Result<asl::VehicleFacts> VehicleFromProto(const v1::Vehicle& message, const std::string& field) {
+Result<asl::VehicleFacts> VehicleFromProto(const v1::Vehicle& message, const Field& field) {
   asl::VehicleFacts v;
-  auto armor = ArmorFromProto(message.armor(), field + ".armor");
+  auto armor = ArmorFromProto(message.armor(), field.Child("armor"));
   if (!armor) return tl::unexpected(armor.error());
   v.armor = *armor;
-  auto movement = MovementFromProto(message.movement(), field + ".movement");
+  auto movement = MovementFromProto(message.movement(), field.Child("movement"));
   if (!movement) return tl::unexpected(movement.error());
   v.movement = *movement;
   v.crew_exposed = message.crew_exposed();
@@ -306,20 +303,20 @@ Result<asl::VehicleFacts> VehicleFromProto(const v1::Vehicle& message, const std
   v.stunned = message.stunned();
   v.immobile = message.immobile();
   v.unarmed = message.unarmed();
-  for (const auto& [fp, name] : {std::pair{message.cmg(), ".cmg"}, std::pair{message.rmg(), ".rmg"},
-                                 std::pair{message.aamg(), ".aamg"}}) {
-    if (auto r = CheckRange(fp, 0, 99, field + name); !r) return tl::unexpected(r.error());
+  for (const auto& [fp, name] : {std::pair{message.cmg(), "cmg"}, std::pair{message.rmg(), "rmg"},
+                                 std::pair{message.aamg(), "aamg"}}) {
+    if (auto r = CheckRange(fp, 0, 99, field.Child(name)); !r) return tl::unexpected(r.error());
   }
   v.cmg = message.cmg();
   v.cmg_vca_only = message.cmg_vca_only();
   v.rmg = message.rmg();
   v.aamg = message.aamg();
   v.bmg = message.bmg();
-  if (auto r = CheckRange(message.sn_usage(), 0, 12, field + ".sn_usage"); !r) {
+  if (auto r = CheckRange(message.sn_usage(), 0, 12, field.Child("sn_usage")); !r) {
     return tl::unexpected(r.error());
   }
   v.sn_usage = message.sn_usage();
-  auto malfunctioned = WeaponsFromProto(message.malfunctioned(), field + ".malfunctioned");
+  auto malfunctioned = WeaponsFromProto(message.malfunctioned(), field.Child("malfunctioned"));
   if (!malfunctioned) return tl::unexpected(malfunctioned.error());
   v.malfunctioned = *malfunctioned;
   return v;
@@ -466,56 +463,57 @@ melee::v1::DieRoll::Color ColorToProto(engine::DieColor color) {
 
 // ---- reading a situation file ---------------------------------------------------------------
 
-Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& field) {
+Result<asl::Unit> UnitFromProto(const v1::Unit& message, const Field& field) {
   asl::Unit unit;
-  if (auto r = CheckId(message.id(), field + ".id"); !r) return tl::unexpected(r.error());
+  if (auto r = CheckId(message.id(), field.Child("id")); !r) return tl::unexpected(r.error());
   unit.id = message.id();
-  auto owner = SideFromProto(message.owner(), field + ".owner");
+  auto owner = SideFromProto(message.owner(), field.Child("owner"));
   if (!owner) return tl::unexpected(owner.error());
   unit.owner = *owner;
-  auto kind = KindFromProto(message.kind(), field + ".kind");
+  auto kind = KindFromProto(message.kind(), field.Child("kind"));
   if (!kind) return tl::unexpected(kind.error());
   unit.kind = *kind;
-  auto nationality = NationalityFromProto(message.nationality(), field + ".nationality");
+  auto nationality = NationalityFromProto(message.nationality(), field.Child("nationality"));
   if (!nationality) return tl::unexpected(nationality.error());
   unit.nationality = *nationality;
-  if (auto r = CheckText(message.name(), field + ".name", kAslMaxIdBytes); !r) {
+  if (auto r = CheckText(message.name(), field.Child("name"), kAslMaxIdBytes); !r) {
     return tl::unexpected(r.error());
   }
   unit.name = message.name();
-  if (auto r = CheckRange(message.firepower(), 0, 99, field + ".firepower"); !r) {
+  if (auto r = CheckRange(message.firepower(), 0, 99, field.Child("firepower")); !r) {
     return tl::unexpected(r.error());
   }
   unit.firepower = message.firepower();
   if (message.has_reduced_firepower()) {
-    if (auto r = CheckRange(message.reduced_firepower(), 1, 99, field + ".reduced_firepower"); !r) {
+    if (auto r = CheckRange(message.reduced_firepower(), 1, 99, field.Child("reduced_firepower"));
+        !r) {
       return tl::unexpected(r.error());
     }
     unit.reduced_firepower = message.reduced_firepower();
   }
   if (message.has_morale()) {
-    if (auto r = CheckRange(message.morale(), 1, 12, field + ".morale"); !r) {
+    if (auto r = CheckRange(message.morale(), 1, 12, field.Child("morale")); !r) {
       return tl::unexpected(r.error());
     }
     unit.morale = message.morale();
   }
-  if (auto r = CheckRange(message.leadership(), -5, 3, field + ".leadership"); !r) {
+  if (auto r = CheckRange(message.leadership(), -5, 3, field.Child("leadership")); !r) {
     return tl::unexpected(r.error());
   }
   unit.leadership = message.leadership();
-  if (auto r = CheckRange(message.bpv(), 0, 999, field + ".bpv"); !r) {
+  if (auto r = CheckRange(message.bpv(), 0, 999, field.Child("bpv")); !r) {
     return tl::unexpected(r.error());
   }
   unit.bpv = message.bpv();
-  if (auto r = CheckOptionalId(message.stacked_on(), field + ".stacked_on"); !r) {
+  if (auto r = CheckOptionalId(message.stacked_on(), field.Child("stacked_on")); !r) {
     return tl::unexpected(r.error());
   }
   unit.stacked_on = message.stacked_on();
   if (message.support_weapons_size() > 8) {
-    return Bad(field + ".support_weapons", "at most 8 support weapons");
+    return Bad(field.Child("support_weapons"), "at most 8 support weapons");
   }
   for (int i = 0; i < message.support_weapons_size(); ++i) {
-    const std::string sw_field = Indexed(field + ".support_weapons", i);
+    const Field sw_field = field.Child("support_weapons", i);
     if (message.support_weapons(i).empty()) return Bad(sw_field, "must not be empty");
     if (auto r = CheckText(message.support_weapons(i), sw_field, kAslMaxIdBytes); !r) {
       return tl::unexpected(r.error());
@@ -542,7 +540,7 @@ Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& fiel
   unit.on_crest = message.on_crest();
   unit.in_bank_or_panji = message.in_bank_or_panji();
   unit.advanced = message.advanced();
-  if (auto r = CheckRange(message.wounds(), 0, 1, field + ".wounds"); !r) {
+  if (auto r = CheckRange(message.wounds(), 0, 1, field.Child("wounds")); !r) {
     return tl::unexpected(r.error());
   }
   unit.wounds = message.wounds();
@@ -558,31 +556,31 @@ Result<asl::Unit> UnitFromProto(const v1::Unit& message, const std::string& fiel
       unit.street_fighting = asl::StreetFighting::kInObstacle;
       break;
     default:
-      return Bad(field + ".street_fighting", "unknown value " +
-                                                std::to_string(message.street_fighting()));
+      return Bad(field.Child("street_fighting"),
+                 "unknown value " + std::to_string(message.street_fighting()));
   }
-  if (auto r = CheckOptionalId(message.rider_of(), field + ".rider_of"); !r) {
+  if (auto r = CheckOptionalId(message.rider_of(), field.Child("rider_of")); !r) {
     return tl::unexpected(r.error());
   }
   unit.rider_of = message.rider_of();
-  if (auto r = CheckOptionalId(message.passenger_of(), field + ".passenger_of"); !r) {
+  if (auto r = CheckOptionalId(message.passenger_of(), field.Child("passenger_of")); !r) {
     return tl::unexpected(r.error());
   }
   unit.passenger_of = message.passenger_of();
   if (message.has_vehicle()) {
     if (unit.kind != asl::UnitKind::kVehicle) {
-      return Bad(field + ".vehicle", "only a UNIT_KIND_VEHICLE has vehicle facts");
+      return Bad(field.Child("vehicle"), "only a UNIT_KIND_VEHICLE has vehicle facts");
     }
-    auto vehicle = VehicleFromProto(message.vehicle(), field + ".vehicle");
+    auto vehicle = VehicleFromProto(message.vehicle(), field.Child("vehicle"));
     if (!vehicle) return tl::unexpected(vehicle.error());
     unit.vehicle = *vehicle;
   }
   return unit;
 }
 
-Result<asl::Location> LocationFromProto(const v1::Location& message, const std::string& field) {
+Result<asl::Location> LocationFromProto(const v1::Location& message, const Field& field) {
   asl::Location location;
-  if (auto r = CheckText(message.name(), field + ".name", kAslMaxNameBytes); !r) {
+  if (auto r = CheckText(message.name(), field.Child("name"), kAslMaxNameBytes); !r) {
     return tl::unexpected(r.error());
   }
   location.name = message.name();
@@ -590,15 +588,17 @@ Result<asl::Location> LocationFromProto(const v1::Location& message, const std::
   location.melee = message.melee();
   location.hth = message.hth();
   if (message.ambusher() != melee::v1::SEAT_UNSPECIFIED) {
-    auto ambusher = SideFromProto(message.ambusher(), field + ".ambusher");
+    auto ambusher = SideFromProto(message.ambusher(), field.Child("ambusher"));
     if (!ambusher) return tl::unexpected(ambusher.error());
     location.ambusher = *ambusher;
   }
-  if (auto r = CheckRange(message.excess_squads_side_a(), 0, 9, field + ".excess_squads_side_a");
+  if (auto r =
+          CheckRange(message.excess_squads_side_a(), 0, 9, field.Child("excess_squads_side_a"));
       !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = CheckRange(message.excess_squads_side_b(), 0, 9, field + ".excess_squads_side_b");
+  if (auto r =
+          CheckRange(message.excess_squads_side_b(), 0, 9, field.Child("excess_squads_side_b"));
       !r) {
     return tl::unexpected(r.error());
   }
@@ -607,31 +607,31 @@ Result<asl::Location> LocationFromProto(const v1::Location& message, const std::
   return location;
 }
 
-Result<asl::Situation> SituationFromProto(const v1::Situation& message, const std::string& field) {
+Result<asl::Situation> SituationFromProto(const v1::Situation& message, const Field& field) {
   asl::Situation situation;
-  auto location = LocationFromProto(message.location(), field + ".location");
+  auto location = LocationFromProto(message.location(), field.Child("location"));
   if (!location) return tl::unexpected(location.error());
   situation.location = std::move(*location);
-  auto attacker = SideFromProto(message.attacker(), field + ".attacker");
+  auto attacker = SideFromProto(message.attacker(), field.Child("attacker"));
   if (!attacker) return tl::unexpected(attacker.error());
   situation.attacker = *attacker;
   if (static_cast<size_t>(message.units_size()) > kAslMaxUnits) {
-    return Bad(field + ".units", "a Location holds at most " + std::to_string(kAslMaxUnits) +
-                                     " units, not " + std::to_string(message.units_size()));
+    return Bad(field.Child("units"), "a Location holds at most " + std::to_string(kAslMaxUnits) +
+                                         " units, not " + std::to_string(message.units_size()));
   }
   for (int i = 0; i < message.units_size(); ++i) {
-    auto unit = UnitFromProto(message.units(i), Indexed(field + ".units", i));
+    auto unit = UnitFromProto(message.units(i), field.Child("units", i));
     if (!unit) return tl::unexpected(unit.error());
     situation.units.push_back(std::move(*unit));
   }
   return situation;
 }
 
-Result<asl::Announce> AnnounceFromProto(const v1::Announce& message, const std::string& field) {
-  for (const auto& [ids, name] : {std::pair{&message.withdraw(), ".withdraw"},
-                                  std::pair{&message.cannot_withdraw(), ".cannot_withdraw"},
-                                  std::pair{&message.solo(), ".solo"}}) {
-    if (auto r = CheckIds(*ids, field + name); !r) return tl::unexpected(r.error());
+Result<asl::Announce> AnnounceFromProto(const v1::Announce& message, const Field& field) {
+  for (const auto& [ids, name] : {std::pair{&message.withdraw(), "withdraw"},
+                                  std::pair{&message.cannot_withdraw(), "cannot_withdraw"},
+                                  std::pair{&message.solo(), "solo"}}) {
+    if (auto r = CheckIds(*ids, field.Child(name)); !r) return tl::unexpected(r.error());
   }
   asl::Announce announce;
   announce.withdraw = Strings(message.withdraw());
@@ -641,21 +641,20 @@ Result<asl::Announce> AnnounceFromProto(const v1::Announce& message, const std::
   return announce;
 }
 
-Result<asl::AttackOrder> AttackOrderFromProto(const v1::AttackOrder& message,
-                                              const std::string& field) {
-  if (auto r = CheckIds(message.attackers(), field + ".attackers"); !r) {
+Result<asl::AttackOrder> AttackOrderFromProto(const v1::AttackOrder& message, const Field& field) {
+  if (auto r = CheckIds(message.attackers(), field.Child("attackers")); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = CheckIds(message.targets(), field + ".targets"); !r) {
+  if (auto r = CheckIds(message.targets(), field.Child("targets")); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = CheckOptionalId(message.director(), field + ".director"); !r) {
+  if (auto r = CheckOptionalId(message.director(), field.Child("director")); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = CheckOptionalId(message.atmm(), field + ".atmm"); !r) {
+  if (auto r = CheckOptionalId(message.atmm(), field.Child("atmm")); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = WeaponsFromProto(message.weapons(), field + ".weapons"); !r) {
+  if (auto r = WeaponsFromProto(message.weapons(), field.Child("weapons")); !r) {
     return tl::unexpected(r.error());
   }
   asl::AttackOrder order;
@@ -669,17 +668,17 @@ Result<asl::AttackOrder> AttackOrderFromProto(const v1::AttackOrder& message,
   return order;
 }
 
-Result<asl::Seal> SealFromProto(const v1::Seal& message, const std::string& field) {
+Result<asl::Seal> SealFromProto(const v1::Seal& message, const Field& field) {
   asl::Seal seal;
   if (static_cast<size_t>(message.attacks_size()) > kAslMaxListSize) {
-    return Bad(field + ".attacks", "at most " + std::to_string(kAslMaxListSize) + " attacks");
+    return Bad(field.Child("attacks"), "at most " + std::to_string(kAslMaxListSize) + " attacks");
   }
   for (int i = 0; i < message.attacks_size(); ++i) {
-    auto order = AttackOrderFromProto(message.attacks(i), Indexed(field + ".attacks", i));
+    auto order = AttackOrderFromProto(message.attacks(i), field.Child("attacks", i));
     if (!order) return tl::unexpected(order.error());
     seal.attacks.push_back(std::move(*order));
   }
-  if (auto r = CheckIds(message.ambush_withdraw(), field + ".ambush_withdraw"); !r) {
+  if (auto r = CheckIds(message.ambush_withdraw(), field.Child("ambush_withdraw")); !r) {
     return tl::unexpected(r.error());
   }
   seal.ambush_withdraw = Strings(message.ambush_withdraw());
@@ -844,22 +843,24 @@ Result<asl::Script> ScriptFromProto(const v1::CloseCombat& message) {
   if (static_cast<size_t>(message.declarations_size()) > kAslMaxListSize) {
     return Bad("declarations", "at most " + std::to_string(kAslMaxListSize) + " declarations");
   }
+  const Field declarations("declarations");
   for (int i = 0; i < message.declarations_size(); ++i) {
-    const std::string field = Indexed("declarations", i);
-    auto seat = SideFromProto(message.declarations(i).seat(), field + ".seat");
+    const Field field = declarations.Item(i);
+    auto seat = SideFromProto(message.declarations(i).seat(), field.Child("seat"));
     if (!seat) return tl::unexpected(seat.error());
-    auto seal = SealFromProto(message.declarations(i).seal(), field + ".seal");
+    auto seal = SealFromProto(message.declarations(i).seal(), field.Child("seal"));
     if (!seal) return tl::unexpected(seal.error());
     script.declarations.emplace_back(*seat, std::move(*seal));
   }
   if (static_cast<size_t>(message.choices_size()) > kAslMaxListSize) {
     return Bad("choices", "at most " + std::to_string(kAslMaxListSize) + " choices");
   }
+  const Field choices("choices");
   for (int i = 0; i < message.choices_size(); ++i) {
-    const std::string field = Indexed("choices", i);
-    auto kind = ChoiceKindFromProto(message.choices(i).kind(), field + ".kind");
+    const Field field = choices.Item(i);
+    auto kind = ChoiceKindFromProto(message.choices(i).kind(), field.Child("kind"));
     if (!kind) return tl::unexpected(kind.error());
-    if (auto r = CheckIds(message.choices(i).selected(), field + ".selected"); !r) {
+    if (auto r = CheckIds(message.choices(i).selected(), field.Child("selected")); !r) {
       return tl::unexpected(r.error());
     }
     script.choices.push_back({*kind, Strings(message.choices(i).selected())});

@@ -18,6 +18,7 @@
 #include "engine/asl/script.h"
 #include "engine/core/result.h"
 #include "melee/asl/v1/asl.pb.h"
+#include "proto/codec/field.h"
 
 namespace melee::proto {
 
@@ -53,20 +54,20 @@ engine::Result<engine::asl::Script> ScriptFromJson(std::string_view json);
 
 // Readers of single messages, for the server's wire commands. `field` prefixes every error
 // ("declaration.asl.attacks[0].targets: ...").
-engine::Result<engine::Seat> SideFromProto(melee::v1::Seat seat, const std::string& field);
+engine::Result<engine::Seat> SideFromProto(melee::v1::Seat seat, const Field& field);
 melee::v1::Seat SideToProto(engine::Seat seat);
 engine::Result<engine::asl::Unit> UnitFromProto(const melee::asl::v1::Unit& message,
-                                                const std::string& field);
+                                                const Field& field);
 engine::Result<engine::asl::Location> LocationFromProto(const melee::asl::v1::Location& message,
-                                                        const std::string& field);
-engine::Result<engine::asl::Situation> SituationFromProto(
-    const melee::asl::v1::Situation& message, const std::string& field);
+                                                        const Field& field);
+engine::Result<engine::asl::Situation> SituationFromProto(const melee::asl::v1::Situation& message,
+                                                          const Field& field);
 engine::Result<engine::asl::Announce> AnnounceFromProto(const melee::asl::v1::Announce& message,
-                                                        const std::string& field);
+                                                        const Field& field);
 engine::Result<engine::asl::AttackOrder> AttackOrderFromProto(
-    const melee::asl::v1::AttackOrder& message, const std::string& field);
+    const melee::asl::v1::AttackOrder& message, const Field& field);
 engine::Result<engine::asl::Seal> SealFromProto(const melee::asl::v1::Seal& message,
-                                                const std::string& field);
+                                                const Field& field);
 
 // An engine command as the server logs it, and back (the inverse checks every field).
 melee::asl::v1::Command CommandToProto(const engine::asl::Command& command);

@@ -16,16 +16,13 @@
 #include "engine/core/rational.h"
 #include "engine/core/result.h"
 #include "melee/v1/common.pb.h"
+#include "proto/codec/field.h"
 
 namespace melee::proto::checks {
 
 // Returns the error "`field`: `problem`" for untrusted input (no rule: the input is malformed).
-inline tl::unexpected<engine::RuleError> Bad(const std::string& field, const std::string& problem) {
-  return engine::Reject("", field + ": " + problem);
-}
-
-inline std::string Indexed(const std::string& field, int index) {
-  return field + "[" + std::to_string(index) + "]";
+inline tl::unexpected<engine::RuleError> Bad(const Field& field, const std::string& problem) {
+  return engine::Reject("", field.Text() + ": " + problem);
 }
 
 // Quotes at most the first 32 bytes of untrusted `value` for an error message, cut before a
@@ -45,8 +42,7 @@ inline std::string Quoted(std::string_view value) {
 
 // An id: 1..`max_bytes` printable ASCII characters without spaces (ids appear in reports and on
 // command lines).
-inline engine::Result<void> CheckId(std::string_view id, const std::string& field,
-                                    size_t max_bytes) {
+inline engine::Result<void> CheckId(std::string_view id, const Field& field, size_t max_bytes) {
   bool printable = !id.empty() && id.size() <= max_bytes;
   for (char c : id) printable = printable && c > 0x20 && c < 0x7F;
   if (!printable) {
@@ -57,14 +53,13 @@ inline engine::Result<void> CheckId(std::string_view id, const std::string& fiel
 }
 
 // An optional id: "" or CheckId.
-inline engine::Result<void> CheckOptionalId(std::string_view id, const std::string& field,
+inline engine::Result<void> CheckOptionalId(std::string_view id, const Field& field,
                                             size_t max_bytes) {
   return id.empty() ? engine::Result<void>{} : CheckId(id, field, max_bytes);
 }
 
 // Free text shown in reports: at most `max_bytes`, no control characters.
-inline engine::Result<void> CheckText(std::string_view text, const std::string& field,
-                                      size_t max_bytes) {
+inline engine::Result<void> CheckText(std::string_view text, const Field& field, size_t max_bytes) {
   if (text.size() > max_bytes) return Bad(field, "at most " + std::to_string(max_bytes) + " bytes");
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
@@ -74,7 +69,7 @@ inline engine::Result<void> CheckText(std::string_view text, const std::string& 
 }
 
 inline engine::Result<void> CheckRange(int64_t value, int64_t low, int64_t high,
-                                       const std::string& field) {
+                                       const Field& field) {
   if (value < low || value > high) {
     return Bad(field, std::to_string(value) + " is out of range " + std::to_string(low) + ".." +
                           std::to_string(high));

@@ -22,15 +22,14 @@ using checks::Bad;
 using checks::CheckRange;
 using checks::CheckText;
 using checks::DieToProto;
-using checks::Indexed;
 using engine::Reject;
 using engine::Result;
 
-Result<void> CheckId(std::string_view id, const std::string& field) {
+Result<void> CheckId(std::string_view id, const Field& field) {
   return checks::CheckId(id, field, kCocMaxIdBytes);
 }
 
-Result<void> CheckList(int size, const std::string& field) {
+Result<void> CheckList(int size, const Field& field) {
   if (static_cast<size_t>(size) > kCocMaxListSize) {
     return Bad(field, "at most " + std::to_string(kCocMaxListSize) + " entries");
   }
@@ -39,11 +38,11 @@ Result<void> CheckList(int size, const std::string& field) {
 
 // Reads a list of ids.
 Result<std::vector<std::string>> IdsFromProto(const pb::RepeatedPtrField<std::string>& ids,
-                                              const std::string& field) {
+                                              const Field& field) {
   if (auto ok = CheckList(ids.size(), field); !ok) return tl::unexpected(ok.error());
   std::vector<std::string> out;
   for (int i = 0; i < ids.size(); ++i) {
-    if (auto ok = CheckId(ids.Get(i), Indexed(field, i)); !ok) return tl::unexpected(ok.error());
+    if (auto ok = CheckId(ids.Get(i), field.Item(i)); !ok) return tl::unexpected(ok.error());
     out.push_back(ids.Get(i));
   }
   return out;
@@ -57,15 +56,14 @@ void IdsToProto(const std::vector<std::string>& ids, Repeated* out) {
 // An enum value from the wire: `valid` is the generated *_IsValid; the engine's value is the
 // wire's minus `offset` (the wire's UNSPECIFIED, where it has one, is refused).
 template <class E>
-Result<E> EnumFromProto(int value, bool (*valid)(int), int offset, int count,
-                        const std::string& field) {
+Result<E> EnumFromProto(int value, bool (*valid)(int), int offset, int count, const Field& field) {
   if (!valid(value) || value - offset < 0 || value - offset >= count) {
     return Bad(field, std::to_string(value) + " is not a valid value");
   }
   return static_cast<E>(value - offset);
 }
 
-Result<coc::Quality> QualityFromProto(cocpb::Quality quality, const std::string& field) {
+Result<coc::Quality> QualityFromProto(cocpb::Quality quality, const Field& field) {
   switch (quality) {
     case cocpb::QUALITY_REGULAR: return coc::Quality::kRegular;
     case cocpb::QUALITY_GREEN: return coc::Quality::kGreen;
@@ -84,16 +82,16 @@ cocpb::Quality QualityToProto(coc::Quality quality) {
   return cocpb::QUALITY_REGULAR;
 }
 
-Result<coc::Team> TeamFromProto(const cocpb::Team& message, const std::string& field) {
+Result<coc::Team> TeamFromProto(const cocpb::Team& message, const Field& field) {
   coc::Team team;
-  if (auto ok = CheckId(message.id(), field + ".id"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckId(message.id(), field.Child("id")); !ok) return tl::unexpected(ok.error());
   team.id = message.id();
   for (const auto& [name, value, high] : {std::tuple{"figures", message.figures(), 30},
                                           std::tuple{"shock", message.shock(), 99},
                                           std::tuple{"smgs", message.smgs(), 30},
                                           std::tuple{"lmgs", message.lmgs(), 30},
                                           std::tuple{"mmgs", message.mmgs(), 30}}) {
-    if (auto ok = CheckRange(value, 0, high, field + "." + name); !ok) {
+    if (auto ok = CheckRange(value, 0, high, field.Child(name)); !ok) {
       return tl::unexpected(ok.error());
     }
   }
@@ -106,27 +104,28 @@ Result<coc::Team> TeamFromProto(const cocpb::Team& message, const std::string& f
   return team;
 }
 
-Result<coc::Leader> LeaderFromProto(const cocpb::Leader& message, const std::string& field) {
+Result<coc::Leader> LeaderFromProto(const cocpb::Leader& message, const Field& field) {
   coc::Leader leader;
-  if (auto ok = CheckId(message.id(), field + ".id"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckId(message.id(), field.Child("id")); !ok) return tl::unexpected(ok.error());
   leader.id = message.id();
   auto rank = EnumFromProto<coc::LeaderRank>(message.rank(), cocpb::LeaderRank_IsValid, 0, 2,
-                                             field + ".rank");
+                                             field.Child("rank"));
   if (!rank) return tl::unexpected(rank.error());
   leader.rank = *rank;
   auto status = EnumFromProto<coc::LeaderStatus>(message.status(), cocpb::LeaderStatus_IsValid, 0,
-                                                 5, field + ".status");
+                                                 5, field.Child("status"));
   if (!status) return tl::unexpected(status.error());
   leader.status = *status;
   if (message.has_orders()) {
-    if (auto ok = CheckRange(message.orders(), 0, 6, field + ".orders"); !ok) {
+    if (auto ok = CheckRange(message.orders(), 0, 6, field.Child("orders")); !ok) {
       return tl::unexpected(ok.error());
     }
     leader.orders = message.orders();
   }
   leader.smg = message.smg();
   if (!message.team().empty()) {
-    if (auto ok = CheckId(message.team(), field + ".team"); !ok) return tl::unexpected(ok.error());
+    if (auto ok = CheckId(message.team(), field.Child("team")); !ok)
+      return tl::unexpected(ok.error());
   }
   leader.team = message.team();
   return leader;
@@ -134,21 +133,22 @@ Result<coc::Leader> LeaderFromProto(const cocpb::Leader& message, const std::str
 
 }  // namespace
 
-Result<coc::Unit> CocUnitFromProto(const cocpb::Unit& message, const std::string& field) {
+Result<coc::Unit> CocUnitFromProto(const cocpb::Unit& message, const Field& field) {
   coc::Unit unit;
-  if (auto ok = CheckId(message.id(), field + ".id"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckId(message.id(), field.Child("id")); !ok) return tl::unexpected(ok.error());
   unit.id = message.id();
-  auto side = SideFromProto(message.side(), field + ".side");
+  auto side = SideFromProto(message.side(), field.Child("side"));
   if (!side) return tl::unexpected(side.error());
   unit.side = *side;
-  auto role = EnumFromProto<coc::Role>(message.role(), cocpb::Role_IsValid, 1, 3, field + ".role");
+  auto role =
+      EnumFromProto<coc::Role>(message.role(), cocpb::Role_IsValid, 1, 3, field.Child("role"));
   if (!role) return tl::unexpected(role.error());
   unit.role = *role;
-  if (auto ok = CheckText(message.name(), field + ".name", kCocMaxNameBytes); !ok) {
+  if (auto ok = CheckText(message.name(), field.Child("name"), kCocMaxNameBytes); !ok) {
     return tl::unexpected(ok.error());
   }
   unit.name = message.name();
-  auto quality = QualityFromProto(message.quality(), field + ".quality");
+  auto quality = QualityFromProto(message.quality(), field.Child("quality"));
   if (!quality) return tl::unexpected(quality.error());
   unit.quality = *quality;
   unit.aggressive = message.aggressive();
@@ -161,7 +161,7 @@ Result<coc::Unit> CocUnitFromProto(const cocpb::Unit& message, const std::string
         std::tuple{"vehicle_shock", message.vehicle_shock(), 99},
         std::tuple{"movement_dice", message.movement_dice(), 4},
         std::tuple{"support_firepower", message.support_firepower(), 60}}) {
-    if (auto ok = CheckRange(value, 0, high, field + "." + name); !ok) {
+    if (auto ok = CheckRange(value, 0, high, field.Child(name)); !ok) {
       return tl::unexpected(ok.error());
     }
   }
@@ -170,27 +170,27 @@ Result<coc::Unit> CocUnitFromProto(const cocpb::Unit& message, const std::string
   unit.movement_dice = message.movement_dice();
   unit.support_firepower = message.support_firepower();
   unit.hit_in_rear = message.hit_in_rear();
-  if (auto ok = CheckList(message.teams_size(), field + ".teams"); !ok) {
+  if (auto ok = CheckList(message.teams_size(), field.Child("teams")); !ok) {
     return tl::unexpected(ok.error());
   }
   for (int i = 0; i < message.teams_size(); ++i) {
-    auto team = TeamFromProto(message.teams(i), Indexed(field + ".teams", i));
+    auto team = TeamFromProto(message.teams(i), field.Child("teams", i));
     if (!team) return tl::unexpected(team.error());
     unit.teams.push_back(std::move(*team));
   }
-  if (auto ok = CheckList(message.leaders_size(), field + ".leaders"); !ok) {
+  if (auto ok = CheckList(message.leaders_size(), field.Child("leaders")); !ok) {
     return tl::unexpected(ok.error());
   }
   for (int i = 0; i < message.leaders_size(); ++i) {
-    auto leader = LeaderFromProto(message.leaders(i), Indexed(field + ".leaders", i));
+    auto leader = LeaderFromProto(message.leaders(i), field.Child("leaders", i));
     if (!leader) return tl::unexpected(leader.error());
     unit.leaders.push_back(std::move(*leader));
   }
-  auto arcs = IdsFromProto(message.through_arcs(), field + ".through_arcs");
+  auto arcs = IdsFromProto(message.through_arcs(), field.Child("through_arcs"));
   if (!arcs) return tl::unexpected(arcs.error());
   unit.through_arcs = std::move(*arcs);
   auto suppressing =
-      IdsFromProto(message.through_suppressing_fire(), field + ".through_suppressing_fire");
+      IdsFromProto(message.through_suppressing_fire(), field.Child("through_suppressing_fire"));
   if (!suppressing) return tl::unexpected(suppressing.error());
   unit.through_suppressing_fire = std::move(*suppressing);
   return unit;
@@ -207,35 +207,34 @@ struct Facts {
 };
 
 template <class Message>
-Result<Facts> FactsFromProto(const Message& message, const std::string& field) {
+Result<Facts> FactsFromProto(const Message& message, const Field& field) {
   Facts facts;
-  auto engagement = EnumFromProto<coc::Engagement>(message.engagement(),
-                                                   cocpb::Engagement_IsValid, 0, 3,
-                                                   field + ".engagement");
+  auto engagement = EnumFromProto<coc::Engagement>(message.engagement(), cocpb::Engagement_IsValid,
+                                                   0, 3, field.Child("engagement"));
   if (!engagement) return tl::unexpected(engagement.error());
   facts.engagement = *engagement;
   auto obstacle = EnumFromProto<coc::Obstacle>(message.obstacle(), cocpb::Obstacle_IsValid, 0, 5,
-                                               field + ".obstacle");
+                                               field.Child("obstacle"));
   if (!obstacle) return tl::unexpected(obstacle.error());
   facts.obstacle = *obstacle;
   auto position = EnumFromProto<coc::Position>(message.position(), cocpb::Position_IsValid, 0, 7,
-                                               field + ".position");
+                                               field.Child("position"));
   if (!position) return tl::unexpected(position.error());
   facts.position = *position;
-  auto cover = EnumFromProto<coc::Cover>(message.cover(), cocpb::Cover_IsValid, 0, 3,
-                                         field + ".cover");
+  auto cover =
+      EnumFromProto<coc::Cover>(message.cover(), cocpb::Cover_IsValid, 0, 3, field.Child("cover"));
   if (!cover) return tl::unexpected(cover.error());
   facts.cover = *cover;
   return facts;
 }
 
-Result<void> UnitsFromProto(const pb::RepeatedPtrField<cocpb::Unit>& units,
-                            const std::string& field, std::vector<coc::Unit>* out) {
+Result<void> UnitsFromProto(const pb::RepeatedPtrField<cocpb::Unit>& units, const Field& field,
+                            std::vector<coc::Unit>* out) {
   if (static_cast<size_t>(units.size()) > kCocMaxUnits) {
     return Bad(field, "at most " + std::to_string(kCocMaxUnits) + " units");
   }
   for (int i = 0; i < units.size(); ++i) {
-    auto unit = CocUnitFromProto(units.Get(i), Indexed(field, i));
+    auto unit = CocUnitFromProto(units.Get(i), field.Item(i));
     if (!unit) return tl::unexpected(unit.error());
     if (out != nullptr) out->push_back(std::move(*unit));
   }
@@ -244,8 +243,7 @@ Result<void> UnitsFromProto(const pb::RepeatedPtrField<cocpb::Unit>& units,
 
 }  // namespace
 
-Result<coc::Situation> CocSituationFromProto(const cocpb::Situation& message,
-                                             const std::string& field) {
+Result<coc::Situation> CocSituationFromProto(const cocpb::Situation& message, const Field& field) {
   coc::Situation situation;
   auto facts = FactsFromProto(message, field);
   if (!facts) return tl::unexpected(facts.error());
@@ -253,92 +251,96 @@ Result<coc::Situation> CocSituationFromProto(const cocpb::Situation& message,
   situation.obstacle = facts->obstacle;
   situation.position = facts->position;
   situation.cover = facts->cover;
-  auto attacker = SideFromProto(message.attacker(), field + ".attacker");
+  auto attacker = SideFromProto(message.attacker(), field.Child("attacker"));
   if (!attacker) return tl::unexpected(attacker.error());
   situation.attacker = *attacker;
-  if (auto ok = UnitsFromProto(message.units(), field + ".units", &situation.units); !ok) {
+  if (auto ok = UnitsFromProto(message.units(), field.Child("units"), &situation.units); !ok) {
     return tl::unexpected(ok.error());
   }
-  for (const auto& [name, value] : {std::pair{".side_a_force_morale", message.side_a_force_morale()},
-                                    std::pair{".side_b_force_morale", message.side_b_force_morale()}}) {
-    if (auto ok = CheckRange(value, 1, 11, field + name); !ok) return tl::unexpected(ok.error());
+  for (const auto& [name, value] :
+       {std::pair{"side_a_force_morale", message.side_a_force_morale()},
+        std::pair{"side_b_force_morale", message.side_b_force_morale()}}) {
+    if (auto ok = CheckRange(value, 1, 11, field.Child(name)); !ok)
+      return tl::unexpected(ok.error());
   }
   situation.force_morale = {message.side_a_force_morale(), message.side_b_force_morale()};
-  if (auto ok = CheckText(message.location(), field + ".location", kCocMaxNameBytes); !ok) {
+  if (auto ok = CheckText(message.location(), field.Child("location"), kCocMaxNameBytes); !ok) {
     return tl::unexpected(ok.error());
   }
   situation.location = message.location();
   return situation;
 }
 
-Result<void> CocSideSetupFromProto(const cocpb::SideSetup& message, const std::string& field) {
+Result<void> CocSideSetupFromProto(const cocpb::SideSetup& message, const Field& field) {
   if (message.attacker() != melee::v1::SEAT_UNSPECIFIED) {
-    if (auto side = SideFromProto(message.attacker(), field + ".attacker"); !side) {
+    if (auto side = SideFromProto(message.attacker(), field.Child("attacker")); !side) {
       return tl::unexpected(side.error());
     }
   }
   if (auto facts = FactsFromProto(message, field); !facts) return tl::unexpected(facts.error());
   // 0: the Force Morale the match carries for this seat (docs/forces.md).
-  if (auto ok = CheckRange(message.force_morale(), 0, 11, field + ".force_morale"); !ok) {
+  if (auto ok = CheckRange(message.force_morale(), 0, 11, field.Child("force_morale")); !ok) {
     return tl::unexpected(ok.error());
   }
-  if (auto ok = CheckText(message.location(), field + ".location", kCocMaxNameBytes); !ok) {
+  if (auto ok = CheckText(message.location(), field.Child("location"), kCocMaxNameBytes); !ok) {
     return tl::unexpected(ok.error());
   }
-  if (auto ok = CheckList(message.in_contact_size(), field + ".in_contact"); !ok) {
+  if (auto ok = CheckList(message.in_contact_size(), field.Child("in_contact")); !ok) {
     return tl::unexpected(ok.error());
   }
   for (int i = 0; i < message.in_contact_size(); ++i) {
     const cocpb::InContact& in = message.in_contact(i);
-    const std::string in_field = Indexed(field + ".in_contact", i);
-    if (auto ok = CheckId(in.unit(), in_field + ".unit"); !ok) return tl::unexpected(ok.error());
+    const Field in_field = field.Child("in_contact", i);
+    if (auto ok = CheckId(in.unit(), in_field.Child("unit")); !ok)
+      return tl::unexpected(ok.error());
     if (in.role() != cocpb::ROLE_UNSPECIFIED) {
       auto role =
-          EnumFromProto<coc::Role>(in.role(), cocpb::Role_IsValid, 1, 3, in_field + ".role");
+          EnumFromProto<coc::Role>(in.role(), cocpb::Role_IsValid, 1, 3, in_field.Child("role"));
       if (!role) return tl::unexpected(role.error());
     }
-    if (auto ok = CheckRange(in.movement_dice(), 0, 4, in_field + ".movement_dice"); !ok) {
+    if (auto ok = CheckRange(in.movement_dice(), 0, 4, in_field.Child("movement_dice")); !ok) {
       return tl::unexpected(ok.error());
     }
-    if (auto ok = CheckRange(in.support_firepower(), 0, 60, in_field + ".support_firepower"); !ok) {
+    if (auto ok = CheckRange(in.support_firepower(), 0, 60, in_field.Child("support_firepower"));
+        !ok) {
       return tl::unexpected(ok.error());
     }
-    for (const auto& [name, ids] : {std::pair{".through_arcs", &in.through_arcs()},
-                                    std::pair{".through_suppressing_fire",
-                                              &in.through_suppressing_fire()}}) {
-      if (auto read = IdsFromProto(*ids, in_field + name); !read) {
+    for (const auto& [name, ids] :
+         {std::pair{"through_arcs", &in.through_arcs()},
+          std::pair{"through_suppressing_fire", &in.through_suppressing_fire()}}) {
+      if (auto read = IdsFromProto(*ids, in_field.Child(name)); !read) {
         return tl::unexpected(read.error());
       }
     }
     for (int k = 0; k < i; ++k) {
       if (message.in_contact(k).unit() == in.unit()) {
-        return Bad(in_field + ".unit", "'" + in.unit() + "' twice");
+        return Bad(in_field.Child("unit"), "'" + in.unit() + "' twice");
       }
     }
   }
-  return UnitsFromProto(message.units(), field + ".units", nullptr);
+  return UnitsFromProto(message.units(), field.Child("units"), nullptr);
 }
 
-Result<coc::Declare> CocDeclareFromProto(const cocpb::Declare& message, const std::string& field) {
+Result<coc::Declare> CocDeclareFromProto(const cocpb::Declare& message, const Field& field) {
   coc::Declare declare;
   declare.engage = !message.decline();
   declare.together = !message.in_sequence();
-  auto sequence = IdsFromProto(message.sequence(), field + ".sequence");
+  auto sequence = IdsFromProto(message.sequence(), field.Child("sequence"));
   if (!sequence) return tl::unexpected(sequence.error());
   declare.sequence = std::move(*sequence);
-  auto support = IdsFromProto(message.support(), field + ".support");
+  auto support = IdsFromProto(message.support(), field.Child("support"));
   if (!support) return tl::unexpected(support.error());
   declare.support = std::move(*support);
   declare.advance = message.advance();
   return declare;
 }
 
-Result<coc::Place> CocPlaceFromProto(const cocpb::Place& message, const std::string& field) {
+Result<coc::Place> CocPlaceFromProto(const cocpb::Place& message, const Field& field) {
   coc::Place place;
-  auto kills = IdsFromProto(message.odd_kills(), field + ".odd_kills");
+  auto kills = IdsFromProto(message.odd_kills(), field.Child("odd_kills"));
   if (!kills) return tl::unexpected(kills.error());
   place.odd_kills = std::move(*kills);
-  auto shock = IdsFromProto(message.odd_shock(), field + ".odd_shock");
+  auto shock = IdsFromProto(message.odd_shock(), field.Child("odd_shock"));
   if (!shock) return tl::unexpected(shock.error());
   place.odd_shock = std::move(*shock);
   return place;
@@ -425,8 +427,9 @@ Result<coc::Script> CocScriptFromProto(const cocpb::Contact& message) {
        {std::tuple{&message.attacker_placements(), attacker, "attacker_placements"},
         std::tuple{&message.defender_placements(), 1 - attacker, "defender_placements"}}) {
     if (auto ok = CheckList(list->size(), name); !ok) return tl::unexpected(ok.error());
+    const Field placements(name);
     for (int i = 0; i < list->size(); ++i) {
-      auto place = CocPlaceFromProto(list->Get(i), Indexed(name, i));
+      auto place = CocPlaceFromProto(list->Get(i), placements.Item(i));
       if (!place) return tl::unexpected(place.error());
       script.placements[index].push_back(std::move(*place));
     }

@@ -16,6 +16,7 @@
 #include "engine/coc/rules.h"
 #include "engine/core/result.h"
 #include "melee/coc/v1/coc.pb.h"
+#include "proto/codec/field.h"
 
 namespace melee::proto {
 
@@ -30,16 +31,16 @@ inline constexpr size_t kCocMaxJsonBytes = 1 << 20;
 
 // Readers; `field` prefixes every error ("declaration.coc.place.odd_kills[0]: ...").
 engine::Result<engine::coc::Unit> CocUnitFromProto(const melee::coc::v1::Unit& message,
-                                                   const std::string& field);
+                                                   const Field& field);
 engine::Result<engine::coc::Situation> CocSituationFromProto(
-    const melee::coc::v1::Situation& message, const std::string& field);
+    const melee::coc::v1::Situation& message, const Field& field);
 // Checks one seat's set-up part value by value (the server then checks it against the other's).
 engine::Result<void> CocSideSetupFromProto(const melee::coc::v1::SideSetup& message,
-                                           const std::string& field);
+                                           const Field& field);
 engine::Result<engine::coc::Declare> CocDeclareFromProto(const melee::coc::v1::Declare& message,
-                                                         const std::string& field);
+                                                         const Field& field);
 engine::Result<engine::coc::Place> CocPlaceFromProto(const melee::coc::v1::Place& message,
-                                                     const std::string& field);
+                                                     const Field& field);
 
 // An engine command as the server logs it, and back (the inverse checks every field).
 melee::coc::v1::Command CocCommandToProto(const engine::coc::Command& command);

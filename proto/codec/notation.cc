@@ -828,7 +828,7 @@ Result<v1::SubmitSetup> SideSetupFromJson(std::string_view ruleset, std::string_
       }
     }
     for (int i = 0; i < setup.units_size(); ++i) {
-      if (auto ok = UnitFromProto(setup.units(i), checks::Indexed("units", i)); !ok) {
+      if (auto ok = UnitFromProto(setup.units(i), "units[" + std::to_string(i) + "]"); !ok) {
         return FailAt(source, 0, ok.error());
       }
       owners.emplace_back(setup.units(i).id(), setup.units(i).owner());

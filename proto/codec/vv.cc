@@ -28,27 +28,26 @@ constexpr int kMaxCover = 9;
 constexpr int kMaxCount = 99;
 
 using checks::Bad;
-using checks::DieToProto;
 using checks::CheckRange;
 using checks::CheckText;
-using checks::Indexed;
+using checks::DieToProto;
 
-Result<void> CheckId(std::string_view id, const std::string& field) {
+Result<void> CheckId(std::string_view id, const Field& field) {
   return checks::CheckId(id, field, kVvMaxIdBytes);
 }
 
-Result<void> CheckOptionalId(std::string_view id, const std::string& field) {
+Result<void> CheckOptionalId(std::string_view id, const Field& field) {
   return checks::CheckOptionalId(id, field, kVvMaxIdBytes);
 }
 
-Result<void> CheckList(int size, const std::string& field) {
+Result<void> CheckList(int size, const Field& field) {
   if (static_cast<size_t>(size) > kVvMaxListSize) {
     return Bad(field, "at most " + std::to_string(kVvMaxListSize) + " entries");
   }
   return {};
 }
 
-Result<vv::UnitKind> KindFromProto(vvpb::UnitKind kind, const std::string& field) {
+Result<vv::UnitKind> KindFromProto(vvpb::UnitKind kind, const Field& field) {
   switch (kind) {
     case vvpb::UNIT_KIND_SQUAD:
       return vv::UnitKind::kSquad;
@@ -85,7 +84,7 @@ vvpb::UnitKind KindToProto(vv::UnitKind kind) {
   return vvpb::UNIT_KIND_UNSPECIFIED;
 }
 
-Result<vv::CpActionKind> ActionFromProto(vvpb::CpActionKind kind, const std::string& field) {
+Result<vv::CpActionKind> ActionFromProto(vvpb::CpActionKind kind, const Field& field) {
   switch (kind) {
     case vvpb::CP_ACTION_KIND_IGNORE:
       return vv::CpActionKind::kIgnore;
@@ -185,20 +184,20 @@ vvpb::Phase PhaseToProto(vv::Phase phase) {
   return vvpb::PHASE_UNSPECIFIED;
 }
 
-Result<vv::TargetHex> TargetFromProto(const vvpb::TargetHex& message, const std::string& field) {
-  if (auto ok = CheckText(message.name(), field + ".name", kVvMaxNameBytes); !ok) {
+Result<vv::TargetHex> TargetFromProto(const vvpb::TargetHex& message, const Field& field) {
+  if (auto ok = CheckText(message.name(), field.Child("name"), kVvMaxNameBytes); !ok) {
     return tl::unexpected(ok.error());
   }
   vv::TargetHex hex;
   hex.name = message.name();
   const std::pair<const char*, int32_t> values[] = {
-      {".terrain_cover", message.terrain_cover()},
-      {".hexside_cover", message.hexside_cover()},
-      {".fortification_cover", message.fortification_cover()},
-      {".hindrance_cover", message.hindrance_cover()},
-      {".capacity", message.capacity()}};
+      {"terrain_cover", message.terrain_cover()},
+      {"hexside_cover", message.hexside_cover()},
+      {"fortification_cover", message.fortification_cover()},
+      {"hindrance_cover", message.hindrance_cover()},
+      {"capacity", message.capacity()}};
   for (const auto& [name, value] : values) {
-    if (auto ok = CheckRange(value, 0, kMaxCover, field + name); !ok) {
+    if (auto ok = CheckRange(value, 0, kMaxCover, field.Child(name)); !ok) {
       return tl::unexpected(ok.error());
     }
   }
@@ -221,13 +220,12 @@ vvpb::TargetHex TargetToProto(const vv::TargetHex& hex) {
   return out;
 }
 
-Result<vv::Expendables> ExpendablesFromProto(const vvpb::Expendables& message,
-                                             const std::string& field) {
-  const std::pair<const char*, int32_t> values[] = {{".grenades", message.grenades()},
-                                                    {".satchel_charges", message.satchel_charges()},
-                                                    {".satchel_apfp", message.satchel_apfp()}};
+Result<vv::Expendables> ExpendablesFromProto(const vvpb::Expendables& message, const Field& field) {
+  const std::pair<const char*, int32_t> values[] = {{"grenades", message.grenades()},
+                                                    {"satchel_charges", message.satchel_charges()},
+                                                    {"satchel_apfp", message.satchel_apfp()}};
   for (const auto& [name, value] : values) {
-    if (auto ok = CheckRange(value, 0, kMaxCount, field + name); !ok) {
+    if (auto ok = CheckRange(value, 0, kMaxCount, field.Child(name)); !ok) {
       return tl::unexpected(ok.error());
     }
   }
@@ -311,29 +309,30 @@ vvpb::AssaultReport ReportToProto(const std::vector<vv::Unit>& units,
 
 // ---- readers ----------------------------------------------------------------------------------
 
-Result<vv::Unit> VvUnitFromProto(const vvpb::Unit& message, const std::string& field) {
+Result<vv::Unit> VvUnitFromProto(const vvpb::Unit& message, const Field& field) {
   vv::Unit unit;
-  if (auto ok = CheckId(message.id(), field + ".id"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckId(message.id(), field.Child("id")); !ok) return tl::unexpected(ok.error());
   unit.id = message.id();
-  auto owner = SideFromProto(message.owner(), field + ".owner");
+  auto owner = SideFromProto(message.owner(), field.Child("owner"));
   if (!owner) return tl::unexpected(owner.error());
   unit.owner = *owner;
-  auto kind = KindFromProto(message.kind(), field + ".kind");
+  auto kind = KindFromProto(message.kind(), field.Child("kind"));
   if (!kind) return tl::unexpected(kind.error());
   unit.kind = *kind;
-  if (auto ok = CheckText(message.name(), field + ".name", kVvMaxIdBytes); !ok) {
+  if (auto ok = CheckText(message.name(), field.Child("name"), kVvMaxIdBytes); !ok) {
     return tl::unexpected(ok.error());
   }
   unit.name = message.name();
   const std::tuple<const char*, int32_t, int> ranges[] = {
-      {".apfp", message.apfp(), kMaxApfp},
-      {".main_gun_apfp", message.main_gun_apfp(), kMaxApfp},
-      {".casualty_rating", message.casualty_rating(), kMaxCasualtyRating},
-      {".reduced_apfp", message.reduced_apfp(), kMaxApfp},
-      {".reduced_casualty_rating", message.reduced_casualty_rating(), kMaxCasualtyRating},
-      {".leadership", message.leadership(), 3}};
+      {"apfp", message.apfp(), kMaxApfp},
+      {"main_gun_apfp", message.main_gun_apfp(), kMaxApfp},
+      {"casualty_rating", message.casualty_rating(), kMaxCasualtyRating},
+      {"reduced_apfp", message.reduced_apfp(), kMaxApfp},
+      {"reduced_casualty_rating", message.reduced_casualty_rating(), kMaxCasualtyRating},
+      {"leadership", message.leadership(), 3}};
   for (const auto& [name, value, high] : ranges) {
-    if (auto ok = CheckRange(value, 0, high, field + name); !ok) return tl::unexpected(ok.error());
+    if (auto ok = CheckRange(value, 0, high, field.Child(name)); !ok)
+      return tl::unexpected(ok.error());
   }
   unit.apfp = message.apfp();
   unit.main_gun_apfp = message.main_gun_apfp();
@@ -346,21 +345,22 @@ Result<vv::Unit> VvUnitFromProto(const vvpb::Unit& message, const std::string& f
   unit.advanced = message.advanced();
   unit.immobile = message.immobile();
   unit.gun_shield_faces_assault = message.gun_shield_faces_assault();
-  if (auto ok = CheckOptionalId(message.carrier(), field + ".carrier"); !ok) {
+  if (auto ok = CheckOptionalId(message.carrier(), field.Child("carrier")); !ok) {
     return tl::unexpected(ok.error());
   }
   unit.carrier = message.carrier();
   if (static_cast<size_t>(message.weapons_size()) > kVvMaxWeapons) {
-    return Bad(field + ".weapons", "at most " + std::to_string(kVvMaxWeapons));
+    return Bad(field.Child("weapons"), "at most " + std::to_string(kVvMaxWeapons));
   }
   for (int i = 0; i < message.weapons_size(); ++i) {
     const vvpb::SupportWeapon& weapon = message.weapons(i);
-    const std::string weapon_field = Indexed(field + ".weapons", i);
-    if (auto ok = CheckId(weapon.id(), weapon_field + ".id"); !ok) return tl::unexpected(ok.error());
-    if (auto ok = CheckText(weapon.name(), weapon_field + ".name", kVvMaxIdBytes); !ok) {
+    const Field weapon_field = field.Child("weapons", i);
+    if (auto ok = CheckId(weapon.id(), weapon_field.Child("id")); !ok)
+      return tl::unexpected(ok.error());
+    if (auto ok = CheckText(weapon.name(), weapon_field.Child("name"), kVvMaxIdBytes); !ok) {
       return tl::unexpected(ok.error());
     }
-    if (auto ok = CheckRange(weapon.apfp(), 0, kMaxApfp, weapon_field + ".apfp"); !ok) {
+    if (auto ok = CheckRange(weapon.apfp(), 0, kMaxApfp, weapon_field.Child("apfp")); !ok) {
       return tl::unexpected(ok.error());
     }
     unit.weapons.push_back(vv::SupportWeapon{.id = weapon.id(), .name = weapon.name(),
@@ -370,91 +370,96 @@ Result<vv::Unit> VvUnitFromProto(const vvpb::Unit& message, const std::string& f
   return unit;
 }
 
-Result<vv::Situation> VvSituationFromProto(const vvpb::Situation& message,
-                                           const std::string& field) {
+Result<vv::Situation> VvSituationFromProto(const vvpb::Situation& message, const Field& field) {
   vv::Situation situation;
-  auto attacker = SideFromProto(message.attacker(), field + ".attacker");
+  auto attacker = SideFromProto(message.attacker(), field.Child("attacker"));
   if (!attacker) return tl::unexpected(attacker.error());
   situation.attacker = *attacker;
-  if (auto ok = CheckText(message.source_hex(), field + ".source_hex", kVvMaxNameBytes); !ok) {
+  if (auto ok = CheckText(message.source_hex(), field.Child("source_hex"), kVvMaxNameBytes); !ok) {
     return tl::unexpected(ok.error());
   }
   situation.source_hex = message.source_hex();
   if (!message.has_target() || message.target().name().empty()) {
-    return Bad(field + ".target.name", "required: the hex assaulted");
+    return Bad(field.Child("target.name"), "required: the hex assaulted");
   }
-  auto target = TargetFromProto(message.target(), field + ".target");
+  auto target = TargetFromProto(message.target(), field.Child("target"));
   if (!target) return tl::unexpected(target.error());
   situation.target = std::move(*target);
-  if (auto ok = CheckRange(message.uphill_levels(), 0, 4, field + ".uphill_levels"); !ok) {
+  if (auto ok = CheckRange(message.uphill_levels(), 0, 4, field.Child("uphill_levels")); !ok) {
     return tl::unexpected(ok.error());
   }
   situation.uphill_levels = message.uphill_levels();
   situation.source_assaulted_this_turn = message.source_assaulted_this_turn();
   if (static_cast<size_t>(message.units_size()) > kVvMaxUnits) {
-    return Bad(field + ".units", "at most " + std::to_string(kVvMaxUnits) + " units");
+    return Bad(field.Child("units"), "at most " + std::to_string(kVvMaxUnits) + " units");
   }
   for (int i = 0; i < message.units_size(); ++i) {
-    auto unit = VvUnitFromProto(message.units(i), Indexed(field + ".units", i));
+    auto unit = VvUnitFromProto(message.units(i), field.Child("units", i));
     if (!unit) return tl::unexpected(unit.error());
     situation.units.push_back(std::move(*unit));
   }
-  auto side_a = ExpendablesFromProto(message.side_a_expendables(), field + ".side_a_expendables");
+  auto side_a =
+      ExpendablesFromProto(message.side_a_expendables(), field.Child("side_a_expendables"));
   if (!side_a) return tl::unexpected(side_a.error());
-  auto side_b = ExpendablesFromProto(message.side_b_expendables(), field + ".side_b_expendables");
+  auto side_b =
+      ExpendablesFromProto(message.side_b_expendables(), field.Child("side_b_expendables"));
   if (!side_b) return tl::unexpected(side_b.error());
   situation.expendables = {*side_a, *side_b};
   return situation;
 }
 
-Result<void> VvSideSetupFromProto(const vvpb::SideSetup& message, const std::string& field) {
+Result<void> VvSideSetupFromProto(const vvpb::SideSetup& message, const Field& field) {
   if (message.attacker() != melee::v1::SEAT_UNSPECIFIED) {
-    if (auto side = SideFromProto(message.attacker(), field + ".attacker"); !side) {
+    if (auto side = SideFromProto(message.attacker(), field.Child("attacker")); !side) {
       return tl::unexpected(side.error());
     }
   }
-  if (auto ok = CheckText(message.source_hex(), field + ".source_hex", kVvMaxNameBytes); !ok) {
+  if (auto ok = CheckText(message.source_hex(), field.Child("source_hex"), kVvMaxNameBytes); !ok) {
     return ok;
   }
   if (message.has_target()) {
-    if (auto target = TargetFromProto(message.target(), field + ".target"); !target) {
+    if (auto target = TargetFromProto(message.target(), field.Child("target")); !target) {
       return tl::unexpected(target.error());
     }
   }
-  if (auto ok = CheckRange(message.uphill_levels(), 0, 4, field + ".uphill_levels"); !ok) return ok;
+  if (auto ok = CheckRange(message.uphill_levels(), 0, 4, field.Child("uphill_levels")); !ok)
+    return ok;
   if (static_cast<size_t>(message.units_size()) > kVvMaxUnits) {
-    return Bad(field + ".units", "at most " + std::to_string(kVvMaxUnits) + " units");
+    return Bad(field.Child("units"), "at most " + std::to_string(kVvMaxUnits) + " units");
   }
   for (int i = 0; i < message.units_size(); ++i) {
-    if (auto unit = VvUnitFromProto(message.units(i), Indexed(field + ".units", i)); !unit) {
+    if (auto unit = VvUnitFromProto(message.units(i), field.Child("units", i)); !unit) {
       return tl::unexpected(unit.error());
     }
   }
-  if (auto pool = ExpendablesFromProto(message.expendables(), field + ".expendables"); !pool) {
+  if (auto pool = ExpendablesFromProto(message.expendables(), field.Child("expendables")); !pool) {
     return tl::unexpected(pool.error());
   }
   return {};
 }
 
-Result<vv::Declare> VvDeclareFromProto(const vvpb::Declare& message, const std::string& field) {
+Result<vv::Declare> VvDeclareFromProto(const vvpb::Declare& message, const Field& field) {
   vv::Declare declare;
-  if (auto ok = CheckList(message.group_size(), field + ".group"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckList(message.group_size(), field.Child("group")); !ok)
+    return tl::unexpected(ok.error());
   for (int i = 0; i < message.group_size(); ++i) {
-    if (auto ok = CheckId(message.group(i), Indexed(field + ".group", i)); !ok) {
+    if (auto ok = CheckId(message.group(i), field.Child("group", i)); !ok) {
       return tl::unexpected(ok.error());
     }
     declare.group.push_back(message.group(i));
   }
-  if (auto ok = CheckOptionalId(message.leader(), field + ".leader"); !ok) {
+  if (auto ok = CheckOptionalId(message.leader(), field.Child("leader")); !ok) {
     return tl::unexpected(ok.error());
   }
   declare.leader = message.leader();
-  if (auto ok = CheckList(message.uses_size(), field + ".uses"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckList(message.uses_size(), field.Child("uses")); !ok)
+    return tl::unexpected(ok.error());
   for (int i = 0; i < message.uses_size(); ++i) {
     const vvpb::UnitUse& use = message.uses(i);
-    const std::string use_field = Indexed(field + ".uses", i);
-    if (auto ok = CheckId(use.unit(), use_field + ".unit"); !ok) return tl::unexpected(ok.error());
-    if (auto ok = CheckOptionalId(use.weapon(), use_field + ".weapon"); !ok) {
+    const Field use_field = field.Child("uses", i);
+    if (auto ok = CheckId(use.unit(), use_field.Child("unit")); !ok)
+      return tl::unexpected(ok.error());
+    if (auto ok = CheckOptionalId(use.weapon(), use_field.Child("weapon")); !ok) {
       return tl::unexpected(ok.error());
     }
     declare.uses.push_back(vv::UnitUse{.unit = use.unit(), .weapon = use.weapon(),
@@ -463,31 +468,30 @@ Result<vv::Declare> VvDeclareFromProto(const vvpb::Declare& message, const std::
   return declare;
 }
 
-Result<vv::Allocation> VvAllocationFromProto(const vvpb::Allocation& message,
-                                             const std::string& field) {
+Result<vv::Allocation> VvAllocationFromProto(const vvpb::Allocation& message, const Field& field) {
   vv::Allocation allocation;
-  if (auto ok = CheckList(message.actions_size(), field + ".actions"); !ok) {
+  if (auto ok = CheckList(message.actions_size(), field.Child("actions")); !ok) {
     return tl::unexpected(ok.error());
   }
   for (int i = 0; i < message.actions_size(); ++i) {
     const vvpb::CpAction& action = message.actions(i);
-    const std::string action_field = Indexed(field + ".actions", i);
-    if (auto ok = CheckId(action.unit(), action_field + ".unit"); !ok) {
+    const Field action_field = field.Child("actions", i);
+    if (auto ok = CheckId(action.unit(), action_field.Child("unit")); !ok) {
       return tl::unexpected(ok.error());
     }
-    auto kind = ActionFromProto(action.kind(), action_field + ".kind");
+    auto kind = ActionFromProto(action.kind(), action_field.Child("kind"));
     if (!kind) return tl::unexpected(kind.error());
-    if (auto ok = CheckRange(action.points(), 0, kMaxCount, action_field + ".points"); !ok) {
+    if (auto ok = CheckRange(action.points(), 0, kMaxCount, action_field.Child("points")); !ok) {
       return tl::unexpected(ok.error());
     }
     allocation.actions.push_back(
         vv::CpAction{.unit = action.unit(), .kind = *kind, .points = action.points()});
   }
-  if (auto ok = CheckList(message.occupy_size(), field + ".occupy"); !ok) {
+  if (auto ok = CheckList(message.occupy_size(), field.Child("occupy")); !ok) {
     return tl::unexpected(ok.error());
   }
   for (int i = 0; i < message.occupy_size(); ++i) {
-    if (auto ok = CheckId(message.occupy(i), Indexed(field + ".occupy", i)); !ok) {
+    if (auto ok = CheckId(message.occupy(i), field.Child("occupy", i)); !ok) {
       return tl::unexpected(ok.error());
     }
     allocation.occupy.push_back(message.occupy(i));

@@ -17,6 +17,7 @@
 #include "engine/core/result.h"
 #include "engine/vv/rules.h"
 #include "melee/vv/v1/vv.pb.h"
+#include "proto/codec/field.h"
 
 namespace melee::proto {
 
@@ -31,16 +32,16 @@ inline constexpr size_t kVvMaxJsonBytes = 1 << 20;
 
 // Readers; `field` prefixes every error ("declaration.vv.declare.group[0]: ...").
 engine::Result<engine::vv::Unit> VvUnitFromProto(const melee::vv::v1::Unit& message,
-                                                 const std::string& field);
-engine::Result<engine::vv::Situation> VvSituationFromProto(
-    const melee::vv::v1::Situation& message, const std::string& field);
+                                                 const Field& field);
+engine::Result<engine::vv::Situation> VvSituationFromProto(const melee::vv::v1::Situation& message,
+                                                           const Field& field);
 // Checks one seat's set-up part value by value (the server then checks it against the other's).
 engine::Result<void> VvSideSetupFromProto(const melee::vv::v1::SideSetup& message,
-                                          const std::string& field);
+                                          const Field& field);
 engine::Result<engine::vv::Declare> VvDeclareFromProto(const melee::vv::v1::Declare& message,
-                                                       const std::string& field);
+                                                       const Field& field);
 engine::Result<engine::vv::Allocation> VvAllocationFromProto(
-    const melee::vv::v1::Allocation& message, const std::string& field);
+    const melee::vv::v1::Allocation& message, const Field& field);
 
 // An engine command as the server logs it, and back (the inverse checks every field).
 melee::vv::v1::Command VvCommandToProto(const engine::vv::Command& command);
