@@ -2,13 +2,12 @@
 
 // Where a value sits in a message, for the error that names it ("set-up.units[2].firepower").
 // A codec reads a whole situation, unit by unit and field by field, and names the field of the
-// first bad value; the name is written only then. A read that succeeds builds no string (it
-// built one a field before: a tenth of the server's instructions went into names never shown).
+// first bad value; the name is written only then, so a read that succeeds builds no string.
+// (Built eagerly, one per value read, the names cost a tenth of the server's instructions.)
 //
 //   Result<Unit> UnitFromProto(const v1::Unit& message, const Field& field) {
 //     if (auto r = CheckRange(message.firepower(), 0, 99, field.Child("firepower")); !r) ...
-//     for (int i = 0; ...) CheckText(message.support_weapons(i), field.Child("support_weapons",
-//     i));
+//     const Field weapon = field.Child("support_weapons", i);   // "<field>.support_weapons[i]"
 //   }
 //   UnitFromProto(unit, "set-up.units[0]");   // a root: a literal, or a string (copied)
 //
