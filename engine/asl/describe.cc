@@ -1,43 +1,53 @@
 // DescribeEvent: the readable account of each asl event (the CLI's text output, the log viewer).
 
 #include <string>
+#include <string_view>
 
 #include "engine/asl/rules.h"
+#include "engine/core/text.h"
 
 namespace melee::engine::asl {
 namespace {
 
-std::string Signed(int value) {
-  return value > 0 ? "+" + std::to_string(value) : std::to_string(value);
+// Each helper appends to `out` (engine/core/text.h): an event's account is written into one
+// string.
+
+void AppendSigned(std::string& out, int value) {
+  if (value > 0) out += '+';
+  Append(out, value);
 }
 
-std::string Drms(const std::vector<Drm>& drms) {
-  std::string out;
-  for (const Drm& drm : drms) {
-    if (!out.empty()) out += ", ";
-    out += Signed(drm.value) + " " + std::string(TextOf(drm.cause)) + " [" +
-           std::string(RuleOf(drm.cause)) + "]";
+void AppendDrms(std::string& out, const std::vector<Drm>& drms) {
+  if (drms.empty()) {
+    out += "none";
+    return;
   }
-  return out.empty() ? "none" : out;
+  bool first = true;
+  for (const Drm& drm : drms) {
+    if (!first) out += ", ";
+    first = false;
+    AppendSigned(out, drm.value);
+    Append(out, ' ', TextOf(drm.cause), " [", RuleOf(drm.cause), ']');
+  }
 }
 
-std::string Id(const State& state, const Event& event, size_t index) {
-  return std::string(UnitId(state, event, index));
+std::string_view Id(const State& state, const Event& event, size_t index) {
+  return UnitId(state, event, index);
 }
 
-std::string Ids(const State& state, const Event& event, const std::vector<uint16_t>& units) {
-  std::string out;
+void AppendIds(std::string& out, const State& state, const Event& event,
+               const std::vector<uint16_t>& units) {
+  const size_t start = out.size();
   for (uint16_t unit : units) {
-    if (!out.empty()) out += ", ";
+    if (out.size() != start) out += ", ";
     out += Id(state, event, unit);
   }
-  return out;
 }
 
-std::string Join(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;
-  return out.empty() ? "none" : out;
+void AppendJoined(std::string& out, const std::vector<std::string>& ids) {
+  const size_t start = out.size();
+  for (const std::string& id : ids) Append(out, out.size() == start ? "" : ", ", id);
+  if (out.size() == start) out += "none";
 }
 
 std::string_view OutcomeText(Outcome outcome) {
@@ -58,47 +68,56 @@ std::string_view OutcomeText(Outcome outcome) {
   return "?";
 }
 
-std::string EffectText(const State& state, const Event& event, const Effect& effect) {
-  const std::string id = Id(state, event, effect.unit);
-  switch (effect.kind) {
-    case EffectKind::kEliminated:
-      return id + " eliminated" + (effect.text.empty() ? "" : " (" + effect.text + ")");
-    case EffectKind::kReduced:
-      return id + " Reduced to a HS of " + std::to_string(effect.value) + " FP" +
-             (effect.text.empty() ? "" : " (" + effect.text + ")");
-    case EffectKind::kWounded:
-      return id + " wounded (" + effect.text + ")";
-    case EffectKind::kCaptured:
-      return id + " captured";
-    case EffectKind::kCaptureVoided:
-      return id + " is free again: " + effect.text;
-    case EffectKind::kConcealmentLost:
-      return id + " loses concealment (" + effect.text + ")";
-    case EffectKind::kWithdrawn:
-      return id + " withdraws (" + effect.text + ")";
-    case EffectKind::kSupportWeaponLost:
-      return id + "'s " + effect.text + " is eliminated [A11.13]";
-    case EffectKind::kSupportWeaponDropped:
-      return id + "'s " + effect.text + " is left unpossessed in the Location [A11.13]";
-    case EffectKind::kLeaderCreated:
-      return "leader " + id + " (" + effect.text + ") created, stacked on " +
-             (effect.created ? effect.created->stacked_on : std::string("?")) + " [A18.2]";
-    case EffectKind::kHalfSquadCreated:
-      return "HS " + id + " created (" + effect.text + ")";
-    case EffectKind::kPinned:
-      return id + " pinned (" + effect.text + ")";
-    case EffectKind::kBroken:
-      return id + " broken (" + effect.text + ")";
-    case EffectKind::kImmobilized:
-      return id + " immobilized [A11.5]";
-    case EffectKind::kWeaponMalfunctioned:
-      return id + "'s " + std::string(Name(static_cast<Weapon>(effect.value))) +
-             " malfunctions (" + effect.text + ")";
-  }
-  return "?";
+// " (<text>)", or nothing when `text` is empty.
+void AppendAside(std::string& out, const std::string& text) {
+  if (!text.empty()) Append(out, " (", text, ')');
 }
 
-std::string CheckText(const State& state, const Event& event, const TaskCheck& c) {
+void AppendEffect(std::string& out, const State& state, const Event& event, const Effect& effect) {
+  const std::string_view id = Id(state, event, effect.unit);
+  switch (effect.kind) {
+    case EffectKind::kEliminated:
+      Append(out, id, " eliminated");
+      AppendAside(out, effect.text);
+      return;
+    case EffectKind::kReduced:
+      Append(out, id, " Reduced to a HS of ", effect.value, " FP");
+      AppendAside(out, effect.text);
+      return;
+    case EffectKind::kWounded:
+      return Append(out, id, " wounded (", effect.text, ')');
+    case EffectKind::kCaptured:
+      return Append(out, id, " captured");
+    case EffectKind::kCaptureVoided:
+      return Append(out, id, " is free again: ", effect.text);
+    case EffectKind::kConcealmentLost:
+      return Append(out, id, " loses concealment (", effect.text, ')');
+    case EffectKind::kWithdrawn:
+      return Append(out, id, " withdraws (", effect.text, ')');
+    case EffectKind::kSupportWeaponLost:
+      return Append(out, id, "'s ", effect.text, " is eliminated [A11.13]");
+    case EffectKind::kSupportWeaponDropped:
+      return Append(out, id, "'s ", effect.text, " is left unpossessed in the Location [A11.13]");
+    case EffectKind::kLeaderCreated:
+      return Append(out, "leader ", id, " (", effect.text, ") created, stacked on ",
+                    effect.created ? std::string_view(effect.created->stacked_on) : "?",
+                    " [A18.2]");
+    case EffectKind::kHalfSquadCreated:
+      return Append(out, "HS ", id, " created (", effect.text, ')');
+    case EffectKind::kPinned:
+      return Append(out, id, " pinned (", effect.text, ')');
+    case EffectKind::kBroken:
+      return Append(out, id, " broken (", effect.text, ')');
+    case EffectKind::kImmobilized:
+      return Append(out, id, " immobilized [A11.5]");
+    case EffectKind::kWeaponMalfunctioned:
+      return Append(out, id, "'s ", Name(static_cast<Weapon>(effect.value)), " malfunctions (",
+                    effect.text, ')');
+  }
+  out += '?';
+}
+
+void AppendCheck(std::string& out, const State& state, const Event& event, const TaskCheck& c) {
   std::string_view result = "passed";
   switch (c.result) {
     case CheckResult::kPassed:
@@ -113,75 +132,103 @@ std::string CheckText(const State& state, const Event& event, const TaskCheck& c
       result = "eliminated";
       break;
   }
-  return Id(state, event, c.unit) + " " + c.check + ": DR " + std::to_string(c.dr.Total()) +
-         " (" + Drms(c.drms) + ") = " + std::to_string(c.final_dr) + " vs ML " +
-         std::to_string(c.morale) + " -> " + std::string(result);
+  Append(out, Id(state, event, c.unit), ' ', c.check, ": DR ", c.dr.Total(), " (");
+  AppendDrms(out, c.drms);
+  Append(out, ") = ", c.final_dr, " vs ML ", c.morale, " -> ", result);
 }
 
-std::string WeaponsText(uint8_t weapons) {
-  std::string out;
+void AppendWeapons(std::string& out, uint8_t weapons) {
+  const size_t start = out.size();
   for (Weapon weapon : {kCmg, kRmg, kAamg, kSn}) {
-    if (weapons & weapon) out += (out.empty() ? "" : "+") + std::string(Name(weapon));
+    if (weapons & weapon) Append(out, out.size() == start ? "" : "+", Name(weapon));
   }
-  return out;
+}
+
+// "; DRM <drms>; DR <total> (coloured <c>, white <w>)"
+void AppendDrmAndDr(std::string& out, const std::vector<Drm>& drms, const TwoDice& dr) {
+  out += "; DRM ";
+  AppendDrms(out, drms);
+  Append(out, "; DR ", dr.Total(), " (coloured ", dr.colored, ", white ", dr.white, ')');
+}
+
+// The final DR against each target and its outcome, then the attack's notes.
+void AppendResults(std::string& out, const State& state, const Event& event,
+                   const AttackReport& r) {
+  for (const TargetResult& t : r.results) {
+    Append(out, "\n  ", Id(state, event, t.unit), ": Final DR ", t.final_dr);
+    if (!t.drms.empty()) {
+      out += " (own DRM ";
+      AppendDrms(out, t.drms);
+      out += ')';
+    }
+    Append(out, " -> ", OutcomeText(t.outcome));
+  }
+  for (const std::string& note : r.notes) Append(out, "\n  note: ", note);
 }
 
 // The readable account of a resolved attack by or on a vehicle.
-std::string VehicleAttackText(const State& state, const Event& event, const AttackReport& r) {
-  std::string text;
-  const std::string seat(Name(event.seat));
+void AppendVehicleAttack(std::string& out, const State& state, const Event& event,
+                         const AttackReport& r) {
+  const std::string_view seat = Name(event.seat);
   if (r.close_defense) {
     const CloseDefenseReport& cd = *r.close_defense;
-    text = seat + "'s " + Ids(state, event, r.attackers) +
-           " fires its Close Defense Weapon System: IFT DR " + std::to_string(cd.dr.Total()) +
-           " vs Usage # " + std::to_string(cd.usage) + " -> " +
-           (cd.ift ? "16 FP: " + Name(*cd.ift) + " on " + Ids(state, event, cd.targets)
-                   : std::string("no effect")) +
-           " [A11.622]";
-    for (const TaskCheck& check : cd.checks) text += "\n  " + CheckText(state, event, check);
+    Append(out, seat, "'s ");
+    AppendIds(out, state, event, r.attackers);
+    Append(out, " fires its Close Defense Weapon System: IFT DR ", cd.dr.Total(), " vs Usage # ",
+           cd.usage, " -> ");
+    if (cd.ift) {
+      Append(out, "16 FP: ", Name(*cd.ift), " on ");
+      AppendIds(out, state, event, cd.targets);
+    } else {
+      out += "no effect";
+    }
+    out += " [A11.622]";
+    for (const TaskCheck& check : cd.checks) {
+      out += "\n  ";
+      AppendCheck(out, state, event, check);
+    }
   } else if (r.vs_vehicle) {
-    text = seat + " attacks vehicle " + Ids(state, event, r.targets) + " with " +
-           Ids(state, event, r.attackers) + ": CCV " + std::to_string(r.kill_number) + " (" +
-           std::to_string(r.ccv_base) +
-           (r.ccv_modifiers.empty() ? "" : ", " + Drms(r.ccv_modifiers)) + ") [A11.5]";
+    Append(out, seat, " attacks vehicle ");
+    AppendIds(out, state, event, r.targets);
+    out += " with ";
+    AppendIds(out, state, event, r.attackers);
+    Append(out, ": CCV ", r.kill_number, " (", r.ccv_base);
+    if (!r.ccv_modifiers.empty()) {
+      out += ", ";
+      AppendDrms(out, r.ccv_modifiers);
+    }
+    out += ") [A11.5]";
     if (r.atmm) {
-      text += "; ATMM check by " + Id(state, event, r.atmm->unit) + ": dr " +
-              std::to_string(r.atmm->dr) + " (" + Drms(r.atmm->drms) + ") = " +
-              std::to_string(r.atmm->final_dr) + " -> " + std::string(Name(r.atmm->result)) +
-              " [C13.7]";
+      Append(out, "; ATMM check by ", Id(state, event, r.atmm->unit), ": dr ", r.atmm->dr, " (");
+      AppendDrms(out, r.atmm->drms);
+      Append(out, ") = ", r.atmm->final_dr, " -> ", Name(r.atmm->result), " [C13.7]");
     }
-    text += "; DRM " + Drms(r.drms) + "; DR " + std::to_string(r.dr.Total()) + " (coloured " +
-            std::to_string(r.dr.colored) + ", white " + std::to_string(r.dr.white) + ")";
+    AppendDrmAndDr(out, r.drms, r.dr);
     if (r.unlikely_kill_dr) {
-      text += "; Original 2: Unlikely Kill dr " + std::to_string(*r.unlikely_kill_dr) + " [A11.501]";
+      Append(out, "; Original 2: Unlikely Kill dr ", *r.unlikely_kill_dr, " [A11.501]");
     }
-    if (r.crew_small_arms) text += "; Original 12: Crew Small Arms [A11.621]";
+    if (r.crew_small_arms) out += "; Original 12: Crew Small Arms [A11.621]";
   } else {
-    text = seat + "'s " + Ids(state, event, r.attackers) + " attacks " +
-           Ids(state, event, r.targets) + " with its " + WeaponsText(r.weapons) + ": " +
-           r.attack_strength.ToMixedString() + " FP vs CCV " + r.defence_strength.ToMixedString() +
-           " -> " + std::string(Name(r.column)) + ", Kill # " + std::to_string(r.kill_number) +
-           " [A11.62]";
+    Append(out, seat, "'s ");
+    AppendIds(out, state, event, r.attackers);
+    out += " attacks ";
+    AppendIds(out, state, event, r.targets);
+    out += " with its ";
+    AppendWeapons(out, r.weapons);
+    Append(out, ": ", r.attack_strength.ToMixedString(), " FP vs CCV ",
+           r.defence_strength.ToMixedString(), " -> ", Name(r.column), ", Kill # ", r.kill_number,
+           " [A11.62]");
     for (const Halving& halving : r.halvings) {
-      text += "; " + std::string(TextOf(halving.cause)) + " [" +
-              std::string(RuleOf(halving.cause)) + "]";
+      Append(out, "; ", TextOf(halving.cause), " [", RuleOf(halving.cause), ']');
     }
-    text += "; DRM " + Drms(r.drms) + "; DR " + std::to_string(r.dr.Total()) + " (coloured " +
-            std::to_string(r.dr.colored) + ", white " + std::to_string(r.dr.white) + ")";
+    AppendDrmAndDr(out, r.drms, r.dr);
   }
   if (r.leader_creation) {
     const LeaderCreation& c = *r.leader_creation;
-    text += "; Original 2: Leader Creation dr " + std::to_string(c.dr) + " = " +
-            std::to_string(c.final_dr) + " -> " + (c.leader.empty() ? "none" : c.leader) +
-            " [A18.2]";
+    Append(out, "; Original 2: Leader Creation dr ", c.dr, " = ", c.final_dr, " -> ",
+           c.leader.empty() ? std::string_view("none") : std::string_view(c.leader), " [A18.2]");
   }
-  for (const TargetResult& t : r.results) {
-    text += "\n  " + Id(state, event, t.unit) + ": Final DR " + std::to_string(t.final_dr) +
-            (t.drms.empty() ? "" : " (own DRM " + Drms(t.drms) + ")") + " -> " +
-            std::string(OutcomeText(t.outcome));
-  }
-  for (const std::string& note : r.notes) text += "\n  note: " + note;
-  return text;
+  AppendResults(out, state, event, r);
 }
 
 std::string_view ChoiceText(ChoiceKind kind) {
@@ -208,49 +255,66 @@ std::string_view UnitId(const State& before, const Event& event, size_t index) {
 
 std::string DescribeEvent(const State& state, const Event& event) {
   std::string text;
-  const std::string seat(Name(event.seat));
+  const std::string_view seat = Name(event.seat);
   switch (event.kind) {
     case EventKind::kSetUp:
-      text = "set-up: Location " + event.situation->location.name + ", " +
-             std::to_string(event.situation->units.size()) + " units, ATTACKER " +
-             std::string(Name(event.situation->attacker)) +
-             (event.situation->location.melee ? ", in Melee" : "");
+      Append(text, "set-up: Location ", event.situation->location.name, ", ",
+             event.situation->units.size(), " units, ATTACKER ", Name(event.situation->attacker),
+             event.situation->location.melee ? ", in Melee" : "");
       break;
     case EventKind::kAnnounced:
-      text = seat + " announces: withdraw " + Join(event.announce->withdraw) + "; solo SMC " +
-             Join(event.announce->solo) +
-             (event.announce->cannot_withdraw.empty()
-                  ? ""
-                  : "; unable to withdraw " + Join(event.announce->cannot_withdraw)) +
-             (event.announce->declare_hth ? "; declares HtH" : "");
+      Append(text, seat, " announces: withdraw ");
+      AppendJoined(text, event.announce->withdraw);
+      text += "; solo SMC ";
+      AppendJoined(text, event.announce->solo);
+      if (!event.announce->cannot_withdraw.empty()) {
+        text += "; unable to withdraw ";
+        AppendJoined(text, event.announce->cannot_withdraw);
+      }
+      if (event.announce->declare_hth) text += "; declares HtH";
       break;
     case EventKind::kDummiesRemoved:
       text = "A11.19 Dummies removed before designation";
       break;
     case EventKind::kAmbushChecked: {
       const AmbushReport& r = *event.ambush;
-      text = "A11.4 Ambush: side_a dr " + std::to_string(r.dr[0]) + " (" + Drms(r.drms[0]) +
-             ") = " + std::to_string(r.final_dr[0]) + ", side_b dr " + std::to_string(r.dr[1]) +
-             " (" + Drms(r.drms[1]) + ") = " + std::to_string(r.final_dr[1]) + ": " +
-             (r.ambusher ? std::string(Name(*r.ambusher)) + " ambushes; CC is sequential [A11.32]"
-                         : std::string("no Ambush"));
+      Append(text, "A11.4 Ambush: side_a dr ", r.dr[0], " (");
+      AppendDrms(text, r.drms[0]);
+      Append(text, ") = ", r.final_dr[0], ", side_b dr ", r.dr[1], " (");
+      AppendDrms(text, r.drms[1]);
+      Append(text, ") = ", r.final_dr[1], ": ");
+      if (r.ambusher) {
+        Append(text, Name(*r.ambusher), " ambushes; CC is sequential [A11.32]");
+      } else {
+        text += "no Ambush";
+      }
       break;
     }
     case EventKind::kHthDeclared:
       text = "Hand-to-Hand CC in this Location: red Kill numbers";
       break;
     case EventKind::kDeclarationSealed:
-      text = seat + " designates " + std::to_string(event.seal->attacks.size()) + " attack(s)";
+      Append(text, seat, " designates ", event.seal->attacks.size(), " attack(s)");
       for (const AttackOrder& order : event.seal->attacks) {
-        text += "; " + Join(order.attackers) +
-                (order.weapons.empty() ? "" : " (" + Join(order.weapons) + ")") + " -> " +
-                (IsCloseDefense(order) ? "every unarmored unit"
-                                                                 : Join(order.targets)) +
-                (order.capture ? " (capture)" : "") +
-                (order.atmm.empty() ? "" : " (ATMM: " + order.atmm + ")");
+        text += "; ";
+        AppendJoined(text, order.attackers);
+        if (!order.weapons.empty()) {
+          text += " (";
+          AppendJoined(text, order.weapons);
+          text += ')';
+        }
+        text += " -> ";
+        if (IsCloseDefense(order)) {
+          text += "every unarmored unit";
+        } else {
+          AppendJoined(text, order.targets);
+        }
+        if (order.capture) text += " (capture)";
+        if (!order.atmm.empty()) Append(text, " (ATMM: ", order.atmm, ')');
       }
       if (!event.seal->ambush_withdraw.empty()) {
-        text += "; Ambush Withdrawal: " + Join(event.seal->ambush_withdraw);
+        text += "; Ambush Withdrawal: ";
+        AppendJoined(text, event.seal->ambush_withdraw);
       }
       break;
     case EventKind::kDeclarationsRevealed:
@@ -259,71 +323,79 @@ std::string DescribeEvent(const State& state, const Event& event) {
     case EventKind::kAttackResolved: {
       const AttackReport& r = *event.attack;
       if (r.vs_vehicle || r.weapons != 0) {
-        text = VehicleAttackText(state, event, r);
+        AppendVehicleAttack(text, state, event, r);
         break;
       }
-      text = seat + " attacks " + Ids(state, event, r.targets) + " with " +
-             Ids(state, event, r.attackers) + ": " + r.attack_strength.ToMixedString() + ":" +
-             r.defence_strength.ToMixedString() + " -> " + std::string(Name(r.column)) +
-             ", Kill # " + std::to_string(r.kill_number) + (r.hth ? " (HtH, red)" : "") +
-             " [A11.11]";
+      Append(text, seat, " attacks ");
+      AppendIds(text, state, event, r.targets);
+      text += " with ";
+      AppendIds(text, state, event, r.attackers);
+      Append(text, ": ", r.attack_strength.ToMixedString(), ":", r.defence_strength.ToMixedString(),
+             " -> ", Name(r.column), ", Kill # ", r.kill_number, r.hth ? " (HtH, red)" : "",
+             " [A11.11]");
       for (const Halving& halving : r.halvings) {
-        text += "; " + std::string(TextOf(halving.cause)) +
-                (halving.unit.empty() ? "" : " (" + halving.unit + ")") + " [" +
-                std::string(RuleOf(halving.cause)) + "]";
+        Append(text, "; ", TextOf(halving.cause));
+        if (!halving.unit.empty()) Append(text, " (", halving.unit, ')');
+        Append(text, " [", RuleOf(halving.cause), ']');
       }
-      text += "; DRM " + Drms(r.drms) + "; DR " + std::to_string(r.dr.Total()) + " (coloured " +
-              std::to_string(r.dr.colored) + ", white " + std::to_string(r.dr.white) + ")";
+      AppendDrmAndDr(text, r.drms, r.dr);
       if (r.leader_creation) {
         const LeaderCreation& c = *r.leader_creation;
-        text += "; Original 2: Leader Creation dr " + std::to_string(c.dr) + " (" + Drms(c.drms) +
-                ") = " + std::to_string(c.final_dr) + " -> " +
-                (c.leader.empty() ? "none" : c.leader) + " [A18.2]";
+        Append(text, "; Original 2: Leader Creation dr ", c.dr, " (");
+        AppendDrms(text, c.drms);
+        Append(text, ") = ", c.final_dr, " -> ",
+               c.leader.empty() ? std::string_view("none") : std::string_view(c.leader),
+               " [A18.2]");
       }
-      for (const TargetResult& t : r.results) {
-        text += "\n  " + Id(state, event, t.unit) + ": Final DR " + std::to_string(t.final_dr) +
-                (t.drms.empty() ? "" : " (own DRM " + Drms(t.drms) + ")") + " -> " +
-                std::string(OutcomeText(t.outcome));
-      }
-      for (const std::string& note : r.notes) text += "\n  note: " + note;
+      AppendResults(text, state, event, r);
       break;
     }
     case EventKind::kAttackVoid:
-      text = seat + "'s attack is void";
+      Append(text, seat, "'s attack is void");
       break;
     case EventKind::kChoiceRequested:
-      text = "choice " + std::to_string(event.choice->id) + " for " +
-             std::string(Name(event.choice->seat)) + ": " +
-             std::string(ChoiceText(event.choice->kind)) + " (" +
-             Ids(state, event, event.choice->options) + ")";
+      Append(text, "choice ", event.choice->id, " for ", Name(event.choice->seat), ": ",
+             ChoiceText(event.choice->kind), " (");
+      AppendIds(text, state, event, event.choice->options);
+      text += ')';
       break;
     case EventKind::kChoiceMade:
-      text = seat + " answers choice " + std::to_string(event.choice->id) + ": " +
-             (event.selected.empty() ? std::string("none") : Ids(state, event, event.selected));
+      Append(text, seat, " answers choice ", event.choice->id, ": ");
+      if (event.selected.empty()) {
+        text += "none";
+      } else {
+        AppendIds(text, state, event, event.selected);
+      }
       break;
     case EventKind::kPassed:
-      text = seat + " makes no further attack [A11.3]";
+      Append(text, seat, " makes no further attack [A11.3]");
       break;
     case EventKind::kPaatcTaken:
       text = "A11.6 PAATC before advancing onto a manned enemy AFV";
-      for (const TaskCheck& check : event.checks) text += "\n  " + CheckText(state, event, check);
+      for (const TaskCheck& check : event.checks) {
+        text += "\n  ";
+        AppendCheck(text, state, event, check);
+      }
       break;
     case EventKind::kVehicleCaptured:
       text = "A11.52 an unarmed vehicle alone with enemy Infantry is captured";
       break;
     case EventKind::kPhaseEnded:
-      text = std::string("end of CCPh: ") +
-             (event.melee ? "Infantry of both sides remain: Melee [A11.15]" : "no Melee");
+      Append(text, "end of CCPh: ",
+             event.melee ? "Infantry of both sides remain: Melee [A11.15]" : "no Melee");
       break;
   }
   for (const DieRoll& roll : event.rolls) {
-    text += "\n  roll " + roll.purpose + ": " + std::to_string(roll.value) +
-            (roll.color == DieColor::kColored ? " (coloured)"
-             : roll.color == DieColor::kWhite ? " (white)"
-                                              : "");
+    Append(text, "\n  roll ", roll.purpose, ": ", roll.value,
+           roll.color == DieColor::kColored ? " (coloured)"
+           : roll.color == DieColor::kWhite ? " (white)"
+                                            : "");
   }
-  for (const Effect& effect : event.effects) text += "\n  " + EffectText(state, event, effect);
-  for (const std::string& note : event.notes) text += "\n  note: " + note;
+  for (const Effect& effect : event.effects) {
+    text += "\n  ";
+    AppendEffect(text, state, event, effect);
+  }
+  for (const std::string& note : event.notes) Append(text, "\n  note: ", note);
   return text;
 }
 
