@@ -33,13 +33,14 @@ if(MELEE_WERROR)
 endif()
 
 # Compiles a target's own files without optimisation; the libraries it links keep the build
-# type's flags. For code that never ships: tests, test helpers, fuzz harnesses. -O2 there costs a
-# third of those files' compile time and buys nothing anyone waits for (docs/architecture.md,
-# "Build time"). Never for a program that ships (melee-server, `melee`), even for files that only
-# parse options: an inline function or template that an -O0 file and an -O2 library both emit
-# is kept once by the linker, and the copy it keeps can be the -O0 file's (std::string's
-# constructors, protobuf's accessors): melee-server with an -O0 main.cc ran 25% more
-# instructions a command. A Debug build is left as it is.
+# type's flags. For code that never ships nor measures: tests, the test helpers no benchmark
+# links, fuzz harnesses. -O2 there costs a third of those files' compile time and buys nothing
+# anyone waits for (docs/architecture.md, "Build time"). Never for a program that ships
+# (melee-server, `melee`) or a benchmark, even for files that only parse options: an inline
+# function or template that an -O0 file and an -O2 library both emit is kept once by the
+# linker, and the copy it keeps can be the -O0 file's (std::string's constructors, protobuf's
+# accessors): melee-server with an -O0 main.cc ran 25% more instructions a command. The test
+# optimised_programs (tests/build/) checks. A Debug build is left as it is.
 function(melee_unoptimised target)
   target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O0>)
 endfunction()
