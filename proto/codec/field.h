@@ -11,8 +11,9 @@
 //   }
 //   UnitFromProto(unit, "set-up.units[0]");   // a root: a literal, or a string (copied)
 //
-// A child points at its parent: make children of a Field that outlives them (a parameter, a
-// local), never of a temporary (`field.Child("a").Child("b")` does not compile; name the first).
+// A child points at its parent and keeps its name as a view: make children of a Field that
+// outlives them (a parameter, a local), never of a temporary (`field.Child("a").Child("b")` does
+// not compile; name the first), and name them with literals.
 
 #include <string>
 #include <string_view>
