@@ -519,20 +519,25 @@ class AslHost final : public RulesetHost {
       out[i].mutable_asl();
     }
     // A11.1: every unit of both sides in the Location takes part.
-    const std::vector<v1::ForceUnit> carried_units = PresentAt(forces, location);
+    const std::vector<const v1::ForceUnit*> carried_units = PresentAt(forces, location);
     // A carried SMC stays stacked on (a Rider or Passenger with) only a unit of this close
-    // combat: its MMC may have moved elsewhere or be gone (A11.14).
-    std::set<std::string> here;
+    // combat: its MMC may have moved elsewhere or be gone (A11.14). The ids are the parts' and
+    // the forces' own strings, which adding units to the parts leaves in place.
+    std::vector<std::string_view> here;
     for (const v1::SubmitSetup& part : out) {
-      for (const aslpb::Unit& unit : part.asl().units()) here.insert(unit.id());
+      for (const aslpb::Unit& unit : part.asl().units()) here.push_back(unit.id());
     }
-    for (const v1::ForceUnit& unit : carried_units) here.insert(unit.id());
-    for (const v1::ForceUnit& unit : carried_units) {
-      aslpb::Unit& added = *out[unit.owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units();
-      added = unit.asl();
-      if (!added.stacked_on().empty() && !here.contains(added.stacked_on())) added.clear_stacked_on();
-      if (!added.rider_of().empty() && !here.contains(added.rider_of())) added.clear_rider_of();
-      if (!added.passenger_of().empty() && !here.contains(added.passenger_of())) {
+    for (const v1::ForceUnit* unit : carried_units) here.push_back(unit->id());
+    const auto is_here = [&](std::string_view id) {
+      return std::find(here.begin(), here.end(), id) != here.end();
+    };
+    for (const v1::ForceUnit* unit : carried_units) {
+      aslpb::Unit& added =
+          *out[unit->owner() == v1::SEAT_SIDE_A ? 0 : 1].mutable_asl()->add_units();
+      added = unit->asl();
+      if (!added.stacked_on().empty() && !is_here(added.stacked_on())) added.clear_stacked_on();
+      if (!added.rider_of().empty() && !is_here(added.rider_of())) added.clear_rider_of();
+      if (!added.passenger_of().empty() && !is_here(added.passenger_of())) {
         added.clear_passenger_of();
       }
     }

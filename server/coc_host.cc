@@ -254,7 +254,8 @@ Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
     defender_named = defender_named || unit.role() == cocpb::ROLE_DEFENDER;
   }
   std::vector<int> undecided;  // the defender's carried Units whose role is to decide
-  for (const v1::ForceUnit& carried : PresentAt(forces, location)) {
+  for (const v1::ForceUnit* present : PresentAt(forces, location)) {
+    const v1::ForceUnit& carried = *present;
     const size_t side = carried.owner() == v1::SEAT_SIDE_A ? 0 : 1;
     cocpb::SideSetup& part = *out[side].mutable_coc();
     cocpb::Unit unit = carried.coc();

@@ -40,8 +40,7 @@ v1::ForceUnit* FindMutableHolder(const RulesetHost& host, Forces& forces, std::s
   if (v1::ForceUnit* unit = FindMutable(forces, id)) return unit;
   for (Force& force : forces) {
     for (size_t i = 0; i < force.units.size(); ++i) {
-      const std::vector<std::string> ids = host.IdsOf(force.units[i]);
-      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &force.units.Mutable(i);
+      if (host.Holds(force.units[i], id)) return &force.units.Mutable(i);
     }
   }
   return nullptr;
@@ -112,19 +111,18 @@ const v1::ForceUnit* FindHolder(const RulesetHost& host, const Forces& forces,
   if (const v1::ForceUnit* unit = FindForceUnit(forces, id)) return unit;
   for (const Force& force : forces) {
     for (const v1::ForceUnit& unit : force.units) {
-      const std::vector<std::string> ids = host.IdsOf(unit);
-      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return &unit;
+      if (host.Holds(unit, id)) return &unit;
     }
   }
   return nullptr;
 }
 
-std::vector<v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location) {
-  std::vector<v1::ForceUnit> present;
+std::vector<const v1::ForceUnit*> PresentAt(const Forces& forces, std::string_view location) {
+  std::vector<const v1::ForceUnit*> present;
   for (const Force& force : forces) {
     for (const v1::ForceUnit& unit : force.units) {
       if (unit.fate() == v1::FORCE_FATE_PRESENT && unit.location() == location) {
-        present.push_back(unit);
+        present.push_back(&unit);
       }
     }
   }

@@ -27,12 +27,13 @@ constexpr size_t kMaxForceUnits = 512;
 const melee::v1::ForceUnit* FindForceUnit(const Forces& forces, std::string_view id);
 
 // The unit of either force that holds `id` (its own id, or one of host.IdsOf: a coc Team or
-// Leader), or null.
+// Leader; host.Holds), or null.
 const melee::v1::ForceUnit* FindHolder(const RulesetHost& host, const Forces& forces,
                                        std::string_view id);
 
-// The units of both forces present in `location`, side A's first.
-std::vector<melee::v1::ForceUnit> PresentAt(const Forces& forces, std::string_view location);
+// The units of both forces present in `location`, side A's first (the forces' own, not copies:
+// valid while `forces` is unchanged).
+std::vector<const melee::v1::ForceUnit*> PresentAt(const Forces& forces, std::string_view location);
 
 // Whether `seat` has a unit present in `location`.
 bool HasUnitsAt(const Forces& forces, engine::Seat seat, std::string_view location);

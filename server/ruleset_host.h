@@ -250,6 +250,10 @@ class RulesetHost {
   virtual std::vector<std::string> IdsOf(const melee::v1::ForceUnit& unit) const {
     return {unit.id()};
   }
+  // Whether `id` is one of IdsOf(unit), without listing them.
+  virtual bool Holds(const melee::v1::ForceUnit& unit, std::string_view id) const {
+    return unit.id() == id;
+  }
   // Checks what `seat`'s set-up part gives against what the forces carry, beyond its units being
   // new (coc: its Force Morale). Errors name the field.
   virtual engine::Result<void> CheckPartAgainstForces(engine::Seat seat,

@@ -15,6 +15,7 @@
 // LoggedCommand, LoggedEvent: the log forms). Its State has `phase`, `owes` (by seat) and
 // `situation.attacker`; its Event has `kind` and `seat`; its Phase has kSetUp and kEnded.
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -301,6 +302,13 @@ class SealedHost final : public RulesetHost {
 
   std::vector<std::string> IdsOf(const melee::v1::ForceUnit& unit) const override {
     return table_.ids_of != nullptr ? table_.ids_of(unit) : std::vector<std::string>{unit.id()};
+  }
+
+  bool Holds(const melee::v1::ForceUnit& unit, std::string_view id) const override {
+    if (unit.id() == id) return true;
+    if (table_.ids_of == nullptr) return false;
+    const std::vector<std::string> ids = table_.ids_of(unit);
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
   }
 
   engine::Result<void> CheckPartAgainstForces(engine::Seat seat,

@@ -180,19 +180,19 @@ Result<SetupParts> WithCarried(const SetupParts& parts, const Forces& forces,
   for (const v1::SubmitSetup& part : out) {
     if (source.empty()) source = part.vv().source_hex();
   }
-  for (const v1::ForceUnit& unit : PresentAt(forces, location)) {
-    if (unit.owner() == proto::SideToProto(attacker)) {
-      return Reject("15.1", "submit_setup.vv.target: " + SeatName(attacker) + "'s " + unit.id() +
+  for (const v1::ForceUnit* unit : PresentAt(forces, location)) {
+    if (unit->owner() == proto::SideToProto(attacker)) {
+      return Reject("15.1", "submit_setup.vv.target: " + SeatName(attacker) + "'s " + unit->id() +
                                 " is in " + location +
                                 ": a close assault is made against an adjacent, enemy occupied "
                                 "hex");
     }
-    *out[Index(engine::Opponent(attacker))].mutable_vv()->add_units() = unit.vv();
+    *out[Index(engine::Opponent(attacker))].mutable_vv()->add_units() = unit->vv();
   }
   if (!source.empty() && source != location) {
-    for (const v1::ForceUnit& unit : PresentAt(forces, source)) {
-      if (unit.owner() != proto::SideToProto(attacker)) continue;
-      *out[Index(attacker)].mutable_vv()->add_units() = unit.vv();
+    for (const v1::ForceUnit* unit : PresentAt(forces, source)) {
+      if (unit->owner() != proto::SideToProto(attacker)) continue;
+      *out[Index(attacker)].mutable_vv()->add_units() = unit->vv();
     }
   }
   return ShareParts(std::move(out));
