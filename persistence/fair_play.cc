@@ -181,9 +181,10 @@ CommittedDice::CommittedDice(const Seed& seed, std::string_view match_id, uint64
 
 CommittedDice::CommittedDice(const SeedChain& chain, std::string_view match_id, uint64_t step,
                              std::string_view entropy_a, std::string_view entropy_b)
-    : chain_(&chain), step_(step) {
-  InitMessage(match_id, entropy_a, entropy_b);
-}
+    : chain_(&chain),
+      step_(step),
+      unformatted_(
+          Unformatted{.match_id = match_id, .entropy_a = entropy_a, .entropy_b = entropy_b}) {}
 
 void CommittedDice::InitMessage(std::string_view match_id, std::string_view entropy_a,
                                 std::string_view entropy_b) {
@@ -207,6 +208,10 @@ const Seed& CommittedDice::seed() {
 
 int CommittedDice::NextD6() {
   seed();
+  if (unformatted_) {
+    InitMessage(unformatted_->match_id, unformatted_->entropy_a, unformatted_->entropy_b);
+    unformatted_.reset();
+  }
   for (;;) {
     char number[20];
     const auto [end, ec] = std::to_chars(std::begin(number), std::end(number), draws_++);

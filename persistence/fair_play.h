@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,8 +108,9 @@ class CommittedDice final : public engine::Dice {
  public:
   CommittedDice(const Seed& seed, std::string_view match_id, uint64_t step,
                 std::string_view entropy_a, std::string_view entropy_b);
-  // The dice of step `step` of `chain` (which must outlive them): its seed is looked up on the
-  // first draw, so a step that rolls nothing costs no hashing.
+  // The dice of step `step` of `chain`: its seed is looked up and the draws' message formatted on
+  // the first draw, so a step that rolls nothing costs no hashing and no formatting. `chain`,
+  // `match_id` and the entropies are not copied: they must outlive the dice.
   CommittedDice(const SeedChain& chain, std::string_view match_id, uint64_t step,
                 std::string_view entropy_a, std::string_view entropy_b);
   // How many draws were made (rejected ones included).
@@ -128,6 +130,11 @@ class CommittedDice final : public engine::Dice {
   const SeedChain* chain_ = nullptr;  // set while seed_ is still to be looked up
   Seed seed_{};
   uint64_t step_;
+  // Set while the message is still to be formatted (the chain's constructor): the caller's.
+  struct Unformatted {
+    std::string_view match_id, entropy_a, entropy_b;
+  };
+  std::optional<Unformatted> unformatted_;
   std::string message_head_;  // "melee/v1/die|<match_id>|<step>|"
   std::string message_tail_;  // "|<hex entropy_a>|<hex entropy_b>"
   std::string message_;
