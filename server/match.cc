@@ -81,17 +81,14 @@ std::string FramedField(int field, const google::protobuf::MessageLite& head,
   return out;
 }
 
-// Field `field` of a ServerMessage whose bytes are `lead`, then `tail` serialized (which protobuf
-// merges into what `lead` holds), built in one string of the size it ends at.
-std::string FramedFieldAfter(int field, std::string_view lead,
-                             const google::protobuf::MessageLite& tail) {
-  const size_t size = lead.size() + tail.ByteSizeLong();
+// Field `field` of a ServerMessage whose bytes are `parts` one after the other (parts of the same
+// message serialized apart, which protobuf merges), built in one string of the size it ends at.
+std::string FramedBytes(int field, std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
   std::string out = FieldHeader(field, size);
-  const size_t header = out.size();
-  out.resize(header + size);
-  std::memcpy(out.data() + header, lead.data(), lead.size());
-  auto* at = reinterpret_cast<uint8_t*>(out.data() + header + lead.size());
-  tail.SerializeWithCachedSizesToArray(at);
+  out.reserve(out.size() + size);
+  for (std::string_view part : parts) out.append(part);
   return out;
 }
 
@@ -982,7 +979,9 @@ Result<Match::Plan> Match::PlanRuleset(Seat seat, const DecodedCommand& command,
       step = planned.stored.ruleset_event().dice_step() + 1;
     }
   }
-  std::array<std::string, 2> entropy = plan.entropy_before.value_or(entropy_);
+  const std::array<std::string, 2>& entropy_held =
+      plan.entropy_before ? *plan.entropy_before : entropy_;
+  std::array<std::string_view, 2> entropy = {entropy_held[0], entropy_held[1]};
   if (!plan.client_entropy.empty()) entropy[SeatIndex(seat)] = plan.client_entropy;
   std::unique_ptr<engine::BitSource> bits;
   std::unique_ptr<engine::Dice> dice;
@@ -1905,28 +1904,40 @@ std::vector<RenderedEvent> Match::Commit(Plan plan, uint64_t first_seq, int64_t 
 RenderedEvent Match::RenderShown(const Planned& planned, uint64_t seq, int64_t recorded_unix_ms) {
   const storage::RulesetEvent& logged = planned.stored.ruleset_event();
   const size_t renderings = planned.shown.size();
-  // What the commit adds to each rendering: the stamp, the fields from the log entry, and the
-  // seals' openings. Written after the rendering's bytes, which protobuf merges into the one
-  // message the tree edits made before (a sub-message met twice is merged, a repeated field
-  // appended to, a scalar set last wins).
-  std::array<v1::MatchEvent, 4> added;
+  // What the commit adds to each rendering: the stamp and the fields from the log entry (by the
+  // rendering's kind), then the seals' openings the viewer gets. Each part is serialized once,
+  // for every rendering it goes to, and written after the rendering's bytes, which protobuf
+  // merges into the one message the tree edits made before (a sub-message met twice is merged,
+  // a repeated field appended to, a scalar set last wins).
+  std::array<std::string, 4> added;
+  std::array<const std::string*, 4> added_to{};  // by rendering
   for (size_t i = 0; i < renderings; ++i) {
-    added[i].set_match_id(identity_.id);
-    added[i].set_seq(seq);
-    added[i].set_recorded_unix_ms(recorded_unix_ms);
-    AddLoggedFields(logged, planned.shown_kind[i], added[i]);
+    for (size_t j = 0; j < i && added_to[i] == nullptr; ++j) {
+      if (planned.shown_kind[j] == planned.shown_kind[i]) added_to[i] = added_to[j];
+    }
+    if (added_to[i] != nullptr) continue;
+    v1::MatchEvent fields;
+    fields.set_match_id(identity_.id);
+    fields.set_seq(seq);
+    fields.set_recorded_unix_ms(recorded_unix_ms);
+    AddLoggedFields(logged, planned.shown_kind[i], fields);
+    added[i] = fields.SerializeAsString();
+    added_to[i] = &added[i];
   }
   RenderedEvent out;
   if (renderings == 1) {
     out.fill(Outbound::FromBinary(
-        FramedFieldAfter(v1::ServerMessage::kEventFieldNumber, planned.shown[0], added[0])));
+        FramedBytes(v1::ServerMessage::kEventFieldNumber, {planned.shown[0], added[0]})));
     return out;
   }
-  OpenSeals(planned, seq, added);
+  const Openings openings = OpenSeals(planned, seq);
   // Viewers who see the event alike share one message.
   for (size_t i = 0; i < out.size(); ++i) {
+    const uint8_t chunks = openings.to[i];
     std::string bytes =
-        FramedFieldAfter(v1::ServerMessage::kEventFieldNumber, planned.shown[i], added[i]);
+        FramedBytes(v1::ServerMessage::kEventFieldNumber,
+                    {planned.shown[i], *added_to[i], (chunks & 1) != 0 ? openings.chunks[0] : "",
+                     (chunks & 2) != 0 ? openings.chunks[1] : ""});
     for (size_t j = 0; j < i && !out[i]; ++j) {
       if (*out[j]->Frame(proto::FrameKind::kBinary) == bytes) out[i] = out[j];
     }
@@ -1935,9 +1946,9 @@ RenderedEvent Match::RenderShown(const Planned& planned, uint64_t seq, int64_t r
   return out;
 }
 
-void Match::OpenSeals(const Planned& planned, uint64_t seq,
-                      std::array<v1::MatchEvent, 4>& added) {
-  if (!planned.event) return;
+Match::Openings Match::OpenSeals(const Planned& planned, uint64_t seq) {
+  Openings openings;
+  if (!planned.event) return openings;
   const storage::Cause& cause = planned.stored.ruleset_event().cause();
   const auto sealer = SeatOfStored(cause.seat());
   if (!cause.seal_nonce().empty() && sealer &&
@@ -1955,33 +1966,42 @@ void Match::OpenSeals(const Planned& planned, uint64_t seq,
     bool all = true;
     for (Viewer viewer : kViewers) {
       if (viewer == engine::ViewerOf(*sealer) || planned.shown[ViewerIndex(viewer)] == owners) {
-        *added[ViewerIndex(viewer)].mutable_declaration_sealed()->mutable_opening() = opening;
+        openings.to[ViewerIndex(viewer)] = 1;
       } else {
         all = false;
       }
     }
+    v1::MatchEvent chunk;
+    *chunk.mutable_declaration_sealed()->mutable_opening() = opening;
+    openings.chunks[0] = chunk.SerializeAsString();
     unopened_[SeatIndex(*sealer)] =
         all ? std::nullopt : std::optional<v1::SealOpening>(std::move(opening));
-    return;
+    return openings;
   }
   if (planned.shown_kind[ViewerIndex(Viewer::kDirector)] !=
       v1::MatchEvent::kDeclarationsRevealed) {
-    return;
+    return openings;
   }
-  // A reveal opens the commitments of the declarations it shows.
+  // A reveal opens the commitments of the declarations it shows: each side's opening is one
+  // chunk, given to every viewer the reveal shows that side's declaration to.
   std::array<bool, 2> opened{};
-  for (Viewer viewer : kViewers) {
-    for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
-      const size_t i = SeatIndex(seat);
+  for (Seat seat : {Seat::kSideA, Seat::kSideB}) {
+    const size_t i = SeatIndex(seat);
+    if (!unopened_[i]) continue;
+    for (Viewer viewer : kViewers) {
       const bool shown = (planned.revealed_sides[ViewerIndex(viewer)] & (i == 0 ? 1 : 2)) != 0;
-      if (!shown || !unopened_[i]) continue;
-      *added[ViewerIndex(viewer)].mutable_declarations_revealed()->add_openings() = *unopened_[i];
+      if (!shown) continue;
+      openings.to[ViewerIndex(viewer)] |= static_cast<uint8_t>(i == 0 ? 1 : 2);
       if (viewer == Viewer::kSpectator) opened[i] = true;
     }
+    v1::MatchEvent chunk;
+    *chunk.mutable_declarations_revealed()->add_openings() = *unopened_[i];
+    openings.chunks[i] = chunk.SerializeAsString();
   }
   for (size_t i = 0; i < 2; ++i) {
     if (opened[i]) unopened_[i].reset();
   }
+  return openings;
 }
 
 v1::MatchEvent Match::RenderEvent(Planned& planned, Viewer viewer) const {

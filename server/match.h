@@ -394,12 +394,16 @@ class Match : public std::enable_shared_from_this<Match> {
   // Whether every viewer sees `planned` alike: the rules hide nothing in it, so it is rendered
   // (and serialized, and sent) once for all four.
   bool SameForEveryViewer(const Planned& planned) const;
-  // Adds the openings of sealed commitments (seal scheme 2) to what each viewer's rendering of
-  // event `seq` gets added (`added`, by engine::Viewer): a new seal's to the viewers who see its
-  // declaration already, and at a reveal the openings of the declarations it shows. Keeps the
-  // ones not public yet in unopened_.
-  void OpenSeals(const Planned& planned, uint64_t seq,
-                 std::array<melee::v1::MatchEvent, 4>& added);
+  // The openings of sealed commitments (seal scheme 2) that event `seq`'s renderings get: at most
+  // two chunks (each a MatchEvent's bytes holding one opening), and which go to which viewer.
+  struct Openings {
+    std::array<std::string, 2> chunks;
+    std::array<uint8_t, 4> to{};  // by engine::Viewer: bit k set when chunks[k] goes to it
+  };
+  // A new seal's opening for the viewers who see its declaration already, and at a reveal the
+  // openings of the declarations it shows (one chunk a side). Keeps the ones not public yet in
+  // unopened_.
+  Openings OpenSeals(const Planned& planned, uint64_t seq);
   // Whether a close combat is being set up or played (the ATTACKER may not order Locations).
   bool CombatUnderWay() const;
   // Whether the match waits for `seat` now: its set-up, or what the rules wait for.
