@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -365,6 +366,12 @@ class AslHost final : public RulesetHost {
     RenderAround(logged, after, event, std::array<Viewer, 1>{viewer}, shown);
     out.MergeFrom(shown.around[0]);
     *out.mutable_asl() = LoggedForm<aslpb::AslEvent>(shown.as_logged[0] ? logged : shown.masked[0]);
+    for (size_t i = 0; i < shown.parts.size(); ++i) {
+      if ((shown.parts_to[0] & (1U << i)) == 0) continue;
+      if (!out.MergeFromString(shown.parts[i])) {
+        throw std::logic_error("RenderEvent: a shared part does not parse");
+      }
+    }
   }
 
   int AroundField() const override { return v1::MatchEvent::kAslFieldNumber; }
@@ -381,7 +388,6 @@ class AslHost final : public RulesetHost {
       return *parsed;
     };
     std::optional<std::string> unsealed;  // the seal's event as those who may not see it see it
-    std::array<std::optional<aslpb::Seal>, 2> seals;  // a reveal's declarations, converted
     for (size_t k = 0; k < viewers.size(); ++k) {
       const Viewer viewer = viewers[k];
       v1::MatchEvent& around = out.around[k];
@@ -422,12 +428,23 @@ class AslHost final : public RulesetHost {
         case asl::EventKind::kDeclarationsRevealed: {
           v1::DeclarationsRevealed* revealed = around.mutable_declarations_revealed();
           const auto declarations = asl::DeclarationsShown(state, viewer);
-          // Each side's declaration is converted once, for every viewer it is shown to.
+          // Each side's declaration is converted and serialized once, a part shared by every
+          // viewer it is shown to; the viewer's tree marks the side the part fills.
           for (size_t i = 0; i < declarations.size(); ++i) {
             if (!declarations[i]) continue;
-            if (!seals[i]) seals[i] = proto::SealToProto(*declarations[i]);
-            *(i == 0 ? revealed->mutable_side_a() : revealed->mutable_side_b())->mutable_asl() =
-                *seals[i];
+            if (i == 0) {
+              revealed->mutable_side_a();
+            } else {
+              revealed->mutable_side_b();
+            }
+            if (out.parts[i].empty()) {
+              v1::MatchEvent part;
+              v1::DeclarationsRevealed& sides = *part.mutable_declarations_revealed();
+              *(i == 0 ? sides.mutable_side_a() : sides.mutable_side_b())->mutable_asl() =
+                  proto::SealToProto(*declarations[i]);
+              out.parts[i] = proto::SerializeDeterministic(part);
+            }
+            out.parts_to[k] |= static_cast<uint8_t>(1U << i);
           }
           break;
         }

@@ -2124,10 +2124,13 @@ void Match::ApplyAndShow(const RulesetHost& host, AnyState& state, AnyEvent even
                                  (tree.declarations_revealed().has_side_b() ? 2 : 0));
       }
       if (i >= viewers.size()) continue;
-      planned.shown.push_back(
+      std::string& bytes = planned.shown.emplace_back(
           field == 0 ? proto::SerializeDeterministic(tree)
                      : proto::SerializeDeterministicWith(
                            tree, field, shown.as_logged[k] ? logged : shown.masked[k]));
+      for (size_t p = 0; p < shown.parts.size(); ++p) {
+        if ((shown.parts_to[k] & (1U << p)) != 0) bytes += shown.parts[p];
+      }
     }
   }
   planned.event = std::move(event);

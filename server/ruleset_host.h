@@ -78,10 +78,16 @@ inline LoggedDie LoggedDieOf(const melee::v1::DieRoll& die, std::optional<engine
 // The viewer's MatchEvent is `around` serialized, then that field after it
 // (proto::SerializeDeterministicWith): a ruleset's field (32..34) is above every other field a
 // ruleset event sets.
+// Parts the viewers share (a reveal's declarations, one a side) are serialized once, as MatchEvents
+// of their own (`parts`), and written after the viewer's message, which protobuf merges (a
+// sub-message met twice is merged): bit i of `parts_to[k]` gives `parts[i]` to the k-th viewer,
+// whose `around` then marks the sub-message (an empty side_a, say) that the part fills.
 struct ShownAround {
   std::array<melee::v1::MatchEvent, 4> around;
   std::array<std::string, 4> masked;
   std::array<bool, 4> as_logged{};
+  std::array<std::string, 2> parts;
+  std::array<uint8_t, 4> parts_to{};
 };
 
 // Returns the logged event `Message` that a host's own LogEvent wrote as `logged`, for

@@ -348,9 +348,12 @@ TEST_F(AslHostTest, AnEventShownAsLoggedIsWhatRenderEventGivesEveryViewer) {
 }
 
 // Rendered around its logged bytes (RenderAround, which the match uses as it applies each event),
-// every event is, for each viewer, the very bytes of RenderEvent's tree serialized: the rest of
-// the MatchEvent, then the logged event or its masked copy. Played with and without a concealed
-// unit (A12), so that a set-up and the seals are masked for some viewers and not for others.
+// every event is, for each viewer, RenderEvent's tree: the rest of the MatchEvent, then the logged
+// event or its masked copy, then the parts the viewers share (a reveal's declarations), which
+// protobuf merges. Without shared parts these are the very bytes of the tree serialized; with
+// them, the same message (its deterministic serialization, byte for byte). Played with and
+// without a concealed unit (A12), so that a set-up and the seals are masked for some viewers and
+// not for others.
 TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEachViewer) {
   namespace asl = engine::asl;
   constexpr std::array<Viewer, 4> kAll = {Viewer::kSideA, Viewer::kSideB, Viewer::kDirector,
@@ -359,6 +362,7 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
   std::map<v1::MatchEvent::KindCase, int> kinds;  // of the events rendered around their bytes
   int masked = 0;
   int as_logged = 0;
+  int with_parts = 0;  // renderings given a shared part
   for (const bool concealed : {false, true}) {
     const asl::Situation situation = Squads({"G1", "G2"}, {"R1", "R2"}, concealed);
     asl::Seal attacker;
@@ -390,11 +394,21 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
             v1::MatchEvent tree;
             host_->RenderEvent(logged, state, event, viewers[k], tree);
             EXPECT_FALSE(shown.around[k].has_asl());
-            EXPECT_EQ(
+            std::string bytes =
                 proto::SerializeDeterministicWith(shown.around[k], host_->AroundField(),
-                                                  shown.as_logged[k] ? logged : shown.masked[k]),
-                proto::SerializeDeterministic(tree))
-                << tree.DebugString();
+                                                  shown.as_logged[k] ? logged : shown.masked[k]);
+            if (shown.parts_to[k] == 0) {
+              EXPECT_EQ(bytes, proto::SerializeDeterministic(tree)) << tree.DebugString();
+            } else {
+              ++with_parts;
+              for (size_t p = 0; p < shown.parts.size(); ++p) {
+                if ((shown.parts_to[k] & (1U << p)) != 0) bytes += shown.parts[p];
+              }
+              v1::MatchEvent sent;
+              ASSERT_TRUE(sent.ParseFromString(bytes));
+              EXPECT_EQ(proto::SerializeDeterministic(sent), proto::SerializeDeterministic(tree))
+                  << tree.DebugString();
+            }
             ++kinds[tree.kind_case()];
             ++(shown.as_logged[k] ? as_logged : masked);
           }
@@ -408,6 +422,7 @@ TEST_F(AslHostTest, AnEventRenderedAroundItsLoggedBytesIsRenderEventsTreeForEach
   EXPECT_GT(kinds[v1::MatchEvent::KIND_NOT_SET], 0);  // the set-ups
   EXPECT_GT(masked, 0);                               // a seal, a set-up with its concealed unit
   EXPECT_GT(as_logged, 0);                            // the rest
+  EXPECT_GT(with_parts, 0);                           // the reveals
 }
 
 }  // namespace
