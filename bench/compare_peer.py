@@ -38,6 +38,7 @@ COLUMNS = [
     "commands_per_round", "round_p50_ms", "round_p95_ms", "round_p99_ms", "server_cpu_s",
     "server_cpu_us_per_round", "server_cpu_us_per_command", "server_rss_mib", "client_cpu_s",
     "checks_ok", "started", "loadavg_1m", "source", "melee_withdrawal",
+    "server_system_cpu_us_per_command",
 ]
 
 
@@ -165,6 +166,7 @@ def run_melee(bench, matches, rounds, out_dir, rep, melee_withdrawal):
                 "client_cpu_s": float(r["client_cpu_s"]), "checks_ok": int(good),
                 "started": started, "loadavg_1m": load, "source": os.path.basename(table),
                 "melee_withdrawal": melee_withdrawal,
+                "server_system_cpu_us_per_command": float(r["server_system_cpu_us_per_command"]),
             })
     ok = status == 0 and len(rows) == len(matches) and all(row["checks_ok"] for row in rows)
     if status != 0:
@@ -276,10 +278,13 @@ def main():
             ok = ok and good
             rows += new
             for r in new:
+                kernel = r.get("server_system_cpu_us_per_command")
                 log("   N=%-5d %8.0f rounds/s, round p50 %.1f ms p99 %.1f ms, server CPU %.0f "
-                    "µs/round%s" % (r["matches"], r["rounds_per_s"], r["round_p50_ms"],
-                                    r["round_p99_ms"], r["server_cpu_us_per_round"],
-                                    "" if r["checks_ok"] else "  CHECKS FAILED"))
+                    "µs/round%s%s" % (r["matches"], r["rounds_per_s"], r["round_p50_ms"],
+                                      r["round_p99_ms"], r["server_cpu_us_per_round"],
+                                      "" if kernel is None else
+                                      " (%.0f µs a command in the kernel)" % kernel,
+                                      "" if r["checks_ok"] else "  CHECKS FAILED"))
 
     path = os.path.join(out_dir, "compare.csv")
     with open(path, "w", newline="") as f:

@@ -1159,6 +1159,7 @@ struct RunResult {
   long rss_after = 0;
   double cpu_seconds = 0;         // the server's, over the timed phase
   double store_cpu_seconds = 0;   // of it, the store's threads' (writer, checkpointer, lease)
+  double system_cpu_seconds = 0;  // of it, the time in the kernel (system time)
   double client_cpu_seconds = 0;  // this process's (the load generator), the same
   double others_cpu_seconds = 0;  // PostgreSQL's and HAProxy's (Settings::others_cpu), the same
   bool stalled = false;
@@ -1231,6 +1232,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
   Clock::time_point start;
   double cpu_start = 0;
   double store_cpu_start = 0;
+  double system_cpu_start = 0;
   double client_cpu_start = 0;
   double others_cpu_start = 0;
   result.rss_before = RssKiB(server);
@@ -1259,6 +1261,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     start = Clock::now();
     cpu_start = CpuSeconds(server);
     store_cpu_start = StoreCpuSeconds(server);
+    system_cpu_start = SystemCpuSeconds(server);
     client_cpu_start = CpuSeconds(getpid());
     if (settings.others_cpu) others_cpu_start = settings.others_cpu();
     for (auto& game : games) game->Play();
@@ -1269,6 +1272,7 @@ RunResult RunMatches(const Settings& settings, int run, int matches, const Offer
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.cpu_seconds = CpuSeconds(server) - cpu_start;
     result.store_cpu_seconds = StoreCpuSeconds(server) - store_cpu_start;
+    result.system_cpu_seconds = SystemCpuSeconds(server) - system_cpu_start;
     result.client_cpu_seconds = CpuSeconds(getpid()) - client_cpu_start;
     if (settings.others_cpu) result.others_cpu_seconds = settings.others_cpu() - others_cpu_start;
     result.rss_after = RssKiB(server);
@@ -1389,6 +1393,7 @@ struct Row {
   double cpu_us_per_command = 0;
   double cpu_us_per_round = 0;
   double store_cpu_us_per_command = 0;  // of cpu_us_per_command, the store's threads'
+  double system_cpu_us_per_command = 0;  // of cpu_us_per_command, the kernel's (system time)
   RunResult run;
 };
 
@@ -1417,6 +1422,7 @@ Row MakeRow(std::string mode, int matches, int rounds, RunResult run) {
   row.cpu_us_per_command = per(run.cpu_seconds * 1e6, stats.commands);
   row.cpu_us_per_round = per(run.cpu_seconds * 1e6, stats.rounds);
   row.store_cpu_us_per_command = per(run.store_cpu_seconds * 1e6, stats.commands);
+  row.system_cpu_us_per_command = per(run.system_cpu_seconds * 1e6, stats.commands);
   row.run = std::move(run);
   return row;
 }
@@ -1463,9 +1469,10 @@ void PrintRow(const Row& row) {
       run.stalled ? " (STALLED)" : "");
   std::printf(
       "       server CPU a command: %.0f us, %.0f us of it in the store's threads, %.0f us "
-      "in the others\n",
+      "in the others; %.0f us of it in the kernel (system time), %.0f us in user space\n",
       row.cpu_us_per_command, row.store_cpu_us_per_command,
-      row.cpu_us_per_command - row.store_cpu_us_per_command);
+      row.cpu_us_per_command - row.store_cpu_us_per_command, row.system_cpu_us_per_command,
+      row.cpu_us_per_command - row.system_cpu_us_per_command);
   for (const std::string& note : stats.notes) std::printf("       ! %s\n", note.c_str());
 }
 
@@ -1473,7 +1480,7 @@ void PrintRow(const Row& row) {
 // ends and a row per idle-connection measurement; docs/benchmarks.md describes every column.
 class CsvReport {
  public:
-  static constexpr std::array<const char*, 48> kColumns = {
+  static constexpr std::array<const char*, 50> kColumns = {
       "mode",
       "frames",
       "server_threads",
@@ -1521,7 +1528,9 @@ class CsvReport {
       "others_cpu_s",
       "server_store_cpu_s",
       "server_cpu_us_per_command_outside_store",
-      "melee_withdrawal"};
+      "melee_withdrawal",
+      "server_system_cpu_s",
+      "server_system_cpu_us_per_command"};
 
   // Opens `path` (replacing it) and writes the header; check ok().
   CsvReport(const std::string& path, std::string frames, int server_threads, uint64_t seed,
@@ -1590,7 +1599,9 @@ class CsvReport {
            deployment_ == "sqlite" ? "" : Fixed(run.others_cpu_seconds, 2),
            Fixed(run.store_cpu_seconds, 2),
            Fixed(row.cpu_us_per_command - row.store_cpu_us_per_command, 1),
-           melee_withdrawal_});
+           melee_withdrawal_,
+           Fixed(run.system_cpu_seconds, 2),
+           Fixed(row.system_cpu_us_per_command, 1)});
   }
 
   // `mode` is "idle-after-runs" or "idle-fresh".

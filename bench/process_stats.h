@@ -27,25 +27,43 @@ inline long RssKiB(pid_t pid) {
   return -1;
 }
 
-// Reads utime + stime, in clock ticks, from a /proc/.../stat file ("pid (comm) state ...": comm
-// may hold spaces, so the fields are counted after the last ')'); 0 if unreadable.
-inline double StatTicks(const std::filesystem::path& stat_file) {
+// Reads utime and stime, in clock ticks, from a /proc/.../stat file ("pid (comm) state ...": comm
+// may hold spaces, so the fields are counted after the last ')'); zeros if unreadable.
+struct CpuTicks {
+  double user = 0;
+  double system = 0;
+};
+inline CpuTicks StatCpuTicks(const std::filesystem::path& stat_file) {
   std::ifstream stat(stat_file);
   std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const size_t close = content.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos) return {};
   std::istringstream fields(content.substr(close + 2));
   std::string field;
-  double ticks = 0;
+  CpuTicks ticks;
   for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
+    if (i == 14) ticks.user = std::stod(field);
+    if (i == 15) ticks.system = std::stod(field);
   }
   return ticks;
+}
+
+// utime + stime, in clock ticks (see StatCpuTicks).
+inline double StatTicks(const std::filesystem::path& stat_file) {
+  const CpuTicks ticks = StatCpuTicks(stat_file);
+  return ticks.user + ticks.system;
 }
 
 // Reads user + system CPU seconds of a process from /proc.
 inline double CpuSeconds(pid_t pid) {
   return StatTicks("/proc/" + std::to_string(pid) + "/stat") /
+         static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Reads the system CPU seconds of a process from /proc: its time in the kernel (system calls,
+// the network stack's work done on its threads, page faults).
+inline double SystemCpuSeconds(pid_t pid) {
+  return StatCpuTicks("/proc/" + std::to_string(pid) + "/stat").system /
          static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
@@ -76,6 +94,11 @@ inline long RssKiB(const std::vector<pid_t>& pids) {
 inline double CpuSeconds(const std::vector<pid_t>& pids) {
   double sum = 0;
   for (const pid_t pid : pids) sum += CpuSeconds(pid);
+  return sum;
+}
+inline double SystemCpuSeconds(const std::vector<pid_t>& pids) {
+  double sum = 0;
+  for (const pid_t pid : pids) sum += SystemCpuSeconds(pid);
   return sum;
 }
 
