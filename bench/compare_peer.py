@@ -279,6 +279,8 @@ def main():
             rows += new
             for r in new:
                 kernel = r.get("server_system_cpu_us_per_command")
+                if r["server_cpu_s"] < MIN_CPU_S:
+                    kernel = None  # too few ticks to divide (MIN_CPU_S)
                 log("   N=%-5d %8.0f rounds/s, round p50 %.1f ms p99 %.1f ms, server CPU %.0f "
                     "µs/round%s%s" % (r["matches"], r["rounds_per_s"], r["round_p50_ms"],
                                       r["round_p99_ms"], r["server_cpu_us_per_round"],
