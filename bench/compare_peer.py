@@ -219,6 +219,22 @@ def print_table(rows, matches, repetitions):
                                                        min(values), max(values)))
         log("N = %d, Melee / boardgame.io, median (range) over the repetitions: %s"
             % (n, "; ".join(parts) if parts else "no pair of runs"))
+    log("")
+    # What 10x the peer asks of the load generator alone: its CPU a round (client_cpu_s over the
+    # rounds played) times ten times the peer's rounds/s, in cores, against the machine's.
+    for n in matches:
+        cores = []
+        for rep in range(1, repetitions + 1):
+            m, b = by.get(("melee", n, rep)), by.get(("bgio", n, rep))
+            if not m or not b or m["client_cpu_s"] < MIN_CPU_S:
+                continue
+            per_round_s = m["client_cpu_s"] / (m["matches"] * m["rounds_per_match"])
+            cores.append(per_round_s * 10 * b["rounds_per_s"])
+        if cores:
+            span = ("%.1f" % cores[0] if len(cores) == 1
+                    else "%.1f–%.1f" % (min(cores), max(cores)))
+            log("N = %d: at 10× boardgame.io's rounds/s match_bench alone would need %s cores "
+                "(its own CPU a round); this machine has %d" % (n, span, os.cpu_count()))
 
 
 def main():
